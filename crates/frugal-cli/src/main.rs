@@ -1,0 +1,46 @@
+//! `frugal`: compare cost- and deadline-aware executor placement policies.
+
+mod bench;
+mod simulate;
+mod table;
+
+use clap::{Parser, Subcommand};
+
+/// frugal schedules Spark executors onto cloud and hybrid clusters at the lowest VM cost
+/// that meets deadlines. With no subcommand it runs `simulate` with its defaults.
+#[derive(Parser)]
+#[command(name = "frugal", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compare placement policies on a workload in the discrete-event simulator (default:
+    /// every policy on the light- and high-load hours of the FB-2009 trace, small-scale
+    /// hybrid cluster, pricing model 1).
+    Simulate(Box<simulate::SimulateArgs>),
+    /// Measure decision latency and whole-simulation speed and memory (build with
+    /// --release).
+    Bench(bench::BenchArgs),
+}
+
+impl Cli {
+    /// The `simulate` arguments, when that is the command.
+    fn simulate_args(self) -> simulate::SimulateArgs {
+        match self.command {
+            Some(Command::Simulate(args)) => *args,
+            _ => unreachable!("parsed from [frugal, simulate]"),
+        }
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        None => simulate::run(&Cli::parse_from(["frugal", "simulate"]).simulate_args()),
+        Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
+    }
+}

@@ -1,0 +1,346 @@
+//! Cluster configuration: TOML files and the papers' built-in presets.
+//!
+//! ```toml
+//! billing = "per-second"          # or "per-hour"
+//!
+//! [[instance_type]]
+//! name = "m1.large"
+//! cores = 4
+//! memory_gib = 16
+//!
+//! [[vms]]
+//! instance_type = "m1.large"
+//! site = "local"                  # or "cloud"
+//! count = 1
+//! price_per_hour = 0.12           # or price_per_second
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::billing::BillingGranularity;
+use crate::cluster::{Cluster, InstanceType, Site, VmGroup};
+use crate::resources::{MIB_PER_GIB, Resources};
+
+/// A cluster description as read from TOML.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// Billing granularity (default per second).
+    #[serde(default)]
+    pub billing: BillingGranularity,
+    /// Instance types.
+    pub instance_type: Vec<InstanceTypeConfig>,
+    /// VM groups.
+    pub vms: Vec<VmGroupConfig>,
+}
+
+/// One `[[instance_type]]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceTypeConfig {
+    /// Name, referenced by `[[vms]] instance_type`.
+    pub name: String,
+    /// CPU cores (≥ 1).
+    pub cores: u32,
+    /// Memory in GiB (> 0; fractions allowed, rounded down to whole MiB).
+    pub memory_gib: f64,
+}
+
+/// One `[[vms]]` table: `count` VMs of one instance type at one site and price.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmGroupConfig {
+    /// Name of an `[[instance_type]]`.
+    pub instance_type: String,
+    /// `local` or `cloud`.
+    pub site: Site,
+    /// Number of VMs (≥ 1).
+    pub count: u32,
+    /// Price in dollars per second of on-time (give this or `price_per_hour`).
+    pub price_per_second: Option<f64>,
+    /// Price in dollars per hour of on-time (give this or `price_per_second`).
+    pub price_per_hour: Option<f64>,
+}
+
+/// Invalid cluster configuration.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{source_name}: {message}")]
+pub struct ConfigError {
+    /// File name or preset name.
+    pub source_name: String,
+    /// What is wrong, naming the table and field (and line for syntax errors).
+    pub message: String,
+}
+
+impl ClusterConfig {
+    /// Parses TOML text; `source_name` (usually the file path) prefixes errors.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the line and field of a syntax or type error, or the
+    /// table and field of an invalid value.
+    pub fn from_toml(text: &str, source_name: &str) -> Result<ClusterConfig, ConfigError> {
+        let cfg: ClusterConfig = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            ConfigError {
+                source_name: source_name.to_string(),
+                message: match line {
+                    Some(l) => format!("line {l}: {}", e.message()),
+                    None => e.message().to_string(),
+                },
+            }
+        })?;
+        cfg.build(source_name)?;
+        Ok(cfg)
+    }
+
+    /// Builds the all-off cluster.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for an unknown instance type, a zero count or capacity, a missing,
+    /// doubled, negative or non-finite price, or duplicate instance-type names.
+    pub fn build(&self, source_name: &str) -> Result<Cluster, ConfigError> {
+        let err = |message: String| ConfigError {
+            source_name: source_name.to_string(),
+            message,
+        };
+        let mut types = Vec::with_capacity(self.instance_type.len());
+        for (i, t) in self.instance_type.iter().enumerate() {
+            if types.iter().any(|x: &InstanceType| x.name == t.name) {
+                return Err(err(format!(
+                    "instance_type[{i}].name: duplicate name {:?}",
+                    t.name
+                )));
+            }
+            if t.cores == 0 {
+                return Err(err(format!("instance_type[{i}].cores: must be ≥ 1")));
+            }
+            if !(t.memory_gib.is_finite() && t.memory_gib > 0.0) {
+                return Err(err(format!("instance_type[{i}].memory_gib: must be > 0")));
+            }
+            types.push(InstanceType {
+                name: t.name.clone(),
+                capacity: Resources::new(t.cores, (t.memory_gib * f64::from(MIB_PER_GIB)) as u32),
+            });
+        }
+        let mut groups = Vec::with_capacity(self.vms.len());
+        for (i, g) in self.vms.iter().enumerate() {
+            let instance_type = types
+                .iter()
+                .position(|t| t.name == g.instance_type)
+                .ok_or_else(|| {
+                    err(format!(
+                        "vms[{i}].instance_type: unknown instance type {:?}",
+                        g.instance_type
+                    ))
+                })?;
+            if g.count == 0 {
+                return Err(err(format!("vms[{i}].count: must be ≥ 1")));
+            }
+            let price_per_second = match (g.price_per_second, g.price_per_hour) {
+                (Some(p), None) => p,
+                (None, Some(p)) => p / 3600.0,
+                _ => {
+                    return Err(err(format!(
+                        "vms[{i}]: give exactly one of price_per_second and price_per_hour"
+                    )));
+                }
+            };
+            if !(price_per_second.is_finite() && price_per_second >= 0.0) {
+                return Err(err(format!("vms[{i}]: price must be finite and ≥ 0")));
+            }
+            groups.push(VmGroup {
+                instance_type,
+                site: g.site,
+                count: g.count,
+                price_per_second,
+            });
+        }
+        if groups.is_empty() {
+            return Err(err("vms: the cluster has no VM".to_string()));
+        }
+        Ok(Cluster::new(types, &groups))
+    }
+}
+
+/// Pricing models of paper 000 Table 3: price per instance type at each site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PricingModel {
+    /// Cloud 4× local ($0.004/0.001 per s for m1.large).
+    Model1,
+    /// Cloud 2× local.
+    Model2,
+    /// Local VMs free.
+    Model3,
+    /// Same price at both sites.
+    Model4,
+    /// AWS-like hourly prices, local half of cloud ($0.24/0.12 per h for m1.large).
+    Real,
+}
+
+impl PricingModel {
+    /// Parses `1`, `2`, `3`, `4` or `real`.
+    pub fn parse(s: &str) -> Option<PricingModel> {
+        match s {
+            "1" => Some(PricingModel::Model1),
+            "2" => Some(PricingModel::Model2),
+            "3" => Some(PricingModel::Model3),
+            "4" => Some(PricingModel::Model4),
+            "real" => Some(PricingModel::Real),
+            _ => None,
+        }
+    }
+
+    /// `(cloud, local)` price in dollars per second for the paper's instance type index
+    /// `t` (0 = m1.large, 1 = m1.xlarge, 2 = m2.xlarge), whose sizes are 1:2:3.
+    pub fn prices_per_second(&self, t: usize) -> (f64, f64) {
+        let scale = (t + 1) as f64;
+        let (cloud, local) = match self {
+            PricingModel::Model1 => (0.004, 0.001),
+            PricingModel::Model2 => (0.002, 0.001),
+            PricingModel::Model3 => (0.002, 0.0),
+            PricingModel::Model4 => (0.002, 0.002),
+            PricingModel::Real => (0.24 / 3600.0, 0.12 / 3600.0),
+        };
+        (cloud * scale, local * scale)
+    }
+}
+
+/// Built-in clusters of the papers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// Paper 000 Table 2 small scale: per instance type 1 local + 2 cloud VMs (9 VMs).
+    SmallHybrid,
+    /// Paper 000 Table 2 large scale: per instance type 10 local + 50 cloud (180 VMs).
+    LargeHybrid,
+    /// Paper 004 Table 3: 6 m1.large, 5 m1.xlarge, 3 m2.xlarge in the cloud, $0.24/h per
+    /// 4 cores.
+    Paper004Cloud,
+    /// Paper 002 Table 4: 4 VMs of each type in the cloud, $0.24/h per 4 cores.
+    Paper002Cloud,
+}
+
+impl Preset {
+    /// Names accepted by [`Preset::parse`].
+    pub const NAMES: [&'static str; 4] = [
+        "small-hybrid",
+        "large-hybrid",
+        "paper004-cloud",
+        "paper002-cloud",
+    ];
+
+    /// Parses a preset name.
+    pub fn parse(s: &str) -> Option<Preset> {
+        match s {
+            "small-hybrid" => Some(Preset::SmallHybrid),
+            "large-hybrid" => Some(Preset::LargeHybrid),
+            "paper004-cloud" => Some(Preset::Paper004Cloud),
+            "paper002-cloud" => Some(Preset::Paper002Cloud),
+            _ => None,
+        }
+    }
+
+    /// The preset as a [`ClusterConfig`]; `pricing` applies to the hybrid presets (the
+    /// cloud presets use the papers' AWS hourly prices).
+    pub fn config(&self, pricing: PricingModel) -> ClusterConfig {
+        const TYPES: [(&str, u32, f64); 3] = [
+            ("m1.large", 4, 16.0),
+            ("m1.xlarge", 8, 32.0),
+            ("m2.xlarge", 12, 48.0),
+        ];
+        let instance_type = TYPES
+            .iter()
+            .map(|&(name, cores, memory_gib)| InstanceTypeConfig {
+                name: name.to_string(),
+                cores,
+                memory_gib,
+            })
+            .collect();
+        let mut vms = Vec::new();
+        let mut group = |t: usize, site: Site, count: u32, price_per_second: f64| {
+            vms.push(VmGroupConfig {
+                instance_type: TYPES[t].0.to_string(),
+                site,
+                count,
+                price_per_second: Some(price_per_second),
+                price_per_hour: None,
+            })
+        };
+        match self {
+            Preset::SmallHybrid | Preset::LargeHybrid => {
+                let (local, cloud) = if *self == Preset::SmallHybrid {
+                    (1, 2)
+                } else {
+                    (10, 50)
+                };
+                for t in 0..3 {
+                    group(t, Site::Local, local, pricing.prices_per_second(t).1);
+                }
+                for t in 0..3 {
+                    group(t, Site::Cloud, cloud, pricing.prices_per_second(t).0);
+                }
+            }
+            Preset::Paper004Cloud | Preset::Paper002Cloud => {
+                let counts = if *self == Preset::Paper004Cloud {
+                    [6, 5, 3]
+                } else {
+                    [4, 4, 4]
+                };
+                for (t, count) in counts.into_iter().enumerate() {
+                    group(
+                        t,
+                        Site::Cloud,
+                        count,
+                        PricingModel::Real.prices_per_second(t).0,
+                    );
+                }
+            }
+        }
+        ClusterConfig {
+            billing: BillingGranularity::PerSecond,
+            instance_type,
+            vms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_match_the_papers_tables() {
+        let small = Preset::SmallHybrid
+            .config(PricingModel::Model1)
+            .build("small")
+            .unwrap();
+        assert_eq!(small.len(), 9);
+        assert_eq!(small.total_capacity, Resources::from_gib(72, 288));
+        let large = Preset::LargeHybrid
+            .config(PricingModel::Model1)
+            .build("large")
+            .unwrap();
+        assert_eq!(large.len(), 180);
+        let p004 = Preset::Paper004Cloud
+            .config(PricingModel::Real)
+            .build("p004")
+            .unwrap();
+        assert_eq!(p004.total_capacity, Resources::from_gib(100, 400));
+        assert!((p004.vms[0].price_per_second * 3600.0 - 0.24).abs() < 1e-12);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_field() {
+        let bad = "[[instance_type]]\nname = \"a\"\ncores = \"four\"\nmemory_gib = 1\n[[vms]]\n";
+        let e = ClusterConfig::from_toml(bad, "c.toml").unwrap_err();
+        assert!(e.to_string().starts_with("c.toml: line 3"), "{e}");
+        let unknown = "[[instance_type]]\nname = \"a\"\ncores = 1\nmemory_gib = 1\n\
+                       [[vms]]\ninstance_type = \"b\"\nsite = \"local\"\ncount = 1\nprice_per_hour = 1\n";
+        let e = ClusterConfig::from_toml(unknown, "c.toml").unwrap_err();
+        assert!(e.message.contains("vms[0].instance_type"), "{e}");
+        let two_prices = unknown.replace("\"b\"", "\"a\"") + "price_per_second = 1\n";
+        let e = ClusterConfig::from_toml(&two_prices, "c.toml").unwrap_err();
+        assert!(e.message.contains("exactly one"), "{e}");
+    }
+}

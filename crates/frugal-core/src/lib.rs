@@ -1,0 +1,31 @@
+//! frugal-core: the domain model, queue disciplines, admission control and placement
+//! policies of frugal, shared by the simulator, the RL environment and the service.
+//!
+//! Units: time in seconds (`f64`), cores as whole cores, memory in MiB, prices in dollars
+//! per second of VM on-time.
+
+#![warn(missing_docs)]
+
+pub mod billing;
+pub mod cluster;
+pub mod config;
+pub mod duration;
+pub mod job;
+pub mod placement;
+pub mod policy;
+pub mod queue;
+pub mod resources;
+pub mod rut;
+pub mod scheduler;
+
+pub use billing::BillingGranularity;
+pub use cluster::{Cluster, InstanceType, PowerState, Site, Vm, VmId};
+pub use config::{ClusterConfig, Preset, PricingModel};
+pub use duration::{DurationModel, HybridRule};
+pub use job::{Job, JobKind};
+pub use placement::Placement;
+pub use policy::{PlacementPolicy, PolicyKind};
+pub use queue::QueueDiscipline;
+pub use resources::Resources;
+pub use rut::Rut;
+pub use scheduler::{Decision, Scheduler, SchedulerConfig};

@@ -1,0 +1,71 @@
+//! Best Fit Decreasing with Resource Unification Thresholds (paper 004 Alg. 3).
+
+use super::{PlacementPolicy, fill, off_in};
+use crate::cluster::{Cluster, VmId};
+use crate::job::Job;
+use crate::placement::Placement;
+use crate::queue::QueueDiscipline;
+use crate::rut::Rut;
+
+/// BFD, paper 004 §4.4.2, Alg. 3: sort the active VMs by Resource Availability RA
+/// (Eq. 8, with RUT α/β) ascending — tightest first — and fill each with as many
+/// executors as fit; while executors remain, turn on the smallest off VM that fits one
+/// executor (fewest cores, then least memory, then cheapest, then lowest id) and fill it.
+/// The "decreasing" half is the job order: the scheduler of Alg. 1 sorts regular jobs by
+/// RD descending ([`QueueDiscipline::DeadlineFirst`]). O(m log m) per job.
+#[derive(Clone, Debug)]
+pub struct BestFitDecreasing {
+    rut: Rut,
+    scratch: Vec<(f64, VmId)>,
+}
+
+impl BestFitDecreasing {
+    /// BFD with the given thresholds (paper default α = 0.8, β = 0.2).
+    pub fn new(rut: Rut) -> Self {
+        BestFitDecreasing {
+            rut,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl PlacementPolicy for BestFitDecreasing {
+    fn name(&self) -> &'static str {
+        "best-fit-decreasing"
+    }
+
+    fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+        let d = &job.executor_demand;
+        self.scratch.clear();
+        for v in cluster
+            .vms
+            .iter()
+            .filter(|v| v.is_active() && v.free.fits(d))
+        {
+            let ra = self.rut.resource_availability(&v.free, cluster);
+            self.scratch.push((ra, v.id));
+        }
+        self.scratch
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut p = Placement::with_capacity(4);
+        let rem = fill(
+            &mut p,
+            cluster,
+            d,
+            job.executors,
+            self.scratch.iter().map(|e| e.1),
+        );
+        let rem = fill(
+            &mut p,
+            cluster,
+            d,
+            rem,
+            off_in(cluster, &cluster.by_size, |_| true),
+        );
+        (rem == 0).then_some(p)
+    }
+
+    fn default_queue(&self) -> QueueDiscipline {
+        QueueDiscipline::DeadlineFirst
+    }
+}

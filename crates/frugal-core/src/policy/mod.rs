@@ -1,0 +1,157 @@
+//! Executor placement policies: one trait, one implementation per published algorithm,
+//! shared unchanged by the simulator, the RL environment and the service.
+//!
+//! A policy proposes where all E executors of one job go, given the live cluster; it
+//! never mutates the cluster (the [`crate::scheduler::Scheduler`] applies the placement)
+//! and returns `None` when the job cannot be placed now, so the job waits.
+
+mod asq;
+mod best_fit_decreasing;
+mod first_fit;
+mod gio;
+mod morpheus;
+mod round_robin;
+
+pub use asq::Asq;
+pub use best_fit_decreasing::BestFitDecreasing;
+pub use first_fit::FirstFit;
+pub use gio::Gio;
+pub use morpheus::Morpheus;
+pub use round_robin::{RoundRobin, RoundRobinConsolidate};
+
+use crate::cluster::{Cluster, Vm, VmId};
+use crate::job::Job;
+use crate::placement::Placement;
+use crate::queue::QueueDiscipline;
+use crate::resources::Resources;
+use crate::rut::Rut;
+
+/// An executor placement algorithm (the `PlaceExecutor()` procedure of paper 004 Alg. 1).
+pub trait PlacementPolicy: Send {
+    /// Name used on the command line and in tables (e.g. `first-fit`).
+    fn name(&self) -> &'static str;
+
+    /// Places all `job.executors` executors or returns `None` (all-or-nothing).
+    ///
+    /// A returned placement never exceeds any VM's free resources and may use VMs that
+    /// are off (the scheduler turns them on). `now` is the current time in seconds.
+    fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement>;
+
+    /// Queue discipline the policy was published with (used unless overridden).
+    fn default_queue(&self) -> QueueDiscipline;
+
+    /// False if this policy could not place `job` even on `empty` (the cluster with
+    /// every VM off and free); such a job would wait forever and is rejected instead.
+    fn can_ever_place(&self, job: &Job, empty: &Cluster) -> bool {
+        empty.slots(&job.executor_demand, |_| true) >= u64::from(job.executors)
+    }
+}
+
+/// The built-in policies, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    /// Spark's default spread (FIFO), [`RoundRobin`].
+    RoundRobin,
+    /// Spark's consolidating round robin (FIFO-C / RRC), [`RoundRobinConsolidate`].
+    RoundRobinConsolidate,
+    /// First Fit (paper 000 Alg. 1), [`FirstFit`].
+    FirstFit,
+    /// Best Fit Decreasing with RUT (paper 004 Alg. 3), [`BestFitDecreasing`].
+    BestFitDecreasing,
+    /// Greedy Iterative Optimisation (paper 000 Alg. 2), [`Gio`].
+    Gio,
+    /// AsQ: local-only or cloud-only (paper 000 §6.2), [`Asq`].
+    Asq,
+    /// Morpheus low-cost packing (paper 004 §6.1.3), [`Morpheus`].
+    Morpheus,
+}
+
+impl PolicyKind {
+    /// Every built-in policy, in table order.
+    pub const ALL: [PolicyKind; 7] = [
+        PolicyKind::RoundRobin,
+        PolicyKind::RoundRobinConsolidate,
+        PolicyKind::FirstFit,
+        PolicyKind::BestFitDecreasing,
+        PolicyKind::Gio,
+        PolicyKind::Asq,
+        PolicyKind::Morpheus,
+    ];
+
+    /// Command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::RoundRobin => "round-robin",
+            PolicyKind::RoundRobinConsolidate => "round-robin-consolidate",
+            PolicyKind::FirstFit => "first-fit",
+            PolicyKind::BestFitDecreasing => "best-fit-decreasing",
+            PolicyKind::Gio => "gio",
+            PolicyKind::Asq => "asq",
+            PolicyKind::Morpheus => "morpheus",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn parse(s: &str) -> Option<PolicyKind> {
+        PolicyKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// A fresh instance; `rut` is used by the policies that unify resources (BFD).
+    pub fn build(&self, rut: Rut) -> Box<dyn PlacementPolicy> {
+        match self {
+            PolicyKind::RoundRobin => Box::new(RoundRobin::default()),
+            PolicyKind::RoundRobinConsolidate => Box::new(RoundRobinConsolidate::default()),
+            PolicyKind::FirstFit => Box::new(FirstFit),
+            PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(rut)),
+            PolicyKind::Gio => Box::new(Gio::default()),
+            PolicyKind::Asq => Box::new(Asq),
+            PolicyKind::Morpheus => Box::new(Morpheus::default()),
+        }
+    }
+}
+
+/// Greedily puts as many of the `remaining` executors as fit on each VM of `order`, in
+/// order ("place as many executors as possible in the same VM", paper 000 Alg. 1 l. 4–9).
+/// Returns how many executors are still unplaced.
+#[inline]
+pub(crate) fn fill(
+    placement: &mut Placement,
+    cluster: &Cluster,
+    demand: &Resources,
+    mut remaining: u32,
+    order: impl IntoIterator<Item = VmId>,
+) -> u32 {
+    for id in order {
+        if remaining == 0 {
+            break;
+        }
+        let k = cluster.vm(id).free.copies_of(demand).min(remaining);
+        if k > 0 {
+            placement.add(id, k);
+            remaining -= k;
+        }
+    }
+    remaining
+}
+
+/// Ids of the active (booting or on) VMs, in id order.
+#[inline]
+pub(crate) fn active(cluster: &Cluster) -> impl Iterator<Item = VmId> + '_ {
+    cluster.vms.iter().filter(|v| v.is_active()).map(|v| v.id)
+}
+
+/// Ids of the off VMs among `order` that satisfy `keep`.
+#[inline]
+pub(crate) fn off_in<'a>(
+    cluster: &'a Cluster,
+    order: &'a [VmId],
+    keep: impl Fn(&Vm) -> bool + 'a,
+) -> impl Iterator<Item = VmId> + 'a {
+    order.iter().copied().filter(move |&id| {
+        let v = cluster.vm(id);
+        !v.is_active() && keep(v)
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod test_support;

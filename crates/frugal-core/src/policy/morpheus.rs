@@ -1,0 +1,56 @@
+//! Morpheus low-cost packing (paper 004 §6.1.3 baseline).
+
+use super::{PlacementPolicy, fill, off_in};
+use crate::cluster::{Cluster, VmId};
+use crate::job::Job;
+use crate::placement::Placement;
+use crate::queue::QueueDiscipline;
+
+/// Morpheus' executor placement as adapted by paper 004 §6.1.3 ("low-cost packing"):
+/// pack onto the most utilised active VMs first (highest dominant-resource share, ties:
+/// lower id), then turn on the cheapest off VMs. Its job order — ascending scarce-resource
+/// demand, Eq. 10 — is [`QueueDiscipline::Morpheus`].
+#[derive(Clone, Debug, Default)]
+pub struct Morpheus {
+    scratch: Vec<(f64, VmId)>,
+}
+
+impl PlacementPolicy for Morpheus {
+    fn name(&self) -> &'static str {
+        "morpheus"
+    }
+
+    fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+        let d = &job.executor_demand;
+        self.scratch.clear();
+        for v in cluster
+            .vms
+            .iter()
+            .filter(|v| v.is_active() && v.free.fits(d))
+        {
+            self.scratch.push((v.dominant_utilisation(), v.id));
+        }
+        self.scratch
+            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut p = Placement::with_capacity(4);
+        let rem = fill(
+            &mut p,
+            cluster,
+            d,
+            job.executors,
+            self.scratch.iter().map(|e| e.1),
+        );
+        let rem = fill(
+            &mut p,
+            cluster,
+            d,
+            rem,
+            off_in(cluster, &cluster.by_price, |_| true),
+        );
+        (rem == 0).then_some(p)
+    }
+
+    fn default_queue(&self) -> QueueDiscipline {
+        QueueDiscipline::Morpheus
+    }
+}

@@ -1,0 +1,13 @@
+//! frugal-sim: a deterministic discrete-event simulator of cost- and deadline-aware
+//! executor placement on cloud and hybrid clusters, with the workloads of the papers.
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod experiment;
+pub mod metrics;
+pub mod output;
+pub mod workload;
+
+pub use engine::{SimConfig, simulate};
+pub use metrics::{JobRecord, JobStatus, RunResult, Summary, VmRecord};

@@ -1,0 +1,197 @@
+//! A CSV job format for users' own workloads.
+//!
+//! ```text
+//! id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s
+//! wc-1,cpu_bound,4,2,4,0,900,300,390
+//! pr-1,network_bound,2,2,6,15,,420,546
+//! ```
+//!
+//! `kind` is `cpu_bound`, `memory_bound` or `network_bound`; `memory_gib` may be
+//! fractional (rounded down to whole MiB); `deadline_s` is an absolute time in seconds
+//! and may be empty (no deadline); `t_hybrid_s` ≥ `t_local_s` > 0.
+
+use frugal_core::job::{Job, JobKind};
+use frugal_core::resources::{MIB_PER_GIB, Resources};
+
+use super::WorkloadError;
+
+/// The required header line.
+pub const CSV_HEADER: [&str; 9] = [
+    "id",
+    "kind",
+    "executors",
+    "cores",
+    "memory_gib",
+    "arrival_s",
+    "deadline_s",
+    "t_local_s",
+    "t_hybrid_s",
+];
+
+/// Reads jobs in the CSV format above; returns them sorted by arrival (stable).
+///
+/// # Errors
+/// [`WorkloadError`] naming the line and column of the first bad header, missing or
+/// unparsable field, non-positive count or duration, duplicate id, or a deadline before
+/// the arrival.
+pub fn read_jobs_csv(text: &str, file: &str) -> Result<Vec<Job>, WorkloadError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header = rdr
+        .headers()
+        .map_err(|e| WorkloadError::new(file, 1, "header", e.to_string()))?
+        .clone();
+    for (i, want) in CSV_HEADER.iter().enumerate() {
+        if header.get(i) != Some(*want) {
+            return Err(WorkloadError::new(
+                file,
+                1,
+                want,
+                format!("header must be {}", CSV_HEADER.join(",")),
+            ));
+        }
+    }
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut ids = std::collections::BTreeSet::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            WorkloadError::new(file, line, "record", e.to_string())
+        })?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let err = |c: usize, m: String| WorkloadError::new(file, line, CSV_HEADER[c], m);
+        let field = |c: usize| rec.get(c).unwrap_or("");
+        let pos_f64 = |c: usize| -> Result<f64, WorkloadError> {
+            match field(c).parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                _ => Err(err(
+                    c,
+                    format!("not a finite non-negative number: {:?}", field(c)),
+                )),
+            }
+        };
+        let pos_u32 = |c: usize| -> Result<u32, WorkloadError> {
+            match field(c).parse::<u32>() {
+                Ok(v) if v > 0 => Ok(v),
+                _ => Err(err(c, format!("not a positive integer: {:?}", field(c)))),
+            }
+        };
+        let id = field(0).to_string();
+        if id.is_empty() {
+            return Err(err(0, "empty id".into()));
+        }
+        if !ids.insert(id.clone()) {
+            return Err(err(0, format!("duplicate id {id:?}")));
+        }
+        let kind = JobKind::parse(field(1)).ok_or_else(|| {
+            err(
+                1,
+                format!(
+                    "unknown kind {:?} (cpu_bound, memory_bound, network_bound)",
+                    field(1)
+                ),
+            )
+        })?;
+        let executors = pos_u32(2)?;
+        let cores = pos_u32(3)?;
+        let memory_gib = pos_f64(4)?;
+        let memory_mib = (memory_gib * f64::from(MIB_PER_GIB)) as u32;
+        if memory_mib == 0 {
+            return Err(err(4, "must be at least 1 MiB".into()));
+        }
+        let arrival = pos_f64(5)?;
+        let deadline = if field(6).is_empty() {
+            None
+        } else {
+            Some(pos_f64(6)?)
+        };
+        if deadline.is_some_and(|d| d < arrival) {
+            return Err(err(6, "deadline before arrival".into()));
+        }
+        let t_local = pos_f64(7)?;
+        if t_local <= 0.0 {
+            return Err(err(7, "must be > 0".into()));
+        }
+        let t_hybrid = pos_f64(8)?;
+        if t_hybrid < t_local {
+            return Err(err(8, "must be ≥ t_local_s".into()));
+        }
+        jobs.push(Job {
+            id,
+            kind,
+            executors,
+            executor_demand: Resources::new(cores, memory_mib),
+            arrival,
+            deadline,
+            t_local,
+            t_hybrid,
+        });
+    }
+    jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+    Ok(jobs)
+}
+
+/// Writes jobs in the same format (the inverse of [`read_jobs_csv`]).
+pub fn write_jobs_csv(jobs: &[Job]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_HEADER).expect("write to memory");
+    for j in jobs {
+        w.write_record([
+            j.id.clone(),
+            j.kind.as_str().to_string(),
+            j.executors.to_string(),
+            j.executor_demand.cores().to_string(),
+            (f64::from(j.executor_demand.memory_mib()) / f64::from(MIB_PER_GIB)).to_string(),
+            j.arrival.to_string(),
+            j.deadline.map(|d| d.to_string()).unwrap_or_default(),
+            j.t_local.to_string(),
+            j.t_hybrid.to_string(),
+        ])
+        .expect("write to memory");
+    }
+    String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv is UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\
+                        wc-1,cpu_bound,4,2,4,10,900,300,390\n\
+                        pr-1,network_bound,2,2,0.5,5,,420,546\n";
+
+    #[test]
+    fn reads_and_round_trips() {
+        let jobs = read_jobs_csv(GOOD, "j.csv").unwrap();
+        assert_eq!(jobs[0].id, "pr-1");
+        assert_eq!(jobs[0].executor_demand, Resources::new(2, 512));
+        assert_eq!(jobs[0].deadline, None);
+        assert_eq!(read_jobs_csv(&write_jobs_csv(&jobs), "x").unwrap(), jobs);
+    }
+
+    #[test]
+    fn bad_fields_name_line_and_column() {
+        let bad = GOOD.replace("network_bound", "gpu_bound");
+        let e = read_jobs_csv(&bad, "j.csv").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (3, "kind"));
+        let bad = GOOD.replace(",300,390", ",300,200");
+        assert_eq!(
+            read_jobs_csv(&bad, "j.csv").unwrap_err().field,
+            "t_hybrid_s"
+        );
+        let bad = GOOD.replace("wc-1,cpu_bound,4", "wc-1,cpu_bound,0");
+        let e = read_jobs_csv(&bad, "j.csv").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (2, "executors"));
+        let bad = GOOD.replace("pr-1", "wc-1");
+        assert_eq!(read_jobs_csv(&bad, "j.csv").unwrap_err().field, "id");
+        let e = read_jobs_csv("id,kind\n", "j.csv").unwrap_err();
+        assert!(e.to_string().starts_with("j.csv:1:"), "{e}");
+        let bad = GOOD.replace(",900,", ",1,");
+        assert_eq!(
+            read_jobs_csv(&bad, "j.csv").unwrap_err().field,
+            "deadline_s"
+        );
+    }
+}
