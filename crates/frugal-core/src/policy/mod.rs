@@ -152,6 +152,3 @@ pub(crate) fn off_in<'a>(
         !v.is_active() && keep(v)
     })
 }
-
-#[cfg(test)]
-pub(crate) mod test_support;

@@ -1,0 +1,213 @@
+//! Hand-worked examples for every placement policy.
+
+mod common;
+
+use common::{cluster, job};
+use frugal_core::cluster::Site::{Cloud, Local};
+use frugal_core::policy::*;
+use frugal_core::{Placement, Rut};
+
+fn reserve(c: &mut frugal_core::Cluster, j: &frugal_core::Job, p: &Placement, until: f64) {
+    c.reserve(p, &j.executor_demand, 0.0, 0.0, &mut Vec::new())
+        .unwrap();
+    c.extend_busy(p, until);
+}
+
+fn vms(p: &Placement) -> Vec<(u32, u32)> {
+    p.executors_per_vm.clone()
+}
+
+/// Paper 004 Fig. 2–3: VMs of 2/4/6/8 cores; job-1 = 2 × 1 core, job-2 = 2 × 2 cores.
+#[test]
+fn bfd_reproduces_paper_004_figure_3() {
+    let mut c = cluster(&[
+        (2, 64, Cloud, 1.0),
+        (4, 64, Cloud, 2.0),
+        (6, 64, Cloud, 3.0),
+        (8, 64, Cloud, 4.0),
+    ]);
+    let mut bfd = BestFitDecreasing::new(Rut::default());
+    let j1 = job("job-1", 2, 1, 1, 100.0);
+    let p1 = bfd.place(&j1, &c, 0.0).unwrap();
+    assert_eq!(vms(&p1), vec![(0, 2)]);
+    reserve(&mut c, &j1, &p1, 100.0);
+    let j2 = job("job-2", 2, 2, 1, 100.0);
+    let p2 = bfd.place(&j2, &c, 0.0).unwrap();
+    assert_eq!(vms(&p2), vec![(1, 2)]);
+}
+
+#[test]
+fn bfd_fills_the_tightest_active_vm_first() {
+    let mut c = cluster(&[
+        (8, 64, Cloud, 1.0),
+        (8, 64, Cloud, 1.0),
+        (8, 64, Cloud, 1.0),
+    ]);
+    let occupy = |c: &mut frugal_core::Cluster, vm: u32, cores: u32| {
+        let j = job("x", 1, cores, 1, 10.0);
+        let mut p = Placement::default();
+        p.add(vm, 1);
+        reserve(c, &j, &p, 10.0);
+    };
+    occupy(&mut c, 0, 2); // RA high
+    occupy(&mut c, 1, 6); // RA low: 2 cores left
+    let p = BestFitDecreasing::new(Rut::default())
+        .place(&job("j", 3, 1, 1, 5.0), &c, 0.0)
+        .unwrap();
+    assert_eq!(vms(&p), vec![(1, 2), (0, 1)]);
+}
+
+#[test]
+fn first_fit_fills_active_vms_in_order_then_turns_on_the_cheapest() {
+    let mut c = cluster(&[
+        (4, 16, Local, 0.003),
+        (4, 16, Cloud, 0.004),
+        (4, 16, Local, 0.001),
+    ]);
+    let mut ff = FirstFit;
+    let j = job("a", 3, 2, 4, 10.0);
+    // No VM is on: the cheapest (vm 2) holds 2, then the next cheapest (vm 0) 1.
+    let p = ff.place(&j, &c, 0.0).unwrap();
+    assert_eq!(vms(&p), vec![(2, 2), (0, 1)]);
+    reserve(&mut c, &j, &p, 10.0);
+    // vm 0 is on with 2 cores free: first fit uses it before turning anything on.
+    let p = ff.place(&job("b", 2, 2, 4, 10.0), &c, 0.0).unwrap();
+    assert_eq!(vms(&p), vec![(0, 1), (1, 1)]);
+    assert!(ff.place(&job("c", 5, 2, 4, 10.0), &c, 0.0).is_none());
+}
+
+#[test]
+fn gio_prefers_vms_that_stay_on_anyway_and_local_when_it_suffices() {
+    let mut c = cluster(&[
+        (4, 16, Local, 0.001),
+        (4, 16, Local, 0.001),
+        (8, 32, Cloud, 0.004),
+    ]);
+    let long = job("long", 1, 2, 4, 1000.0);
+    let mut p = Placement::default();
+    p.add(1, 1);
+    reserve(&mut c, &long, &p, 1000.0);
+    let mut gio = Gio::default();
+    // vm 1 stays on for 1000 s: a 100 s executor there costs nothing extra.
+    let p = gio.place(&job("short", 1, 2, 4, 100.0), &c, 0.0).unwrap();
+    assert_eq!(vms(&p), vec![(1, 1)]);
+    // 3 × 2 cores fit locally (2 on vm 0, 1 on vm 1): cloud untouched.
+    let p = gio.place(&job("local", 3, 2, 4, 100.0), &c, 0.0).unwrap();
+    assert_eq!(vms(&p), vec![(1, 1), (0, 2)]);
+    // 5 × 2 cores do not fit locally: hybrid, cheapest Cost_Je first.
+    let p = gio.place(&job("hybrid", 5, 2, 4, 100.0), &c, 0.0).unwrap();
+    assert_eq!(p.executors(), 5);
+    assert_eq!(p.on(1), 1);
+    assert!(p.on(2) > 0);
+}
+
+#[test]
+fn asq_never_splits_a_job_across_sites() {
+    let c = cluster(&[
+        (4, 16, Local, 0.001),
+        (8, 32, Cloud, 0.004),
+        (8, 32, Cloud, 0.004),
+    ]);
+    let mut asq = Asq;
+    assert_eq!(
+        vms(&asq.place(&job("a", 2, 2, 4, 10.0), &c, 0.0).unwrap()),
+        vec![(0, 2)]
+    );
+    // 3 × 2 cores do not fit locally: all in the cloud.
+    let p = asq.place(&job("b", 3, 2, 4, 10.0), &c, 0.0).unwrap();
+    assert!(!p.uses_site(&c, Local));
+    assert_eq!(p.executors(), 3);
+    // 9 × 2 cores fit the whole cluster (10 slots) but neither site alone.
+    let big = job("c", 9, 2, 4, 10.0);
+    assert!(asq.place(&big, &c, 0.0).is_none());
+    assert!(!asq.can_ever_place(&big, &c));
+    assert!(FirstFit.can_ever_place(&big, &c));
+}
+
+#[test]
+fn round_robin_spreads_over_all_vms_and_continues_where_it_stopped() {
+    let c = cluster(&[
+        (4, 16, Local, 0.001),
+        (4, 16, Local, 0.001),
+        (4, 16, Cloud, 0.004),
+    ]);
+    let mut rr = RoundRobin::default();
+    assert_eq!(
+        vms(&rr.place(&job("a", 2, 1, 1, 10.0), &c, 0.0).unwrap()),
+        vec![(0, 1), (1, 1)]
+    );
+    assert_eq!(
+        vms(&rr.place(&job("b", 2, 1, 1, 10.0), &c, 0.0).unwrap()),
+        vec![(2, 1), (0, 1)]
+    );
+    assert_eq!(
+        rr.place(&job("c", 4, 2, 1, 10.0), &c, 0.0)
+            .unwrap()
+            .vm_count(),
+        3
+    );
+    assert!(rr.place(&job("d", 7, 2, 1, 10.0), &c, 0.0).is_none());
+}
+
+#[test]
+fn round_robin_consolidate_uses_active_vms_before_turning_one_on() {
+    let mut c = cluster(&[
+        (4, 16, Local, 0.001),
+        (4, 16, Local, 0.001),
+        (8, 32, Cloud, 0.004),
+    ]);
+    let mut rrc = RoundRobinConsolidate::default();
+    let a = job("a", 1, 1, 1, 10.0);
+    let p = rrc.place(&a, &c, 0.0).unwrap();
+    assert_eq!(vms(&p), vec![(0, 1)]);
+    reserve(&mut c, &a, &p, 10.0);
+    // vm 0 (on) has 3 cores left: all three executors go there.
+    assert_eq!(
+        vms(&rrc.place(&job("b", 3, 1, 1, 10.0), &c, 0.0).unwrap()),
+        vec![(0, 3)]
+    );
+    // Five do not: vm 1 is turned on and joins the rotation.
+    let p = rrc.place(&job("c", 5, 1, 1, 10.0), &c, 0.0).unwrap();
+    assert_eq!(p.on(0), 3);
+    assert_eq!(p.on(1), 2);
+}
+
+#[test]
+fn morpheus_packs_onto_the_most_utilised_vm() {
+    let mut c = cluster(&[(8, 32, Cloud, 0.002), (8, 32, Cloud, 0.002)]);
+    for (vm, cores) in [(0, 2), (1, 6)] {
+        let j = job("x", 1, cores, 1, 10.0);
+        let mut p = Placement::default();
+        p.add(vm, 1);
+        reserve(&mut c, &j, &p, 10.0);
+    }
+    let p = Morpheus::default()
+        .place(&job("j", 1, 1, 1, 10.0), &c, 0.0)
+        .unwrap();
+    assert_eq!(vms(&p), vec![(1, 1)]);
+}
+
+#[test]
+fn every_policy_respects_capacity_and_places_exactly_e() {
+    let c = cluster(&[
+        (4, 8, Local, 0.001),
+        (12, 48, Cloud, 0.003),
+        (8, 32, Cloud, 0.002),
+    ]);
+    for kind in PolicyKind::ALL {
+        let mut pol = kind.build(Rut::default());
+        for e in 1..=8 {
+            let j = job("j", e, 3, 5, 10.0);
+            if let Some(p) = pol.place(&j, &c, 0.0) {
+                assert_eq!(p.executors(), e, "{}", kind.name());
+                for &(vm, n) in &p.executors_per_vm {
+                    assert!(
+                        c.vm(vm).free.fits(&j.executor_demand.times(n)),
+                        "{}",
+                        kind.name()
+                    );
+                }
+            }
+        }
+    }
+}
