@@ -1,20 +1,156 @@
-pub struct BenchArgs;
-impl clap::Args for BenchArgs {
-    fn augment_args(c: clap::Command) -> clap::Command {
-        c
-    }
-    fn augment_args_for_update(c: clap::Command) -> clap::Command {
-        c
-    }
+//! `frugal bench`: decision latency per policy and whole-simulation speed and memory.
+
+use std::time::Instant;
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::Args;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use frugal_core::{Cluster, Placement, Preset, PricingModel, Rut};
+use frugal_sim::experiment::Setup;
+use frugal_sim::workload::{Load, SyntheticConfig, synthetic};
+
+use crate::simulate::parse_policies;
+
+/// Options of `frugal bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Policy calls timed per policy on the large-scale cluster.
+    #[arg(long, default_value_t = 200_000)]
+    pub decisions: usize,
+    /// Jobs in the whole-simulation benchmark (synthetic high load, large-scale cluster).
+    #[arg(long, default_value_t = 10_000)]
+    pub jobs: usize,
+    /// Comma-separated policies (default all).
+    #[arg(long, value_delimiter = ',')]
+    pub policies: Option<Vec<String>>,
+    /// Seed of the cluster state and the jobs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
-impl clap::FromArgMatches for BenchArgs {
-    fn from_arg_matches(_: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        Ok(BenchArgs)
+
+/// The large-scale cluster with about half the VMs on and partly occupied: a mid-run
+/// state in which policies must inspect active and off VMs alike.
+fn busy_large_cluster(seed: u64) -> Cluster {
+    let mut c = Preset::LargeHybrid
+        .config(PricingModel::Model1)
+        .build("large-hybrid")
+        .expect("preset is valid");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let demand = frugal_core::Resources::from_gib(1, 2);
+    for id in 0..c.len() as u32 {
+        if rng.random_bool(0.5) {
+            let slots = c.vm(id).free.copies_of(&demand);
+            let mut p = Placement::default();
+            p.add(id, rng.random_range(1..=slots));
+            c.reserve(&p, &demand, 0.0, 0.0, &mut Vec::new())
+                .expect("fits by construction");
+            c.extend_busy(&p, rng.random_range(10.0..500.0));
+        }
     }
-    fn update_from_arg_matches(&mut self, _: &clap::ArgMatches) -> Result<(), clap::Error> {
-        Ok(())
-    }
+    c
 }
-pub fn run(_: &BenchArgs) -> anyhow::Result<()> {
+
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Runs both benchmarks and prints their tables.
+pub fn run(a: &BenchArgs) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if cfg!(debug_assertions) {
+        eprintln!("warning: debug build; run `cargo run --release -- bench` for real figures");
+    }
+    let policies = parse_policies(a.policies.as_deref())?;
+    let cluster = busy_large_cluster(a.seed);
+    let jobs = synthetic(&SyntheticConfig {
+        load: Load::High,
+        jobs: 4096,
+        hybrid_penalty: 0.3,
+        seed: a.seed,
+    });
+    writeln!(
+        out,
+        "(a) one placement decision, large-scale hybrid cluster ({} VMs, {} active), {} calls per policy",
+        cluster.len(),
+        cluster.vms.iter().filter(|v| v.is_active()).count(),
+        a.decisions
+    )?;
+    writeln!(
+        out,
+        "{:<26} {:>12} {:>16} {:>8}",
+        "policy", "µs/decision", "decisions/s", "placed"
+    )?;
+    for &kind in &policies {
+        let mut policy = kind.build(Rut::default());
+        let mut placed = 0usize;
+        let t0 = Instant::now();
+        for i in 0..a.decisions {
+            let job = &jobs[i % jobs.len()];
+            if std::hint::black_box(policy.place(job, &cluster, 0.0)).is_some() {
+                placed += 1;
+            }
+        }
+        let per = t0.elapsed().as_secs_f64() / a.decisions as f64;
+        writeln!(
+            out,
+            "{:<26} {:>12.3} {:>16.0} {:>7.1}%",
+            kind.name(),
+            per * 1e6,
+            1.0 / per,
+            100.0 * placed as f64 / a.decisions as f64
+        )?;
+    }
+    let setup = Setup {
+        cluster: cluster.emptied(),
+        billing: Default::default(),
+        queue: None,
+        admission_control: false,
+        rut: Rut::default(),
+        duration: Default::default(),
+        boot_latency_s: 0.0,
+        keep_alive_s: 0.0,
+    };
+    let jobs = synthetic(&SyntheticConfig {
+        load: Load::High,
+        jobs: a.jobs,
+        hybrid_penalty: 0.3,
+        seed: a.seed,
+    });
+    writeln!(
+        out,
+        "\n(b) whole simulation: {} synthetic high-load jobs (paper 000 §6.1), large-scale hybrid cluster",
+        a.jobs
+    )?;
+    writeln!(
+        out,
+        "{:<26} {:>10} {:>12} {:>10}",
+        "policy", "wall s", "jobs/s", "cost $"
+    )?;
+    for &kind in &policies {
+        let t0 = Instant::now();
+        let r = setup.run(kind, &jobs);
+        let wall = t0.elapsed().as_secs_f64();
+        writeln!(
+            out,
+            "{:<26} {:>10.3} {:>12.0} {:>10.2}",
+            kind.name(),
+            wall,
+            a.jobs as f64 / wall,
+            r.summary.total_cost
+        )?;
+    }
+    if let Some(mib) = peak_rss_mib() {
+        writeln!(
+            out,
+            "\npeak resident memory of this process (all runs): {mib:.1} MiB"
+        )?;
+    }
     Ok(())
 }

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 /// frugal schedules Spark executors onto cloud and hybrid clusters at the lowest VM cost
 /// that meets deadlines. With no subcommand it runs `simulate` with its defaults.
 #[derive(Parser)]
-#[command(name = "frugal", version, about, long_about = None)]
+#[command(name = "frugal", version)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -36,11 +36,25 @@ impl Cli {
     }
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let result = match cli.command {
         None => simulate::run(&Cli::parse_from(["frugal", "simulate"]).simulate_args()),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        // A closed pipe (`frugal | head`) is a normal end, not an error.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use std::io::Write;
+
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
@@ -276,6 +278,7 @@ fn slug(s: &str) -> String {
 
 /// Runs the comparison and prints one table per workload.
 pub fn run(a: &SimulateArgs) -> Result<()> {
+    let mut out = std::io::stdout().lock();
     let (cluster, billing) = build_cluster(&a.cluster, &a.pricing, a.billing.as_deref())?;
     let rut = Rut::with_alpha(a.alpha)
         .map_err(anyhow::Error::msg)
@@ -317,17 +320,18 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
         boot_latency_s: a.boot_latency,
         keep_alive_s: a.keep_alive,
     };
-    println!(
-        "cluster {} ({} VMs, {}), pricing {}, {:?} billing, admission control {}, seed {}, {} repetition(s)",
+    writeln!(
+        out,
+        "cluster {} ({} VMs, {}), pricing {}, {} billing, admission control {}, seed {}, {} repetition(s)",
         a.cluster,
         setup.cluster.len(),
         setup.cluster.total_capacity,
         a.pricing,
-        billing,
+        billing.name(),
         if a.admission_control { "on" } else { "off" },
         a.seed,
         a.repetitions.max(1)
-    );
+    )?;
     for (label, runs) in workloads(a)? {
         let mut rows = Vec::new();
         for &policy in &policies {
@@ -346,8 +350,8 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
             }
             rows.extend(average(&summaries));
         }
-        println!("\n{label} ({} jobs)", runs[0].len());
-        println!("{}", crate::table::render(&rows, "round-robin"));
+        writeln!(out, "\n{label} ({} jobs)", runs[0].len())?;
+        writeln!(out, "{}", crate::table::render(&rows, "round-robin"))?;
     }
     Ok(())
 }

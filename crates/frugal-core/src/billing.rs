@@ -14,6 +14,14 @@ pub enum BillingGranularity {
 }
 
 impl BillingGranularity {
+    /// `per-second` or `per-hour`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BillingGranularity::PerSecond => "per-second",
+            BillingGranularity::PerHour => "per-hour",
+        }
+    }
+
     /// Billed seconds for one on-interval of `on_time_s` seconds.
     #[inline]
     pub fn billed_seconds(&self, on_time_s: f64) -> f64 {

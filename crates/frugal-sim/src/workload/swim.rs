@@ -225,7 +225,7 @@ pub fn map_swim(selected: &[(f64, &SwimRecord)], m: &SwimMapping) -> Vec<Job> {
             };
             let t_local = 30.0 + work_mb / (f64::from(executors * cores) * rate);
             let deadline = (rng.random::<f64>() < m.deadline_share)
-                .then(|| arrival + m.deadline_factor * t_local);
+                .then_some(arrival + m.deadline_factor * t_local);
             Job {
                 id: r.id.clone(),
                 kind,
