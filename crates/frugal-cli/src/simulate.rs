@@ -7,6 +7,7 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
+use frugal_core::policy::{MilpBackend, PolicyParams};
 use frugal_core::{
     BillingGranularity, Cluster, ClusterConfig, DurationModel, HybridRule, Job, PolicyKind, Preset,
     PricingModel, QueueDiscipline, Rut,
@@ -91,6 +92,18 @@ pub struct SimulateArgs {
     /// SWIM: relative deadline as a multiple of T_C^L.
     #[arg(long, default_value_t = 2.0)]
     pub deadline_factor: f64,
+    /// Solver of the `milp` policy: microlp (pure Rust) or highs (built with the `highs`
+    /// feature).
+    #[arg(long, default_value = "microlp")]
+    pub milp_backend: String,
+    /// Per-decision time limit of the `milp` policy in seconds; past it the decision
+    /// falls back to GIO.
+    #[arg(long, default_value_t = 1.0)]
+    pub milp_time_limit: f64,
+    /// Delay each job's start by the policy's measured wall-clock decision time (as the
+    /// papers' real runs did); results then depend on machine speed.
+    #[arg(long)]
+    pub charge_decision_time: bool,
     /// Seconds from turning a VM on until it runs executors.
     #[arg(long, default_value_t = 0.0)]
     pub boot_latency: f64,
@@ -103,6 +116,9 @@ pub struct SimulateArgs {
     /// Repetitions (different seeds); the table shows means.
     #[arg(long, default_value_t = 1)]
     pub repetitions: u64,
+    /// Policy whose cost the "vs" column compares against.
+    #[arg(long, default_value = "round-robin")]
+    pub baseline: String,
     /// Write per-job, per-VM, cumulative-cost and summary files here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -241,6 +257,18 @@ fn workloads(a: &SimulateArgs) -> Result<Vec<(String, Vec<Vec<Job>>)>> {
     Ok(out)
 }
 
+/// Parses `--milp-backend`.
+pub fn parse_milp_backend(name: &str) -> Result<MilpBackend> {
+    match name {
+        "microlp" => Ok(MilpBackend::Microlp),
+        #[cfg(feature = "highs")]
+        "highs" => Ok(MilpBackend::Highs),
+        #[cfg(not(feature = "highs"))]
+        "highs" => bail!("--milp-backend: highs needs a build with `--features highs`"),
+        other => bail!("--milp-backend: unknown backend {other:?} (microlp, highs)"),
+    }
+}
+
 /// Parses `--policies` (default all).
 pub fn parse_policies(names: Option<&[String]>) -> Result<Vec<PolicyKind>> {
     match names {
@@ -303,12 +331,21 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
         bail!("--deadline-share: must be in [0, 1]");
     }
     let policies = parse_policies(a.policies.as_deref())?;
+    let milp_backend = parse_milp_backend(&a.milp_backend)?;
+    if !(a.milp_time_limit.is_finite() && a.milp_time_limit > 0.0) {
+        bail!("--milp-time-limit: must be a positive number of seconds");
+    }
     let setup = Setup {
         cluster,
         billing,
         queue,
         admission_control: a.admission_control,
-        rut,
+        policy: PolicyParams {
+            rut,
+            milp_backend,
+            milp_time_limit: std::time::Duration::from_secs_f64(a.milp_time_limit),
+        },
+        charge_decision_time: a.charge_decision_time,
         duration: DurationModel {
             hybrid_rule: if a.hybrid_rule == "spanning" {
                 HybridRule::Spanning
@@ -351,7 +388,7 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
             rows.extend(average(&summaries));
         }
         writeln!(out, "\n{label} ({} jobs)", runs[0].len())?;
-        writeln!(out, "{}", crate::table::render(&rows, "round-robin"))?;
+        writeln!(out, "{}", crate::table::render(&rows, &a.baseline))?;
     }
     Ok(())
 }

@@ -4,13 +4,14 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_C
 use frugal_sim::Summary;
 
 /// Renders one row per policy; the cost column is also shown relative to `baseline`
-/// (the first policy named so, else the first row).
+/// (the row of that policy, else the first row).
 pub fn render(rows: &[Summary], baseline: &str) -> String {
     let base = rows
         .iter()
         .find(|r| r.policy == baseline)
         .or(rows.first())
         .map_or(0.0, |r| r.total_cost);
+    let vs = format!("vs {baseline}");
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
@@ -18,7 +19,7 @@ pub fn render(rows: &[Summary], baseline: &str) -> String {
             "policy",
             "queue",
             "cost $",
-            "vs RR",
+            vs.as_str(),
             "local $",
             "cloud $",
             "deadline met",
@@ -56,7 +57,10 @@ pub fn render(rows: &[Summary], baseline: &str) -> String {
             format!("{:.0}%", 100.0 * r.cpu_utilisation),
             format!("{:.0}%", 100.0 * r.memory_utilisation),
             format!("{:.2}", r.vm_hours),
-            format!("{:.2} / {:.2}", r.decision_mean_us, r.decision_p99_us),
+            format!(
+                "{:.2} / {:.2} / {:.0}",
+                r.decision_mean_us, r.decision_p99_us, r.decision_max_us
+            ),
         ]);
     }
     for i in 2..17 {

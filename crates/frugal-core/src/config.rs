@@ -230,6 +230,11 @@ impl Preset {
         "paper002-cloud",
     ];
 
+    /// The preset's name.
+    pub fn name(&self) -> &'static str {
+        Preset::NAMES[*self as usize]
+    }
+
     /// Parses a preset name.
     pub fn parse(s: &str) -> Option<Preset> {
         match s {

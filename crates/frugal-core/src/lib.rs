@@ -24,7 +24,7 @@ pub use config::{ClusterConfig, Preset, PricingModel};
 pub use duration::{DurationModel, HybridRule};
 pub use job::{Job, JobKind};
 pub use placement::Placement;
-pub use policy::{PlacementPolicy, PolicyKind};
+pub use policy::{PlacementPolicy, PolicyKind, PolicyParams};
 pub use queue::QueueDiscipline;
 pub use resources::Resources;
 pub use rut::Rut;

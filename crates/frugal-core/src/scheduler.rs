@@ -27,6 +27,10 @@ pub struct SchedulerConfig {
     pub duration: DurationModel,
     /// Seconds from turning a VM on until it can run executors.
     pub boot_latency_s: f64,
+    /// Delay each job's start by the wall-clock time the scheduler spent deciding in this
+    /// pass up to and including its decision, as a real scheduler would (paper 000 §7;
+    /// §6.3.1 excluded it). Makes runs depend on machine speed: off by default.
+    pub charge_decision_time: bool,
 }
 
 /// What the scheduler did with a job during a pass.
@@ -71,6 +75,8 @@ pub struct Scheduler {
     /// fail again, since placements are monotone in free capacity.
     epoch: u64,
     times: DecisionTimes,
+    /// Wall-clock seconds spent deciding in the current pass.
+    pass_elapsed: f64,
     morpheus_scratch: Vec<(f64, QueueKey, u64)>,
 }
 
@@ -89,6 +95,7 @@ impl Scheduler {
             regular: OrderedJobs::default(),
             epoch: 0,
             times: DecisionTimes::default(),
+            pass_elapsed: 0.0,
             morpheus_scratch: Vec::new(),
         }
     }
@@ -247,11 +254,16 @@ impl Scheduler {
         }
         let t0 = Instant::now();
         let placed = self.policy.place(job, cluster, now);
-        self.times.seconds.push(t0.elapsed().as_secs_f64());
+        let elapsed = t0.elapsed().as_secs_f64();
+        self.times.seconds.push(elapsed);
+        self.pass_elapsed += elapsed;
         let Some(placement) = placed else {
             return Outcome::Failed;
         };
-        let start = ready_time(cluster, &placement, now, cfg.boot_latency_s);
+        let mut start = ready_time(cluster, &placement, now, cfg.boot_latency_s);
+        if cfg.charge_decision_time {
+            start = start.max(now + self.pass_elapsed);
+        }
         let finish = start + cfg.duration.duration(job, cluster, &placement);
         if cfg.admission_control && job.deadline.is_some_and(|d| finish > d) {
             out.push(Decision::Dropped { job: idx });

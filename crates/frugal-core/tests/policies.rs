@@ -195,7 +195,7 @@ fn every_policy_respects_capacity_and_places_exactly_e() {
         (8, 32, Cloud, 0.002),
     ]);
     for kind in PolicyKind::ALL {
-        let mut pol = kind.build(Rut::default());
+        let mut pol = kind.build(&PolicyParams::default());
         for e in 1..=8 {
             let j = job("j", e, 3, 5, 10.0);
             if let Some(p) = pol.place(&j, &c, 0.0) {
@@ -210,4 +210,61 @@ fn every_policy_respects_capacity_and_places_exactly_e() {
             }
         }
     }
+}
+
+#[test]
+fn optimal_beats_gio_where_greedy_cost_order_misleads() {
+    // Two executors of 4 cores: GIO takes the two cheapest-per-second VMs (2 × 0.004/s);
+    // one 8-core VM at 0.007/s holds both for less.
+    let c = cluster(&[
+        (8, 64, Cloud, 0.007),
+        (4, 64, Cloud, 0.004),
+        (4, 64, Cloud, 0.004),
+    ]);
+    let j = job("j", 2, 4, 1, 100.0);
+    let gio = Gio::default().place(&j, &c, 0.0).unwrap();
+    assert_eq!(vms(&gio), vec![(1, 1), (2, 1)]);
+    let opt = Optimal::default().place(&j, &c, 0.0).unwrap();
+    assert_eq!(vms(&opt), vec![(0, 2)]);
+    assert!((objective::placement_cost(&j, &c, 0.0, &opt) - 0.7).abs() < 1e-12);
+}
+
+#[test]
+fn optimal_weighs_the_hybrid_slowdown_against_local_capacity() {
+    // Local 2 × 2 cores at 0.003/s (off); cloud VM on for another 1000 s at 0.004/s.
+    let mut c = cluster(&[
+        (2, 64, Local, 0.003),
+        (2, 64, Local, 0.003),
+        (8, 64, Cloud, 0.004),
+    ]);
+    let long = job("long", 1, 2, 1, 1000.0);
+    let mut p = Placement::default();
+    p.add(2, 1);
+    reserve(&mut c, &long, &p, 1000.0);
+    // 2 executors: locally 2 × 100 s × 0.003 = 0.6; in the cloud free (on anyway) → cloud.
+    let j = job("j", 2, 2, 1, 100.0);
+    assert_eq!(
+        vms(&Optimal::default().place(&j, &c, 0.0).unwrap()),
+        vec![(2, 2)]
+    );
+    // A 2000 s job (T_C^H = 2600 s): cloud 0.004 × (2600 − 1000) = 6.4 < local
+    // 2 × 2000 × 0.003 = 12, still cloud; with local VMs at 0.001/s local costs 4 < 6.4.
+    let slow = job("slow", 2, 2, 1, 2000.0);
+    assert_eq!(
+        vms(&Optimal::default().place(&slow, &c, 0.0).unwrap()),
+        vec![(2, 2)]
+    );
+    let cheap_local = {
+        let mut c2 = cluster(&[
+            (2, 64, Local, 0.001),
+            (2, 64, Local, 0.001),
+            (8, 64, Cloud, 0.004),
+        ]);
+        reserve(&mut c2, &long, &p, 1000.0);
+        c2
+    };
+    assert_eq!(
+        vms(&Optimal::default().place(&slow, &cheap_local, 0.0).unwrap()),
+        vec![(0, 1), (1, 1)]
+    );
 }

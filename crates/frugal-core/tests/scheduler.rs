@@ -5,12 +5,13 @@ mod common;
 use common::{cluster, job};
 use frugal_core::cluster::Site::Cloud;
 use frugal_core::{
-    Decision, DurationModel, Job, PolicyKind, QueueDiscipline, Rut, Scheduler, SchedulerConfig,
+    Decision, DurationModel, Job, PolicyKind, PolicyParams, QueueDiscipline, Rut, Scheduler,
+    SchedulerConfig,
 };
 
 fn scheduler(discipline: QueueDiscipline, admission_control: bool) -> Scheduler {
     Scheduler::new(
-        PolicyKind::FirstFit.build(Rut::default()),
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
         SchedulerConfig {
             discipline,
             admission_control,
@@ -20,6 +21,7 @@ fn scheduler(discipline: QueueDiscipline, admission_control: bool) -> Scheduler 
                 ..Default::default()
             },
             boot_latency_s: 0.0,
+            charge_decision_time: false,
         },
     )
 }

@@ -1,12 +1,12 @@
 //! Comparisons of several policies on the same workloads and cluster.
 
+use frugal_core::DurationModel;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Cluster;
 use frugal_core::job::Job;
-use frugal_core::policy::PolicyKind;
+use frugal_core::policy::{PolicyKind, PolicyParams};
 use frugal_core::queue::QueueDiscipline;
 use frugal_core::scheduler::SchedulerConfig;
-use frugal_core::{DurationModel, Rut};
 
 use crate::engine::{SimConfig, simulate};
 use crate::metrics::{RunResult, Summary};
@@ -22,8 +22,10 @@ pub struct Setup {
     pub queue: Option<QueueDiscipline>,
     /// Deadline admission control (paper 000 Eq. 15).
     pub admission_control: bool,
-    /// RUT for BFD and the RD order.
-    pub rut: Rut,
+    /// Policy parameters (RUT for BFD and the RD order, MILP backend and time limit).
+    pub policy: PolicyParams,
+    /// Add each decision's wall-clock time to simulated time before the job starts.
+    pub charge_decision_time: bool,
     /// Completion-time model.
     pub duration: DurationModel,
     /// VM boot latency, seconds.
@@ -35,13 +37,14 @@ pub struct Setup {
 impl Setup {
     /// Simulates `jobs` with a fresh instance of `policy`.
     pub fn run(&self, policy: PolicyKind, jobs: &[Job]) -> RunResult {
-        let policy = policy.build(self.rut);
+        let policy = policy.build(&self.policy);
         let discipline = self.queue.unwrap_or_else(|| policy.default_queue());
         let cfg = SimConfig {
             scheduler: SchedulerConfig {
                 discipline,
                 admission_control: self.admission_control,
-                rut: self.rut,
+                rut: self.policy.rut,
+                charge_decision_time: self.charge_decision_time,
                 duration: self.duration,
                 boot_latency_s: self.boot_latency_s,
             },
@@ -53,7 +56,8 @@ impl Setup {
 }
 
 /// Field-wise mean of summaries of the same policy over repetitions (counts become
-/// means rounded to the nearest integer). Panics never; an empty slice gives `None`.
+/// means rounded to the nearest integer; the longest decision is the maximum). An empty
+/// slice gives `None`.
 pub fn average(runs: &[Summary]) -> Option<Summary> {
     let first = runs.first()?;
     let n = runs.len() as f64;
@@ -82,5 +86,6 @@ pub fn average(runs: &[Summary]) -> Option<Summary> {
         decisions: c(|s| s.decisions),
         decision_mean_us: f(|s| s.decision_mean_us),
         decision_p99_us: f(|s| s.decision_p99_us),
+        decision_max_us: runs.iter().map(|s| s.decision_max_us).fold(0.0, f64::max),
     })
 }

@@ -151,6 +151,8 @@ pub struct Summary {
     pub decision_mean_us: f64,
     /// 99th percentile wall-clock time of a policy call, µs (not deterministic).
     pub decision_p99_us: f64,
+    /// Longest policy call, µs (not deterministic).
+    pub decision_max_us: f64,
 }
 
 /// Everything a run produced.
@@ -255,6 +257,7 @@ impl RunResult {
             decisions: decision_seconds.len(),
             decision_mean_us: mean(&decision_seconds) * 1e6,
             decision_p99_us: percentile(&mut decision_seconds, 0.99) * 1e6,
+            decision_max_us: decision_seconds.last().copied().unwrap_or(0.0) * 1e6,
         };
         RunResult {
             summary,

@@ -2,8 +2,8 @@
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::{
-    BillingGranularity, DurationModel, Job, JobKind, PolicyKind, QueueDiscipline, Resources, Rut,
-    SchedulerConfig,
+    BillingGranularity, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline,
+    Resources, Rut, SchedulerConfig,
 };
 use frugal_sim::{JobStatus, SimConfig, simulate};
 
@@ -55,6 +55,7 @@ fn cfg(billing: BillingGranularity, boot: f64, keep_alive: f64) -> SimConfig {
                 ..Default::default()
             },
             boot_latency_s: boot,
+            charge_decision_time: false,
         },
         billing,
         keep_alive_s: keep_alive,
@@ -73,7 +74,7 @@ fn cost_durations_and_queueing_are_exact() {
     let r = simulate(
         &two_vm_cluster(),
         &jobs,
-        PolicyKind::FirstFit.build(Rut::default()),
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
         cfg(BillingGranularity::PerSecond, 0.0, 0.0),
     );
     let [a, b, c] = &r.jobs[..] else { panic!() };
@@ -99,7 +100,7 @@ fn cost_durations_and_queueing_are_exact() {
 #[test]
 fn keep_alive_boot_latency_and_hourly_billing() {
     let jobs = vec![job("a", 1, 0.0, 100.0), job("b", 1, 130.0, 100.0)];
-    let ff = || PolicyKind::FirstFit.build(Rut::default());
+    let ff = || PolicyKind::FirstFit.build(&PolicyParams::default());
     // Keep-alive 60 s: the VM idles 100→130 and is reused, off at 230 + 60.
     let r = simulate(
         &two_vm_cluster(),
@@ -137,10 +138,27 @@ fn unplaceable_jobs_are_reported_not_waited_for() {
     let r = simulate(
         &two_vm_cluster(),
         &jobs,
-        PolicyKind::RoundRobin.build(Rut::default()),
+        PolicyKind::RoundRobin.build(&PolicyParams::default()),
         cfg(BillingGranularity::PerSecond, 0.0, 0.0),
     );
     assert_eq!(r.jobs[0].status, JobStatus::Unschedulable);
     assert_eq!(r.jobs[1].status, JobStatus::Completed);
     assert_eq!(r.summary.never_scheduled, 1);
+}
+
+#[test]
+fn charged_decision_time_delays_starts() {
+    let jobs = vec![job("a", 1, 0.0, 100.0), job("b", 1, 5.0, 100.0)];
+    let mut c = cfg(BillingGranularity::PerSecond, 0.0, 0.0);
+    c.scheduler.charge_decision_time = true;
+    let r = simulate(
+        &two_vm_cluster(),
+        &jobs,
+        PolicyKind::Milp.build(&PolicyParams::default()),
+        c,
+    );
+    for (j, rec) in jobs.iter().zip(&r.jobs) {
+        let start = rec.start.unwrap();
+        assert!(start > j.arrival && start < j.arrival + 1.0, "{start}");
+    }
 }

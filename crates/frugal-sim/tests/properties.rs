@@ -2,8 +2,8 @@
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::{
-    BillingGranularity, DurationModel, Job, JobKind, PolicyKind, QueueDiscipline, Resources, Rut,
-    SchedulerConfig,
+    BillingGranularity, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline,
+    Resources, Rut, SchedulerConfig,
 };
 use frugal_sim::{JobStatus, RunResult, SimConfig, simulate};
 use proptest::prelude::*;
@@ -86,7 +86,8 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
         .prop_map(|(p, q, admission, boot, keep, hourly)| {
             let policy = PolicyKind::ALL[p];
             let queue = QueueDiscipline::ALL.get(q).copied();
-            let discipline = queue.unwrap_or_else(|| policy.build(Rut::default()).default_queue());
+            let discipline =
+                queue.unwrap_or_else(|| policy.build(&PolicyParams::default()).default_queue());
             let cfg = SimConfig {
                 scheduler: SchedulerConfig {
                     discipline,
@@ -94,6 +95,7 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
                     rut: Rut::default(),
                     duration: DurationModel::default(),
                     boot_latency_s: f64::from(boot) * 30.0,
+                    charge_decision_time: false,
                 },
                 billing: if hourly {
                     BillingGranularity::PerHour
@@ -141,7 +143,7 @@ proptest! {
 
     #[test]
     fn simulation_invariants(cluster in arb_cluster(), jobs in arb_jobs(), (policy, _q, cfg) in arb_config()) {
-        let r = simulate(&cluster, &jobs, policy.build(Rut::default()), cfg);
+        let r = simulate(&cluster, &jobs, policy.build(&PolicyParams::default()), cfg);
         check_capacity(&cluster, &jobs, &r)?;
         for (j, rec) in jobs.iter().zip(&r.jobs) {
             if rec.start.is_some() {
@@ -169,7 +171,7 @@ proptest! {
         let curve_end = r.cumulative_cost().last().unwrap().1;
         prop_assert!((curve_end - s.total_cost).abs() <= 1e-6 * s.total_cost.max(1.0));
         // Determinism: the same inputs give identical records.
-        let again = simulate(&cluster, &jobs, policy.build(Rut::default()), cfg);
+        let again = simulate(&cluster, &jobs, policy.build(&PolicyParams::default()), cfg);
         prop_assert_eq!(&again.jobs, &r.jobs);
         prop_assert_eq!(&again.vms, &r.vms);
         // No job is left queued at the end: the last pass sees an empty cluster, where

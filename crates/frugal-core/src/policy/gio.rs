@@ -1,5 +1,6 @@
 //! Greedy Iterative Optimisation (paper 000 Alg. 2).
 
+use super::objective::vm_cost;
 use super::{PlacementPolicy, fill};
 use crate::cluster::{Cluster, Site, VmId};
 use crate::job::Job;
@@ -35,8 +36,7 @@ impl PlacementPolicy for Gio {
             if (local_only && v.site != Site::Local) || !v.free.fits(d) {
                 continue;
             }
-            let cost = (t_c - v.remaining_active_time(now)).max(0.0) * v.price_per_second;
-            self.scratch.push((cost, v.id));
+            self.scratch.push((vm_cost(v, t_c, now), v.id));
         }
         self.scratch
             .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));

@@ -9,15 +9,22 @@ mod asq;
 mod best_fit_decreasing;
 mod first_fit;
 mod gio;
+mod milp;
 mod morpheus;
+pub mod objective;
+mod optimal;
 mod round_robin;
 
 pub use asq::Asq;
 pub use best_fit_decreasing::BestFitDecreasing;
 pub use first_fit::FirstFit;
 pub use gio::Gio;
+pub use milp::{Milp, MilpBackend};
 pub use morpheus::Morpheus;
+pub use optimal::Optimal;
 pub use round_robin::{RoundRobin, RoundRobinConsolidate};
+
+use std::time::Duration;
 
 use crate::cluster::{Cluster, Vm, VmId};
 use crate::job::Job;
@@ -64,11 +71,36 @@ pub enum PolicyKind {
     Asq,
     /// Morpheus low-cost packing (paper 004 §6.1.3), [`Morpheus`].
     Morpheus,
+    /// Exact optimum of the per-job objective (paper 000 Eq. 16), [`Optimal`].
+    Optimal,
+    /// Per-job MILP through a solver (paper 004 Alg. 2, paper 000 §6.2), [`Milp`].
+    Milp,
+}
+
+/// Parameters some policies need, with the papers' defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolicyParams {
+    /// RUT for BFD (paper 004 Eq. 5–8).
+    pub rut: Rut,
+    /// Solver of the `milp` policy.
+    pub milp_backend: MilpBackend,
+    /// Per-decision time limit of the `milp` policy.
+    pub milp_time_limit: Duration,
+}
+
+impl Default for PolicyParams {
+    fn default() -> Self {
+        PolicyParams {
+            rut: Rut::default(),
+            milp_backend: MilpBackend::Microlp,
+            milp_time_limit: Duration::from_secs(1),
+        }
+    }
 }
 
 impl PolicyKind {
     /// Every built-in policy, in table order.
-    pub const ALL: [PolicyKind; 7] = [
+    pub const ALL: [PolicyKind; 9] = [
         PolicyKind::RoundRobin,
         PolicyKind::RoundRobinConsolidate,
         PolicyKind::FirstFit,
@@ -76,6 +108,8 @@ impl PolicyKind {
         PolicyKind::Gio,
         PolicyKind::Asq,
         PolicyKind::Morpheus,
+        PolicyKind::Optimal,
+        PolicyKind::Milp,
     ];
 
     /// Command-line name.
@@ -88,6 +122,8 @@ impl PolicyKind {
             PolicyKind::Gio => "gio",
             PolicyKind::Asq => "asq",
             PolicyKind::Morpheus => "morpheus",
+            PolicyKind::Optimal => "optimal",
+            PolicyKind::Milp => "milp",
         }
     }
 
@@ -96,16 +132,18 @@ impl PolicyKind {
         PolicyKind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// A fresh instance; `rut` is used by the policies that unify resources (BFD).
-    pub fn build(&self, rut: Rut) -> Box<dyn PlacementPolicy> {
+    /// A fresh instance.
+    pub fn build(&self, params: &PolicyParams) -> Box<dyn PlacementPolicy> {
         match self {
             PolicyKind::RoundRobin => Box::new(RoundRobin::default()),
             PolicyKind::RoundRobinConsolidate => Box::new(RoundRobinConsolidate::default()),
             PolicyKind::FirstFit => Box::new(FirstFit),
-            PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(rut)),
+            PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(params.rut)),
             PolicyKind::Gio => Box::new(Gio::default()),
             PolicyKind::Asq => Box::new(Asq),
             PolicyKind::Morpheus => Box::new(Morpheus::default()),
+            PolicyKind::Optimal => Box::new(Optimal::default()),
+            PolicyKind::Milp => Box::new(Milp::new(params.milp_backend, params.milp_time_limit)),
         }
     }
 }
