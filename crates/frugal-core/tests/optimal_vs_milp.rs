@@ -88,19 +88,45 @@ proptest! {
     #[test]
     fn optimal_matches_the_milp(cluster in arb_state(), job in arb_job(), now in 0u32..300) {
         let now = f64::from(now);
-        let exact = Optimal::default().place(&job, &cluster, now);
-        let mut milp = Milp::new(MilpBackend::Microlp, Duration::from_secs(30));
-        let solved = milp.place(&job, &cluster, now);
-        prop_assert_eq!(milp.fallbacks(), 0);
-        match (exact, solved) {
-            (None, None) => {}
-            (Some(a), Some(b)) => {
-                check(&cluster, &job, &a)?;
-                check(&cluster, &job, &b)?;
-                let (ca, cb) = (placement_cost(&job, &cluster, now, &a), placement_cost(&job, &cluster, now, &b));
-                prop_assert!((ca - cb).abs() <= 1e-7 * ca.abs().max(1.0), "optimal {ca} vs milp {cb}: {a:?} {b:?}");
-            }
-            (a, b) => prop_assert!(false, "feasibility differs: optimal {a:?}, milp {b:?}"),
+        for &backend in BACKENDS {
+            let exact = Optimal::default().place(&job, &cluster, now);
+            let mut milp = Milp::new(backend, Duration::from_secs(30));
+            let solved = milp.place(&job, &cluster, now);
+            prop_assert_eq!(milp.fallbacks(), 0);
+            same_cost(&cluster, &job, now, exact, solved)?;
         }
     }
+}
+
+/// Every MILP backend of this build.
+const BACKENDS: &[MilpBackend] = &[
+    MilpBackend::Microlp,
+    #[cfg(feature = "highs")]
+    MilpBackend::Highs,
+];
+
+fn same_cost(
+    cluster: &Cluster,
+    job: &Job,
+    now: f64,
+    exact: Option<Placement>,
+    solved: Option<Placement>,
+) -> Result<(), TestCaseError> {
+    match (exact, solved) {
+        (None, None) => {}
+        (Some(a), Some(b)) => {
+            check(cluster, job, &a)?;
+            check(cluster, job, &b)?;
+            let (ca, cb) = (
+                placement_cost(job, cluster, now, &a),
+                placement_cost(job, cluster, now, &b),
+            );
+            prop_assert!(
+                (ca - cb).abs() <= 1e-7 * ca.abs().max(1.0),
+                "optimal {ca} vs milp {cb}: {a:?} {b:?}"
+            );
+        }
+        (a, b) => prop_assert!(false, "feasibility differs: optimal {a:?}, milp {b:?}"),
+    }
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Best Fit Decreasing with Resource Unification Thresholds (paper 004 Alg. 3).
 
-use super::{PlacementPolicy, fill, off_in};
+use super::{PlacementPolicy, fill, fill_by_score, off_in};
 use crate::cluster::{Cluster, VmId};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -35,30 +35,18 @@ impl PlacementPolicy for BestFitDecreasing {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        let d = &job.executor_demand;
-        self.scratch.clear();
-        for v in cluster
-            .vms
-            .iter()
-            .filter(|v| v.is_active() && v.free.fits(d))
-        {
-            let ra = self.rut.resource_availability(&v.free, cluster);
-            self.scratch.push((ra, v.id));
-        }
-        self.scratch
-            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut p = Placement::with_capacity(4);
-        let rem = fill(
-            &mut p,
+        let rut = self.rut;
+        let (mut p, rem) = fill_by_score(
+            &mut self.scratch,
             cluster,
-            d,
-            job.executors,
-            self.scratch.iter().map(|e| e.1),
+            job,
+            |v| v.is_active(),
+            |v| rut.resource_availability(&v.free, cluster),
         );
         let rem = fill(
             &mut p,
             cluster,
-            d,
+            &job.executor_demand,
             rem,
             off_in(cluster, &cluster.by_size, |_| true),
         );

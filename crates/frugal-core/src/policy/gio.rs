@@ -1,7 +1,7 @@
 //! Greedy Iterative Optimisation (paper 000 Alg. 2).
 
 use super::objective::vm_cost;
-use super::{PlacementPolicy, fill};
+use super::{PlacementPolicy, fill_by_score};
 use crate::cluster::{Cluster, Site, VmId};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -23,30 +23,19 @@ impl PlacementPolicy for Gio {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
-        let d = &job.executor_demand;
-        let local_slots = cluster.slots(d, |v| v.site == Site::Local);
+        let local_slots = cluster.slots(&job.executor_demand, |v| v.site == Site::Local);
         let local_only = local_slots >= u64::from(job.executors);
         let t_c = if local_only {
             job.t_local
         } else {
             job.t_hybrid
         };
-        self.scratch.clear();
-        for v in &cluster.vms {
-            if (local_only && v.site != Site::Local) || !v.free.fits(d) {
-                continue;
-            }
-            self.scratch.push((vm_cost(v, t_c, now), v.id));
-        }
-        self.scratch
-            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut p = Placement::with_capacity(4);
-        let rem = fill(
-            &mut p,
+        let (p, rem) = fill_by_score(
+            &mut self.scratch,
             cluster,
-            d,
-            job.executors,
-            self.scratch.iter().map(|e| e.1),
+            job,
+            |v| !local_only || v.site == Site::Local,
+            |v| vm_cost(v, t_c, now),
         );
         (rem == 0).then_some(p)
     }

@@ -172,6 +172,37 @@ pub(crate) fn fill(
     remaining
 }
 
+/// Scores every VM that `keep` admits and that can host one executor of `job`, sorts them
+/// by ascending score (ties: lower id) and fills them greedily. Returns the placement and
+/// the count of executors still unplaced. `scratch` is reused to avoid allocation.
+pub(crate) fn fill_by_score(
+    scratch: &mut Vec<(f64, VmId)>,
+    cluster: &Cluster,
+    job: &Job,
+    keep: impl Fn(&Vm) -> bool,
+    score: impl Fn(&Vm) -> f64,
+) -> (Placement, u32) {
+    let d = &job.executor_demand;
+    scratch.clear();
+    scratch.extend(
+        cluster
+            .vms
+            .iter()
+            .filter(|v| keep(v) && v.free.fits(d))
+            .map(|v| (score(v), v.id)),
+    );
+    scratch.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut p = Placement::with_capacity(4);
+    let rem = fill(
+        &mut p,
+        cluster,
+        d,
+        job.executors,
+        scratch.iter().map(|e| e.1),
+    );
+    (p, rem)
+}
+
 /// Ids of the active (booting or on) VMs, in id order.
 #[inline]
 pub(crate) fn active(cluster: &Cluster) -> impl Iterator<Item = VmId> + '_ {

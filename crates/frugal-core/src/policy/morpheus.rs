@@ -1,6 +1,6 @@
 //! Morpheus low-cost packing (paper 004 §6.1.3 baseline).
 
-use super::{PlacementPolicy, fill, off_in};
+use super::{PlacementPolicy, fill, fill_by_score, off_in};
 use crate::cluster::{Cluster, VmId};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -21,29 +21,17 @@ impl PlacementPolicy for Morpheus {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        let d = &job.executor_demand;
-        self.scratch.clear();
-        for v in cluster
-            .vms
-            .iter()
-            .filter(|v| v.is_active() && v.free.fits(d))
-        {
-            self.scratch.push((v.dominant_utilisation(), v.id));
-        }
-        self.scratch
-            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mut p = Placement::with_capacity(4);
-        let rem = fill(
-            &mut p,
+        let (mut p, rem) = fill_by_score(
+            &mut self.scratch,
             cluster,
-            d,
-            job.executors,
-            self.scratch.iter().map(|e| e.1),
+            job,
+            |v| v.is_active(),
+            |v| -v.dominant_utilisation(),
         );
         let rem = fill(
             &mut p,
             cluster,
-            d,
+            &job.executor_demand,
             rem,
             off_in(cluster, &cluster.by_price, |_| true),
         );
