@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use good_lp::{
     Expression, ProblemVariables, ResolutionError, Solution, SolutionStatus, SolverModel, Variable,
-    WithTimeLimit, constraint, variable,
+    WithMipGap, WithTimeLimit, constraint, variable,
 };
 
 use super::objective::{placement_cost, vm_cost};
@@ -156,12 +156,25 @@ impl Milp {
         let problem = vars.minimise(objective);
         macro_rules! run {
             ($solver:expr) => {{
-                let mut m = problem.using($solver).with_time_limit(limit);
+                let mut m = problem
+                    .using($solver)
+                    .with_time_limit(limit)
+                    .with_mip_gap(0.0)
+                    .expect("a zero MIP gap is valid");
                 for c in constraints {
                     m.add_constraint(c);
                 }
                 match m.solve() {
-                    Ok(s) if matches!(s.status(), SolutionStatus::Optimal) => Ok(Some(read(&s))),
+                    // With a zero gap requested, GapLimit is the solver's own optimality
+                    // tolerance (HiGHS reports any positive final gap that way).
+                    Ok(s)
+                        if matches!(
+                            s.status(),
+                            SolutionStatus::Optimal | SolutionStatus::GapLimit
+                        ) =>
+                    {
+                        Ok(Some(read(&s)))
+                    }
                     Ok(s) => Err(Some(read(&s))),
                     Err(ResolutionError::Infeasible) => Ok(None),
                     Err(_) => Err(None),
