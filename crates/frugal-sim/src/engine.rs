@@ -2,8 +2,12 @@
 //!
 //! Events are ordered by (time, kind priority, sequence number), so runs are fully
 //! deterministic: at one instant, job completions free resources first, then VM boots
-//! complete, then arrivals join the queue; the scheduler then makes one pass; only after
-//! it are idle VMs turned off, so a VM freed and reused at the same instant stays on.
+//! complete, then arrivals join the queue; the driver (the scheduler, or an RL agent)
+//! then decides; only after that are idle VMs turned off, so a VM freed and reused at the
+//! same instant stays on.
+//!
+//! [`Simulation`] is the event core shared by every driver: [`simulate`] drives it with a
+//! [`Scheduler`]; the RL environment drives it one executor at a time.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -39,26 +43,38 @@ enum EventKind {
     IdleCheck(VmId, u64),
 }
 
+const IDLE_PRIORITY: u8 = 3;
+
 impl EventKind {
     fn priority(&self) -> u8 {
         match self {
             EventKind::Finish(_) => 0,
             EventKind::BootDone(_) => 1,
             EventKind::Arrival(_) => 2,
-            EventKind::IdleCheck(..) => 3,
+            EventKind::IdleCheck(..) => IDLE_PRIORITY,
         }
     }
 }
 
 type EventKey = Reverse<(OrdF64, u8, u64, EventKind)>;
 
-/// One run of one policy over one workload on one cluster.
-struct Engine<'a> {
+/// What happened at one instant, for the driver to act on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// Jobs that arrived, in arrival order.
+    pub arrived: Vec<usize>,
+    /// Jobs that finished (their resources are free again).
+    pub finished: Vec<usize>,
+}
+
+/// The event core: clock, event queue, cluster state, billing and records of one run of
+/// `jobs` on a cluster. Drivers call [`Simulation::advance`] to move to the next instant,
+/// reserve resources and start jobs, and [`Simulation::finish`] for the results.
+pub struct Simulation<'a> {
     jobs: &'a [Job],
     cfg: SimConfig,
     cluster: Cluster,
     empty: Cluster,
-    scheduler: Scheduler,
     events: BinaryHeap<EventKey>,
     seq: u64,
     now: f64,
@@ -73,7 +89,6 @@ struct Engine<'a> {
     /// ∫ used dt and ∫ on-capacity dt, per dimension.
     used_integral: [f64; RESOURCE_DIMS],
     capacity_integral: [f64; RESOURCE_DIMS],
-    decisions: Vec<Decision>,
 }
 
 /// Simulates `jobs` (indexed by position) on `cluster` (which must be all off) with
@@ -84,84 +99,165 @@ pub fn simulate(
     policy: Box<dyn PlacementPolicy>,
     cfg: SimConfig,
 ) -> RunResult {
-    let empty = cluster.emptied();
-    let n = cluster.len();
-    let mut engine = Engine {
-        jobs,
-        cfg,
-        cluster: empty.clone(),
-        empty,
-        scheduler: Scheduler::new(policy, cfg.scheduler),
-        events: BinaryHeap::with_capacity(jobs.len() * 2),
-        seq: 0,
-        now: 0.0,
-        records: jobs.iter().map(JobRecord::waiting).collect(),
-        placements: vec![None; jobs.len()],
-        vm_generation: vec![0; n],
-        vm_on_since: vec![None; n],
-        vm_intervals: vec![Vec::new(); n],
-        used: [0; RESOURCE_DIMS],
-        on_capacity: [0; RESOURCE_DIMS],
-        used_integral: [0.0; RESOURCE_DIMS],
-        capacity_integral: [0.0; RESOURCE_DIMS],
-        decisions: Vec::new(),
-    };
-    for (i, j) in jobs.iter().enumerate() {
-        engine.push(j.arrival, EventKind::Arrival(i));
+    let mut sim = Simulation::new(cluster, jobs, cfg);
+    let mut scheduler = Scheduler::new(policy, cfg.scheduler);
+    let mut decisions = Vec::new();
+    while let Some(batch) = sim.advance() {
+        if !batch.finished.is_empty() {
+            scheduler.resources_freed();
+        }
+        for &j in &batch.arrived {
+            if scheduler.can_ever_place(&jobs[j], sim.empty_cluster()) {
+                scheduler.enqueue(j, &jobs[j], sim.cluster());
+            } else {
+                sim.reject(j);
+            }
+        }
+        if batch.arrived.is_empty() && batch.finished.is_empty() {
+            continue;
+        }
+        decisions.clear();
+        let now = sim.now();
+        scheduler.run_pass(jobs, &mut sim.cluster, now, &mut decisions);
+        for d in decisions.drain(..) {
+            match d {
+                Decision::Started {
+                    job,
+                    placement,
+                    start,
+                    finish,
+                    powered_on,
+                } => {
+                    sim.note_reserved(job, &placement, &powered_on, start);
+                    sim.start(job, placement, start, finish);
+                }
+                Decision::Dropped { job } => sim.drop_job(job),
+            }
+        }
     }
-    engine.run();
-    engine.finish()
+    let times = scheduler.decision_times().seconds.clone();
+    sim.finish(scheduler.policy_name(), times)
 }
 
-impl Engine<'_> {
+impl<'a> Simulation<'a> {
+    /// A run of `jobs` on `cluster` (its VMs are turned off and emptied first), with every
+    /// arrival queued as an event.
+    pub fn new(cluster: &Cluster, jobs: &'a [Job], cfg: SimConfig) -> Self {
+        let empty = cluster.emptied();
+        let n = cluster.len();
+        let mut sim = Simulation {
+            jobs,
+            cfg,
+            cluster: empty.clone(),
+            empty,
+            events: BinaryHeap::with_capacity(jobs.len() * 2),
+            seq: 0,
+            now: 0.0,
+            records: jobs.iter().map(JobRecord::waiting).collect(),
+            placements: vec![None; jobs.len()],
+            vm_generation: vec![0; n],
+            vm_on_since: vec![None; n],
+            vm_intervals: vec![Vec::new(); n],
+            used: [0; RESOURCE_DIMS],
+            on_capacity: [0; RESOURCE_DIMS],
+            used_integral: [0.0; RESOURCE_DIMS],
+            capacity_integral: [0.0; RESOURCE_DIMS],
+        };
+        for (i, j) in jobs.iter().enumerate() {
+            sim.push(j.arrival, EventKind::Arrival(i));
+        }
+        sim
+    }
+
+    /// Current simulated time, seconds.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The live cluster.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The cluster as built: every VM off and free.
+    pub fn empty_cluster(&self) -> &Cluster {
+        &self.empty
+    }
+
+    /// The jobs of this run.
+    pub fn jobs(&self) -> &'a [Job] {
+        self.jobs
+    }
+
+    /// The settings of this run.
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+
+    /// True if no event is left (every VM is off and every started job has finished).
+    pub fn is_idle(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Time of the next event that needs the driver (a completion, boot or arrival), if
+    /// any.
+    pub fn next_decision_time(&self) -> Option<f64> {
+        self.events
+            .iter()
+            .filter(|Reverse((_, p, ..))| *p < IDLE_PRIORITY)
+            .map(|Reverse((t, ..))| t.0)
+            .min_by(f64::total_cmp)
+    }
+
     fn push(&mut self, time: f64, kind: EventKind) {
         self.seq += 1;
         self.events
             .push(Reverse((OrdF64(time), kind.priority(), self.seq, kind)));
     }
 
-    fn run(&mut self) {
-        let mut pass_pending = false;
+    /// Moves to the next instant with a completion, boot or arrival, processing them (and
+    /// any idle-VM turn-offs due before); returns what happened, or `None` when no such
+    /// event is left (remaining idle VMs are then turned off).
+    pub fn advance(&mut self) -> Option<Batch> {
         loop {
-            let next = self.events.peek().map(|Reverse((t, p, ..))| (t.0, *p));
-            let pass_due = match next {
-                None => true,
-                Some((t, p)) => t > self.now || p >= EventKind::IdleCheck(0, 0).priority(),
-            };
-            if pass_pending && pass_due {
-                pass_pending = false;
-                self.pass();
+            let &Reverse((OrdF64(t), prio, ..)) = self.events.peek()?;
+            if prio == IDLE_PRIORITY {
+                let Some(Reverse((_, _, _, EventKind::IdleCheck(vm, generation)))) =
+                    self.events.pop()
+                else {
+                    unreachable!("idle priority is only used by idle checks");
+                };
+                self.advance_clock(t);
+                if self.vm_generation[vm as usize] == generation && self.cluster.power_off(vm) {
+                    self.vm_turned_off(vm);
+                }
                 continue;
             }
-            let Some(Reverse((OrdF64(t), _, _, kind))) = self.events.pop() else {
-                break;
-            };
-            self.advance(t);
-            match kind {
-                EventKind::Arrival(j) => {
-                    if self.scheduler.can_ever_place(&self.jobs[j], &self.empty) {
-                        self.scheduler.enqueue(j, &self.jobs[j], &self.cluster);
-                        pass_pending = true;
-                    } else {
-                        self.records[j].status = JobStatus::Unschedulable;
-                    }
+            self.advance_clock(t);
+            let mut batch = Batch::default();
+            while let Some(&Reverse((OrdF64(u), p, ..))) = self.events.peek() {
+                if u != t || p >= IDLE_PRIORITY {
+                    break;
                 }
-                EventKind::Finish(j) => {
-                    self.job_finished(j);
-                    pass_pending = true;
-                }
-                EventKind::BootDone(vm) => self.cluster.mark_ready(vm),
-                EventKind::IdleCheck(vm, generation) => {
-                    if self.vm_generation[vm as usize] == generation && self.cluster.power_off(vm) {
-                        self.vm_turned_off(vm);
+                let Some(Reverse((.., kind))) = self.events.pop() else {
+                    break;
+                };
+                match kind {
+                    EventKind::Arrival(j) => batch.arrived.push(j),
+                    EventKind::Finish(j) => {
+                        self.job_finished(j);
+                        batch.finished.push(j);
                     }
+                    EventKind::BootDone(vm) => self.cluster.mark_ready(vm),
+                    EventKind::IdleCheck(..) => unreachable!("filtered by priority"),
                 }
             }
+            return Some(batch);
         }
     }
 
     /// Accumulates utilisation integrals up to `t` and moves the clock.
-    fn advance(&mut self, t: f64) {
+    fn advance_clock(&mut self, t: f64) {
         let dt = t - self.now;
         if dt > 0.0 {
             for d in 0..RESOURCE_DIMS {
@@ -172,57 +268,79 @@ impl Engine<'_> {
         self.now = t;
     }
 
-    fn pass(&mut self) {
-        let mut decisions = std::mem::take(&mut self.decisions);
-        decisions.clear();
-        self.scheduler
-            .run_pass(self.jobs, &mut self.cluster, self.now, &mut decisions);
-        for d in decisions.drain(..) {
-            match d {
-                Decision::Started {
-                    job,
-                    placement,
-                    start,
-                    finish,
-                    powered_on,
-                } => {
-                    for &vm in &powered_on {
-                        self.vm_on_since[vm as usize] = Some(self.now);
-                        for (dim, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                            self.on_capacity[dim] += u64::from(*c);
-                        }
-                        if start > self.now {
-                            self.push(start, EventKind::BootDone(vm));
-                        }
-                    }
-                    self.reserve_totals(&self.jobs[job], &placement, true);
-                    for &(vm, _) in &placement.executors_per_vm {
-                        self.vm_generation[vm as usize] += 1;
-                    }
-                    let r = &mut self.records[job];
-                    r.status = JobStatus::Running;
-                    r.start = Some(start);
-                    r.finish = Some(finish);
-                    r.hybrid = self
-                        .cfg
-                        .scheduler
-                        .duration
-                        .is_hybrid(&self.cluster, &placement);
-                    r.kind_mismatch = self
-                        .cfg
-                        .scheduler
-                        .duration
-                        .is_kind_mismatch(&self.jobs[job], &placement);
-                    self.placements[job] = Some(placement);
-                    self.push(finish, EventKind::Finish(job));
-                }
-                Decision::Dropped { job } => self.records[job].status = JobStatus::Dropped,
-            }
-        }
-        self.decisions = decisions;
+    /// Reserves `placement` for `job` in the cluster now (turning off VMs on) and records
+    /// it; returns when its VMs are ready (seconds).
+    ///
+    /// # Errors
+    /// [`frugal_core::cluster::ClusterError`] if a VM lacks room; nothing changes then.
+    pub fn reserve(
+        &mut self,
+        job: usize,
+        placement: &Placement,
+    ) -> Result<f64, frugal_core::cluster::ClusterError> {
+        let mut powered_on = Vec::new();
+        let demand = self.jobs[job].executor_demand;
+        let ready = self.cluster.reserve(
+            placement,
+            &demand,
+            self.now,
+            self.cfg.scheduler.boot_latency_s,
+            &mut powered_on,
+        )?;
+        self.note_reserved(job, placement, &powered_on, ready);
+        Ok(ready)
     }
 
-    fn reserve_totals(&mut self, job: &Job, placement: &Placement, reserve: bool) {
+    /// Bookkeeping for resources already reserved in the cluster: billing of VMs turned
+    /// on, utilisation totals, idle-check generations.
+    fn note_reserved(
+        &mut self,
+        job: usize,
+        placement: &Placement,
+        powered_on: &[VmId],
+        ready: f64,
+    ) {
+        for &vm in powered_on {
+            self.vm_on_since[vm as usize] = Some(self.now);
+            for (dim, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
+                self.on_capacity[dim] += u64::from(*c);
+            }
+            if ready > self.now {
+                self.push(ready, EventKind::BootDone(vm));
+            }
+        }
+        self.add_used(&self.jobs[job], placement, true);
+        for &(vm, _) in &placement.executors_per_vm {
+            self.vm_generation[vm as usize] += 1;
+        }
+    }
+
+    /// Starts `job`, whose executors are reserved as `placement`, running from `start`
+    /// to `finish` (seconds).
+    pub fn start(&mut self, job: usize, placement: Placement, start: f64, finish: f64) {
+        self.cluster.extend_busy(&placement, finish);
+        let duration = self.cfg.scheduler.duration;
+        let r = &mut self.records[job];
+        r.status = JobStatus::Running;
+        r.start = Some(start);
+        r.finish = Some(finish);
+        r.hybrid = duration.is_hybrid(&self.cluster, &placement);
+        r.kind_mismatch = duration.is_kind_mismatch(&self.jobs[job], &placement);
+        self.placements[job] = Some(placement);
+        self.push(finish, EventKind::Finish(job));
+    }
+
+    /// Records that admission control dropped `job`.
+    pub fn drop_job(&mut self, job: usize) {
+        self.records[job].status = JobStatus::Dropped;
+    }
+
+    /// Records that `job` can never be placed.
+    pub fn reject(&mut self, job: usize) {
+        self.records[job].status = JobStatus::Unschedulable;
+    }
+
+    fn add_used(&mut self, job: &Job, placement: &Placement, reserve: bool) {
         let total = job.executor_demand.times(placement.executors());
         for d in 0..RESOURCE_DIMS {
             if reserve {
@@ -239,8 +357,7 @@ impl Engine<'_> {
             .expect("a finishing job was placed");
         let job = &self.jobs[j];
         self.cluster.release(&placement, &job.executor_demand);
-        self.reserve_totals(job, &placement, false);
-        self.scheduler.resources_freed();
+        self.add_used(job, &placement, false);
         self.records[j].status = JobStatus::Completed;
         let at = self.now + self.cfg.keep_alive_s;
         for &(vm, _) in &placement.executors_per_vm {
@@ -262,8 +379,10 @@ impl Engine<'_> {
         }
     }
 
-    fn finish(mut self) -> RunResult {
-        // VMs still on (never idle-checked, e.g. jobs left queued) are billed to the end.
+    /// Ends the run: VMs still on (e.g. holding a reservation of a job that never
+    /// started) are billed up to now. `policy` names the run; `decision_seconds` are the
+    /// driver's decision times.
+    pub fn finish(mut self, policy: &str, decision_seconds: Vec<f64>) -> RunResult {
         for vm in 0..self.cluster.len() as VmId {
             if self.vm_on_since[vm as usize].is_some() {
                 self.vm_turned_off(vm);
@@ -294,12 +413,12 @@ impl Engine<'_> {
             }
         });
         RunResult::new(
-            self.scheduler.policy_name(),
+            policy,
             self.cfg,
             self.records,
             vms,
             utilisation,
-            self.scheduler.decision_times().seconds.clone(),
+            decision_seconds,
         )
     }
 }
