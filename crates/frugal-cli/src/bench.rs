@@ -11,6 +11,8 @@ use rand_chacha::ChaCha8Rng;
 
 use frugal_core::policy::{PolicyKind, PolicyParams};
 use frugal_core::{Cluster, Placement, Preset, PricingModel};
+use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 use frugal_sim::experiment::Setup;
 use frugal_sim::metrics::percentile;
 use frugal_sim::workload::{Load, SyntheticConfig, synthetic};
@@ -30,6 +32,10 @@ pub struct BenchArgs {
     /// unless it is named).
     #[arg(long, value_delimiter = ',')]
     pub policies: Option<Vec<String>>,
+    /// Environment steps timed (random valid actions, paper 002 Table 4 cluster, burst
+    /// training hours).
+    #[arg(long, default_value_t = 2_000_000)]
+    pub env_steps: usize,
     /// Seed of the cluster state and the jobs.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -169,11 +175,50 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             r.summary.total_cost
         )?;
     }
+    env_bench(&mut out, a.env_steps, a.seed)?;
     if let Some(mib) = peak_rss_mib() {
         writeln!(
             out,
             "\npeak resident memory of this process (all runs): {mib:.1} MiB"
         )?;
     }
+    Ok(())
+}
+
+/// (c) steps per second of the RL environment with uniformly random feasible actions.
+fn env_bench(out: &mut impl Write, steps: usize, seed: u64) -> Result<()> {
+    let cluster = Preset::Paper002Cloud
+        .config(PricingModel::Real)
+        .build("paper002-cloud")
+        .expect("preset is valid");
+    let mut env = SparkPlacementEnv::new(EnvConfig::paper002(
+        cluster,
+        swim_workloads(Pattern::Burst, Split::Train, seed),
+        Mode::Masked,
+        0.5,
+    ))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut valid = Vec::with_capacity(env.action_count());
+    let (mut episodes, mut done) = (0u64, 0usize);
+    env.reset(Some(seed));
+    let t0 = Instant::now();
+    while done < steps {
+        if env.is_done() {
+            env.reset(None);
+            episodes += 1;
+        }
+        valid.clear();
+        valid.extend((0..env.action_count()).filter(|&a| env.action_mask()[a]));
+        let action = valid[rng.random_range(0..valid.len())];
+        std::hint::black_box(env.step(action)?);
+        done += 1;
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "\n(c) RL environment, paper 002 Table 4 cluster (12 VMs), burst pattern, random feasible actions:\n\
+         {steps} steps in {wall:.3} s = {:.0} steps/s ({episodes} episodes)",
+        steps as f64 / wall
+    )?;
     Ok(())
 }

@@ -268,3 +268,21 @@ fn optimal_weighs_the_hybrid_slowdown_against_local_capacity() {
         vec![(0, 1), (1, 1)]
     );
 }
+
+#[test]
+fn aep_spreads_cpu_bound_and_consolidates_network_bound_jobs() {
+    let c = cluster(&[
+        (8, 64, Cloud, 0.002),
+        (8, 64, Cloud, 0.002),
+        (8, 64, Cloud, 0.003),
+    ]);
+    let mut aep = Aep::default();
+    let spread = aep.place(&job("wc", 3, 2, 1, 10.0), &c, 0.0).unwrap();
+    assert_eq!(vms(&spread), vec![(0, 1), (1, 1), (2, 1)]);
+    let mut pr = job("pr", 3, 2, 1, 10.0);
+    pr.kind = frugal_core::JobKind::NetworkBound;
+    assert_eq!(vms(&aep.place(&pr, &c, 0.0).unwrap()), vec![(0, 3)]);
+    // Five 2-core executors: no VM holds all; first fit.
+    pr.executors = 5;
+    assert_eq!(vms(&aep.place(&pr, &c, 0.0).unwrap()), vec![(0, 4), (1, 1)]);
+}

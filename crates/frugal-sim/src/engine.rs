@@ -18,7 +18,7 @@ use frugal_core::job::Job;
 use frugal_core::placement::Placement;
 use frugal_core::policy::PlacementPolicy;
 use frugal_core::queue::OrdF64;
-use frugal_core::resources::RESOURCE_DIMS;
+use frugal_core::resources::{RESOURCE_DIMS, Resources};
 use frugal_core::scheduler::{Decision, Scheduler, SchedulerConfig};
 
 use crate::metrics::{JobRecord, JobStatus, RunResult, VmRecord};
@@ -70,12 +70,14 @@ pub struct Batch {
 /// The event core: clock, event queue, cluster state, billing and records of one run of
 /// `jobs` on a cluster. Drivers call [`Simulation::advance`] to move to the next instant,
 /// reserve resources and start jobs, and [`Simulation::finish`] for the results.
-pub struct Simulation<'a> {
-    jobs: &'a [Job],
+pub struct Simulation<J: AsRef<[Job]>> {
+    jobs: J,
     cfg: SimConfig,
     cluster: Cluster,
     empty: Cluster,
     events: BinaryHeap<EventKey>,
+    /// Events in `events` other than idle checks.
+    pending: usize,
     seq: u64,
     now: f64,
     records: Vec<JobRecord>,
@@ -139,22 +141,26 @@ pub fn simulate(
     sim.finish(scheduler.policy_name(), times)
 }
 
-impl<'a> Simulation<'a> {
+impl<J: AsRef<[Job]>> Simulation<J> {
     /// A run of `jobs` on `cluster` (its VMs are turned off and emptied first), with every
     /// arrival queued as an event.
-    pub fn new(cluster: &Cluster, jobs: &'a [Job], cfg: SimConfig) -> Self {
+    pub fn new(cluster: &Cluster, jobs: J, cfg: SimConfig) -> Self {
         let empty = cluster.emptied();
         let n = cluster.len();
+        let list = jobs.as_ref();
+        let records = list.iter().map(JobRecord::waiting).collect();
+        let arrivals: Vec<f64> = list.iter().map(|j| j.arrival).collect();
         let mut sim = Simulation {
             jobs,
             cfg,
             cluster: empty.clone(),
             empty,
-            events: BinaryHeap::with_capacity(jobs.len() * 2),
+            events: BinaryHeap::with_capacity(arrivals.len() * 2),
+            pending: 0,
             seq: 0,
             now: 0.0,
-            records: jobs.iter().map(JobRecord::waiting).collect(),
-            placements: vec![None; jobs.len()],
+            records,
+            placements: vec![None; arrivals.len()],
             vm_generation: vec![0; n],
             vm_on_since: vec![None; n],
             vm_intervals: vec![Vec::new(); n],
@@ -163,8 +169,8 @@ impl<'a> Simulation<'a> {
             used_integral: [0.0; RESOURCE_DIMS],
             capacity_integral: [0.0; RESOURCE_DIMS],
         };
-        for (i, j) in jobs.iter().enumerate() {
-            sim.push(j.arrival, EventKind::Arrival(i));
+        for (i, t) in arrivals.into_iter().enumerate() {
+            sim.push(t, EventKind::Arrival(i));
         }
         sim
     }
@@ -185,8 +191,28 @@ impl<'a> Simulation<'a> {
     }
 
     /// The jobs of this run.
-    pub fn jobs(&self) -> &'a [Job] {
-        self.jobs
+    pub fn jobs(&self) -> &[Job] {
+        self.jobs.as_ref()
+    }
+
+    /// Dollars billed so far: closed power-on intervals plus VMs on since their power-on,
+    /// up to now.
+    pub fn accrued_cost(&self) -> f64 {
+        let billing = self.cfg.billing;
+        self.cluster
+            .vms
+            .iter()
+            .map(|v| {
+                let i = v.id as usize;
+                let closed: f64 = self.vm_intervals[i]
+                    .iter()
+                    .map(|(a, b)| billing.cost(b - a, v.price_per_second))
+                    .sum();
+                let open = self.vm_on_since[i]
+                    .map_or(0.0, |a| billing.cost(self.now - a, v.price_per_second));
+                closed + open
+            })
+            .sum()
     }
 
     /// The settings of this run.
@@ -199,18 +225,17 @@ impl<'a> Simulation<'a> {
         self.events.is_empty()
     }
 
-    /// Time of the next event that needs the driver (a completion, boot or arrival), if
-    /// any.
-    pub fn next_decision_time(&self) -> Option<f64> {
-        self.events
-            .iter()
-            .filter(|Reverse((_, p, ..))| *p < IDLE_PRIORITY)
-            .map(|Reverse((t, ..))| t.0)
-            .min_by(f64::total_cmp)
+    /// True if a completion, boot or arrival is still to come, i.e. waiting changes
+    /// something.
+    pub fn has_pending_event(&self) -> bool {
+        self.pending > 0
     }
 
     fn push(&mut self, time: f64, kind: EventKind) {
         self.seq += 1;
+        if kind.priority() < IDLE_PRIORITY {
+            self.pending += 1;
+        }
         self.events
             .push(Reverse((OrdF64(time), kind.priority(), self.seq, kind)));
     }
@@ -242,6 +267,7 @@ impl<'a> Simulation<'a> {
                 let Some(Reverse((.., kind))) = self.events.pop() else {
                     break;
                 };
+                self.pending -= 1;
                 match kind {
                     EventKind::Arrival(j) => batch.arrived.push(j),
                     EventKind::Finish(j) => {
@@ -279,7 +305,7 @@ impl<'a> Simulation<'a> {
         placement: &Placement,
     ) -> Result<f64, frugal_core::cluster::ClusterError> {
         let mut powered_on = Vec::new();
-        let demand = self.jobs[job].executor_demand;
+        let demand = self.jobs.as_ref()[job].executor_demand;
         let ready = self.cluster.reserve(
             placement,
             &demand,
@@ -309,7 +335,10 @@ impl<'a> Simulation<'a> {
                 self.push(ready, EventKind::BootDone(vm));
             }
         }
-        self.add_used(&self.jobs[job], placement, true);
+        let total = self.jobs.as_ref()[job]
+            .executor_demand
+            .times(placement.executors());
+        self.add_used(total, true);
         for &(vm, _) in &placement.executors_per_vm {
             self.vm_generation[vm as usize] += 1;
         }
@@ -325,7 +354,7 @@ impl<'a> Simulation<'a> {
         r.start = Some(start);
         r.finish = Some(finish);
         r.hybrid = duration.is_hybrid(&self.cluster, &placement);
-        r.kind_mismatch = duration.is_kind_mismatch(&self.jobs[job], &placement);
+        r.kind_mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[job], &placement);
         self.placements[job] = Some(placement);
         self.push(finish, EventKind::Finish(job));
     }
@@ -340,8 +369,7 @@ impl<'a> Simulation<'a> {
         self.records[job].status = JobStatus::Unschedulable;
     }
 
-    fn add_used(&mut self, job: &Job, placement: &Placement, reserve: bool) {
-        let total = job.executor_demand.times(placement.executors());
+    fn add_used(&mut self, total: Resources, reserve: bool) {
         for d in 0..RESOURCE_DIMS {
             if reserve {
                 self.used[d] += u64::from(total.0[d]);
@@ -355,9 +383,9 @@ impl<'a> Simulation<'a> {
         let placement = self.placements[j]
             .take()
             .expect("a finishing job was placed");
-        let job = &self.jobs[j];
-        self.cluster.release(&placement, &job.executor_demand);
-        self.add_used(job, &placement, false);
+        let demand = self.jobs.as_ref()[j].executor_demand;
+        self.cluster.release(&placement, &demand);
+        self.add_used(demand.times(placement.executors()), false);
         self.records[j].status = JobStatus::Completed;
         let at = self.now + self.cfg.keep_alive_s;
         for &(vm, _) in &placement.executors_per_vm {

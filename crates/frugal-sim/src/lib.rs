@@ -9,5 +9,5 @@ pub mod metrics;
 pub mod output;
 pub mod workload;
 
-pub use engine::{SimConfig, simulate};
+pub use engine::{Batch, SimConfig, Simulation, simulate};
 pub use metrics::{JobRecord, JobStatus, RunResult, Summary, VmRecord};

@@ -5,6 +5,7 @@
 //! never mutates the cluster (the [`crate::scheduler::Scheduler`] applies the placement)
 //! and returns `None` when the job cannot be placed now, so the job waits.
 
+mod aep;
 mod asq;
 mod best_fit_decreasing;
 mod first_fit;
@@ -15,6 +16,7 @@ pub mod objective;
 mod optimal;
 mod round_robin;
 
+pub use aep::Aep;
 pub use asq::Asq;
 pub use best_fit_decreasing::BestFitDecreasing;
 pub use first_fit::FirstFit;
@@ -71,6 +73,9 @@ pub enum PolicyKind {
     Asq,
     /// Morpheus low-cost packing (paper 004 §6.1.3), [`Morpheus`].
     Morpheus,
+    /// Adaptive Executor Placement: spread or consolidate by job kind (paper 002 §7.1),
+    /// [`Aep`].
+    Aep,
     /// Exact optimum of the per-job objective (paper 000 Eq. 16), [`Optimal`].
     Optimal,
     /// Per-job MILP through a solver (paper 004 Alg. 2, paper 000 §6.2), [`Milp`].
@@ -100,7 +105,7 @@ impl Default for PolicyParams {
 
 impl PolicyKind {
     /// Every built-in policy, in table order.
-    pub const ALL: [PolicyKind; 9] = [
+    pub const ALL: [PolicyKind; 10] = [
         PolicyKind::RoundRobin,
         PolicyKind::RoundRobinConsolidate,
         PolicyKind::FirstFit,
@@ -108,6 +113,7 @@ impl PolicyKind {
         PolicyKind::Gio,
         PolicyKind::Asq,
         PolicyKind::Morpheus,
+        PolicyKind::Aep,
         PolicyKind::Optimal,
         PolicyKind::Milp,
     ];
@@ -122,6 +128,7 @@ impl PolicyKind {
             PolicyKind::Gio => "gio",
             PolicyKind::Asq => "asq",
             PolicyKind::Morpheus => "morpheus",
+            PolicyKind::Aep => "aep",
             PolicyKind::Optimal => "optimal",
             PolicyKind::Milp => "milp",
         }
@@ -142,6 +149,7 @@ impl PolicyKind {
             PolicyKind::Gio => Box::new(Gio::default()),
             PolicyKind::Asq => Box::new(Asq),
             PolicyKind::Morpheus => Box::new(Morpheus::default()),
+            PolicyKind::Aep => Box::new(Aep::default()),
             PolicyKind::Optimal => Box::new(Optimal::default()),
             PolicyKind::Milp => Box::new(Milp::new(params.milp_backend, params.milp_time_limit)),
         }
