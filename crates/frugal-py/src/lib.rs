@@ -1,0 +1,294 @@
+//! Python bindings: `frugal._native.Env` (one environment) and `frugal._native.VecEnv`
+//! (N environments stepped in one call). The Gymnasium classes wrap them in
+//! `python/frugal/__init__.py`.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use frugal_core::{Preset, PricingModel};
+use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Builds the configuration from the Python keyword arguments.
+fn config(
+    pattern: &str,
+    split: &str,
+    mode: &str,
+    beta: f64,
+    cluster: &str,
+    pricing: &str,
+    workload_seed: u64,
+) -> PyResult<EnvConfig> {
+    let pattern = match pattern {
+        "normal" => Pattern::Normal,
+        "burst" => Pattern::Burst,
+        p => {
+            return Err(value_error(format!(
+                "pattern must be 'normal' or 'burst', got {p:?}"
+            )));
+        }
+    };
+    let split = match split {
+        "train" => Split::Train,
+        "eval" => Split::Eval,
+        s => {
+            return Err(value_error(format!(
+                "split must be 'train' or 'eval', got {s:?}"
+            )));
+        }
+    };
+    let mode = match mode {
+        "masked" => Mode::Masked,
+        "paper" => Mode::Paper,
+        m => {
+            return Err(value_error(format!(
+                "mode must be 'masked' or 'paper', got {m:?}"
+            )));
+        }
+    };
+    let preset = Preset::parse(cluster)
+        .ok_or_else(|| value_error(format!("unknown cluster preset {cluster:?}")))?;
+    let pricing = PricingModel::parse(pricing)
+        .ok_or_else(|| value_error(format!("unknown pricing model {pricing:?}")))?;
+    let cluster = preset.config(pricing).build(cluster).map_err(value_error)?;
+    Ok(EnvConfig::paper002(
+        cluster,
+        swim_workloads(pattern, split, workload_seed),
+        mode,
+        beta,
+    ))
+}
+
+fn kpis<'py>(py: Python<'py>, env: &SparkPlacementEnv) -> PyResult<Bound<'py, PyDict>> {
+    let k = env.kpis();
+    let d = PyDict::new(py);
+    d.set_item("time_s", k.time_s)?;
+    d.set_item("cost", k.cost)?;
+    d.set_item("jobs_scheduled", k.jobs_scheduled)?;
+    d.set_item("jobs_total", k.jobs_total)?;
+    d.set_item("mean_duration_s", k.mean_duration_s)?;
+    d.set_item("mean_jct_s", k.mean_jct_s)?;
+    d.set_item("deadline_met_pct", k.deadline_met_pct)?;
+    Ok(d)
+}
+
+/// One environment (see `frugal.SparkPlacementEnv`).
+#[pyclass(module = "frugal._native")]
+struct Env {
+    inner: SparkPlacementEnv,
+}
+
+#[pymethods]
+impl Env {
+    #[new]
+    #[pyo3(signature = (pattern="burst", split="train", mode="masked", beta=0.5, cluster="paper002-cloud", pricing="real", workload_seed=1))]
+    fn new(
+        pattern: &str,
+        split: &str,
+        mode: &str,
+        beta: f64,
+        cluster: &str,
+        pricing: &str,
+        workload_seed: u64,
+    ) -> PyResult<Self> {
+        let cfg = config(pattern, split, mode, beta, cluster, pricing, workload_seed)?;
+        Ok(Env {
+            inner: SparkPlacementEnv::new(cfg).map_err(value_error)?,
+        })
+    }
+
+    /// N + 1.
+    #[getter]
+    fn action_count(&self) -> usize {
+        self.inner.action_count()
+    }
+
+    /// 3N + 6.
+    #[getter]
+    fn observation_len(&self) -> usize {
+        self.inner.observation_len()
+    }
+
+    /// Starts an episode; returns the observation (float32, shape (3N+6,)).
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> Bound<'py, PyArray1<f32>> {
+        PyArray1::from_slice(py, self.inner.reset(seed))
+    }
+
+    /// Takes an action; returns (observation, reward, terminated, truncated).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        action: usize,
+    ) -> PyResult<(Bound<'py, PyArray1<f32>>, f64, bool, bool)> {
+        let s = self.inner.step(action).map_err(value_error)?;
+        Ok((
+            PyArray1::from_slice(py, self.inner.observation()),
+            s.reward,
+            s.terminated,
+            s.truncated,
+        ))
+    }
+
+    /// Feasible actions (bool, shape (N+1,)).
+    fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        PyArray1::from_slice(py, self.inner.action_mask())
+    }
+
+    /// Cost, time and job KPIs so far.
+    fn kpis<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        kpis(py, &self.inner)
+    }
+}
+
+/// N environments stepped in one call, resetting each as soon as its episode ends.
+#[pyclass(module = "frugal._native")]
+struct VecEnv {
+    envs: Vec<SparkPlacementEnv>,
+    obs: Vec<f32>,
+}
+
+impl VecEnv {
+    fn write_obs(&mut self, i: usize) {
+        let d = self.envs[i].observation_len();
+        self.obs[i * d..(i + 1) * d].copy_from_slice(self.envs[i].observation());
+    }
+
+    fn obs_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let d = self.envs[0].observation_len();
+        PyArray1::from_slice(py, &self.obs).reshape([self.envs.len(), d])
+    }
+}
+
+#[pymethods]
+impl VecEnv {
+    #[new]
+    #[pyo3(signature = (num_envs, pattern="burst", split="train", mode="masked", beta=0.5, cluster="paper002-cloud", pricing="real", workload_seed=1))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        num_envs: usize,
+        pattern: &str,
+        split: &str,
+        mode: &str,
+        beta: f64,
+        cluster: &str,
+        pricing: &str,
+        workload_seed: u64,
+    ) -> PyResult<Self> {
+        if num_envs == 0 {
+            return Err(value_error("num_envs must be ≥ 1"));
+        }
+        let cfg = config(pattern, split, mode, beta, cluster, pricing, workload_seed)?;
+        let envs = (0..num_envs)
+            .map(|_| SparkPlacementEnv::new(cfg.clone()).map_err(value_error))
+            .collect::<PyResult<Vec<_>>>()?;
+        let d = envs[0].observation_len();
+        Ok(VecEnv {
+            obs: vec![0.0; num_envs * d],
+            envs,
+        })
+    }
+
+    /// Resets every environment (environment i with seed + i when a seed is given);
+    /// returns observations of shape (N_envs, 3N+6).
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        for i in 0..self.envs.len() {
+            self.envs[i].reset(seed.map(|s| s + i as u64));
+            self.write_obs(i);
+        }
+        self.obs_array(py)
+    }
+
+    /// Steps every environment with `actions` (int64, shape (N_envs,)); returns
+    /// (observations, rewards, terminated, truncated). An environment whose episode ended
+    /// is reset at once and its new first observation returned.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
+    )> {
+        let actions = actions.as_slice()?;
+        if actions.len() != self.envs.len() {
+            return Err(value_error(format!(
+                "expected {} actions, got {}",
+                self.envs.len(),
+                actions.len()
+            )));
+        }
+        let n = self.envs.len();
+        let (mut rewards, mut terminated, mut truncated) =
+            (vec![0.0; n], vec![false; n], vec![false; n]);
+        for i in 0..n {
+            let a = usize::try_from(actions[i])
+                .map_err(|_| value_error(format!("negative action {}", actions[i])))?;
+            let s = self.envs[i].step(a).map_err(value_error)?;
+            rewards[i] = s.reward;
+            terminated[i] = s.terminated;
+            truncated[i] = s.truncated;
+            if s.terminated || s.truncated {
+                self.envs[i].reset(None);
+            }
+            self.write_obs(i);
+        }
+        Ok((
+            self.obs_array(py)?,
+            PyArray1::from_vec(py, rewards),
+            PyArray1::from_vec(py, terminated),
+            PyArray1::from_vec(py, truncated),
+        ))
+    }
+
+    /// Feasible actions of every environment (bool, shape (N_envs, N+1)).
+    fn action_masks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let a = self.envs[0].action_count();
+        let flat: Vec<bool> = self
+            .envs
+            .iter()
+            .flat_map(|e| e.action_mask().iter().copied())
+            .collect();
+        PyArray1::from_vec(py, flat).reshape([self.envs.len(), a])
+    }
+
+    /// Number of environments.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.envs.len()
+    }
+
+    /// N + 1.
+    #[getter]
+    fn action_count(&self) -> usize {
+        self.envs[0].action_count()
+    }
+
+    /// 3N + 6.
+    #[getter]
+    fn observation_len(&self) -> usize {
+        self.envs[0].observation_len()
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Env>()?;
+    m.add_class::<VecEnv>()?;
+    Ok(())
+}
