@@ -17,7 +17,7 @@ use frugal_sim::experiment::Setup;
 use frugal_sim::metrics::percentile;
 use frugal_sim::workload::{Load, SyntheticConfig, synthetic};
 
-use crate::simulate::parse_policies;
+use crate::simulate::{PolicyChoice, parse_policies};
 
 /// Options of `frugal bench`.
 #[derive(Args, Debug)]
@@ -76,7 +76,13 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build; run `cargo run --release -- bench` for real figures");
     }
-    let policies = parse_policies(a.policies.as_deref())?;
+    let policies: Vec<PolicyKind> = parse_policies(a.policies.as_deref())?
+        .into_iter()
+        .filter_map(|p| match p {
+            PolicyChoice::Builtin(k) => Some(k),
+            PolicyChoice::Rl(_) => None,
+        })
+        .collect();
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
         jobs: 4096,

@@ -3,6 +3,7 @@
 mod bench;
 mod simulate;
 mod table;
+mod train;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +25,9 @@ enum Command {
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
     Bench(bench::BenchArgs),
+    /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
+    /// write a checkpoint usable as `--policies rl:<checkpoint>`.
+    Train(train::TrainArgs),
 }
 
 impl Cli {
@@ -42,6 +46,7 @@ fn main() -> std::process::ExitCode {
         None => simulate::run(&Cli::parse_from(["frugal", "simulate"]).simulate_args()),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Train(args)) => train::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -7,7 +7,8 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use frugal_core::policy::{MilpBackend, PolicyParams};
+use frugal_agents::RlPolicy;
+use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams};
 use frugal_core::{
     BillingGranularity, Cluster, ClusterConfig, DurationModel, HybridRule, Job, PolicyKind, Preset,
     PricingModel, QueueDiscipline, Rut,
@@ -63,8 +64,9 @@ pub struct SimulateArgs {
     /// Read jobs from a CSV file (format in the README) instead of a trace.
     #[arg(long, conflicts_with_all = ["trace", "hour"])]
     pub jobs_csv: Option<PathBuf>,
-    /// Comma-separated policies; default all: round-robin, round-robin-consolidate,
-    /// first-fit, best-fit-decreasing, gio, asq, morpheus.
+    /// Comma-separated policies; default all built-in ones: round-robin,
+    /// round-robin-consolidate, first-fit, best-fit-decreasing, gio, asq, morpheus, aep,
+    /// optimal, milp. `rl:<checkpoint>` adds an agent trained with `frugal train`.
     #[arg(long, value_delimiter = ',')]
     pub policies: Option<Vec<String>>,
     /// Queue discipline for every policy: fcfs, edf, deadline-first, morpheus; default:
@@ -269,20 +271,56 @@ pub fn parse_milp_backend(name: &str) -> Result<MilpBackend> {
     }
 }
 
-/// Parses `--policies` (default all).
-pub fn parse_policies(names: Option<&[String]>) -> Result<Vec<PolicyKind>> {
+/// A policy named on the command line: built in, or a trained agent (`rl:<checkpoint>`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolicyChoice {
+    /// One of the built-in policies.
+    Builtin(PolicyKind),
+    /// A checkpoint written by `frugal train`.
+    Rl(PathBuf),
+}
+
+impl PolicyChoice {
+    /// Name in tables and output directories.
+    pub fn label(&self) -> String {
+        match self {
+            PolicyChoice::Builtin(k) => k.name().to_string(),
+            PolicyChoice::Rl(p) => format!("rl:{}", p.display()),
+        }
+    }
+
+    /// A fresh instance.
+    pub fn build(&self, params: &PolicyParams) -> Result<Box<dyn PlacementPolicy>> {
+        match self {
+            PolicyChoice::Builtin(k) => Ok(k.build(params)),
+            PolicyChoice::Rl(p) => Ok(Box::new(RlPolicy::load(p)?)),
+        }
+    }
+}
+
+/// Parses `--policies` (default every built-in policy).
+pub fn parse_policies(names: Option<&[String]>) -> Result<Vec<PolicyChoice>> {
     match names {
-        None => Ok(PolicyKind::ALL.to_vec()),
+        None => Ok(PolicyKind::ALL
+            .iter()
+            .map(|&k| PolicyChoice::Builtin(k))
+            .collect()),
         Some(list) => list
             .iter()
             .map(|n| {
-                PolicyKind::parse(n.trim()).with_context(|| {
-                    let all: Vec<&str> = PolicyKind::ALL.iter().map(|k| k.name()).collect();
-                    format!(
-                        "--policies: unknown policy {n:?} (one of {})",
-                        all.join(", ")
-                    )
-                })
+                let n = n.trim();
+                if let Some(path) = n.strip_prefix("rl:") {
+                    return Ok(PolicyChoice::Rl(PathBuf::from(path)));
+                }
+                PolicyKind::parse(n)
+                    .map(PolicyChoice::Builtin)
+                    .with_context(|| {
+                        let all: Vec<&str> = PolicyKind::ALL.iter().map(|k| k.name()).collect();
+                        format!(
+                            "--policies: unknown policy {n:?} (one of {}, or rl:<checkpoint>)",
+                            all.join(", ")
+                        )
+                    })
             })
             .collect(),
     }
@@ -371,14 +409,15 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
     )?;
     for (label, runs) in workloads(a)? {
         let mut rows = Vec::new();
-        for &policy in &policies {
+        for policy in &policies {
             let mut summaries = Vec::new();
             for (r, jobs) in runs.iter().enumerate() {
-                let result = setup.run(policy, jobs);
+                let mut result = setup.run_with(policy.build(&setup.policy)?, jobs);
+                result.summary.policy = policy.label();
                 if let Some(dir) = &a.out {
                     let dir = dir.join(slug(&label)).join(format!(
                         "{}-seed{}",
-                        policy.name(),
+                        slug(&policy.label()),
                         a.seed + r as u64
                     ));
                     write_run(&result, &dir)?;

@@ -7,12 +7,12 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use frugal_core::cluster::Cluster;
-use frugal_core::job::{Job, JobKind};
+use frugal_core::job::Job;
 use frugal_core::placement::Placement;
-use frugal_core::resources::{CPU, MEMORY};
 use frugal_core::{BillingGranularity, DurationModel, QueueDiscipline, Rut, SchedulerConfig};
 use frugal_sim::{Batch, RunResult, SimConfig, Simulation};
 
+use crate::observation::{ObservationScale, encode, observation_len};
 use crate::reward::{EpisodeKpis, episodic_reward, mean_duration};
 
 /// How invalid actions are handled.
@@ -136,7 +136,7 @@ pub struct SparkPlacementEnv {
     result: Option<RunResult>,
     obs: Vec<f32>,
     mask: Vec<bool>,
-    norm: [f32; 4],
+    scale: ObservationScale,
 }
 
 impl SparkPlacementEnv {
@@ -158,26 +158,14 @@ impl SparkPlacementEnv {
         if cfg.cluster.is_empty() {
             return Err(EnvError::Config("the cluster has no VM".into()));
         }
-        let c = &cfg.cluster;
-        let max = |f: &dyn Fn(&frugal_core::Vm) -> f64| {
-            c.vms
-                .iter()
-                .map(f)
-                .fold(0.0, f64::max)
-                .max(f64::MIN_POSITIVE)
-        };
         let max_e = cfg
             .workloads
             .iter()
             .flat_map(|w| w.iter().map(|j| j.executors))
             .max()
             .unwrap_or(1);
-        let norm = [
-            max(&|v| f64::from(v.capacity.0[CPU])) as f32,
-            max(&|v| f64::from(v.capacity.0[MEMORY])) as f32,
-            max(&|v| v.price_per_second) as f32,
-            max_e as f32,
-        ];
+        let scale = ObservationScale::new(&cfg.cluster, max_e);
+        let c = &cfg.cluster;
         let n = c.len();
         let episode_jobs = Arc::clone(&cfg.workloads[0]);
         Ok(SparkPlacementEnv {
@@ -190,9 +178,9 @@ impl SparkPlacementEnv {
             scheduled: 0,
             done: true,
             result: None,
-            obs: vec![0.0; 3 * n + 6],
+            obs: vec![0.0; observation_len(n)],
             mask: vec![false; n + 1],
-            norm,
+            scale,
         })
     }
 
@@ -437,49 +425,43 @@ impl SparkPlacementEnv {
         reward
     }
 
+    /// The observation normalisers (saved with trained agents).
+    pub fn observation_scale(&self) -> &ObservationScale {
+        &self.scale
+    }
+
     /// Recomputes the observation and the action mask.
     fn refresh(&mut self) {
-        let n = self.cfg.cluster.len();
-        let [nc, nm, np, ne] = self.norm;
-        self.obs.iter_mut().for_each(|x| *x = 0.0);
         self.mask.iter_mut().for_each(|m| *m = false);
         let Some(sim) = self.sim.as_ref() else {
+            self.obs.iter_mut().for_each(|x| *x = 0.0);
             return;
         };
         let cluster = sim.cluster();
-        for (i, v) in cluster.vms.iter().enumerate() {
-            self.obs[3 * i] = v.free.0[CPU] as f32 / nc;
-            self.obs[3 * i + 1] = v.free.0[MEMORY] as f32 / nm;
-            self.obs[3 * i + 2] = v.price_per_second as f32 / np;
-        }
-        if self.done {
-            return;
-        }
-        let Some((j, placement, _)) = &self.current else {
+        let current = if self.done {
+            None
+        } else {
+            self.current.as_ref()
+        };
+        let offered = current.map(|(j, placement, _)| {
+            let job = &sim.jobs()[*j];
+            (job, job.executors - placement.executors())
+        });
+        encode(cluster, offered, &self.scale, &mut self.obs);
+        let Some((job, _)) = offered else {
             return;
         };
-        let job = &sim.jobs()[*j];
-        let base = 3 * n;
-        let kind = match job.kind {
-            JobKind::CpuBound => 0,
-            JobKind::MemoryBound => 1,
-            JobKind::NetworkBound => 2,
-        };
-        self.obs[base + kind] = 1.0;
-        self.obs[base + 3] = job.executor_demand.0[CPU] as f32 / nc;
-        self.obs[base + 4] = job.executor_demand.0[MEMORY] as f32 / nm;
-        self.obs[base + 5] = (job.executors - placement.executors()) as f32 / ne;
+        let placed_some = current.is_some_and(|(_, p, _)| p.executors() > 0);
         let mut any_fits = false;
         for (i, v) in cluster.vms.iter().enumerate() {
             let fits = v.free.fits(&job.executor_demand);
             self.mask[i + 1] = fits;
             any_fits |= fits;
         }
-        let can_wait = sim.has_pending_event();
-        self.mask[0] = can_wait
+        self.mask[0] = sim.has_pending_event()
             && match self.cfg.mode {
-                Mode::Paper => placement.executors() == 0,
-                Mode::Masked => placement.executors() == 0 || !any_fits,
+                Mode::Paper => !placed_some,
+                Mode::Masked => !placed_some || !any_fits,
             };
     }
 }

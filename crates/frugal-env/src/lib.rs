@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 mod env;
+pub mod observation;
 mod reward;
 pub mod workloads;
 

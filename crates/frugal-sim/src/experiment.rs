@@ -4,7 +4,7 @@ use frugal_core::DurationModel;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Cluster;
 use frugal_core::job::Job;
-use frugal_core::policy::{PolicyKind, PolicyParams};
+use frugal_core::policy::{PlacementPolicy, PolicyKind, PolicyParams};
 use frugal_core::queue::QueueDiscipline;
 use frugal_core::scheduler::SchedulerConfig;
 
@@ -35,9 +35,13 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// Simulates `jobs` with a fresh instance of `policy`.
+    /// Simulates `jobs` with a fresh instance of the built-in `policy`.
     pub fn run(&self, policy: PolicyKind, jobs: &[Job]) -> RunResult {
-        let policy = policy.build(&self.policy);
+        self.run_with(policy.build(&self.policy), jobs)
+    }
+
+    /// Simulates `jobs` with `policy` (e.g. a trained agent).
+    pub fn run_with(&self, policy: Box<dyn PlacementPolicy>, jobs: &[Job]) -> RunResult {
         let discipline = self.queue.unwrap_or_else(|| policy.default_queue());
         let cfg = SimConfig {
             scheduler: SchedulerConfig {

@@ -1,0 +1,144 @@
+//! frugal-agents: deep-RL executor placement (paper 002 §5) — DQN and REINFORCE trained on
+//! [`frugal_env`] with candle on the CPU, and trained agents as placement policies.
+
+#![warn(missing_docs)]
+
+mod checkpoint;
+mod dqn;
+mod mlp;
+mod policy;
+mod reinforce;
+
+pub use checkpoint::Checkpoint;
+pub use mlp::{Mlp, Weights, masked_argmax};
+pub use policy::RlPolicy;
+
+use frugal_env::{EpisodeKpis, SparkPlacementEnv};
+
+/// The learning algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentKind {
+    /// Deep Q-learning with a replay buffer, a target network and ε-greedy collection
+    /// (paper 002 §5.1, Alg. 1).
+    Dqn,
+    /// Monte-Carlo policy gradient (paper 002 §5.2, Alg. 2, Eq. 19).
+    Reinforce,
+}
+
+/// Training hyper-parameters; defaults follow paper 002 Table 5.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrainConfig {
+    /// Algorithm.
+    pub agent: AgentKind,
+    /// Training iterations (paper: 10,000 normal, 20,000 burst).
+    pub iterations: usize,
+    /// Hidden units of the fully connected layer (200).
+    pub hidden: usize,
+    /// Adam learning rate (0.001).
+    pub learning_rate: f64,
+    /// Discount factor γ (0.9).
+    pub gamma: f64,
+    /// DQN: minibatch size (64).
+    pub batch_size: usize,
+    /// DQN: replay buffer capacity (10,000).
+    pub replay_capacity: usize,
+    /// DQN: environment steps collected per iteration (10).
+    pub collect_steps: usize,
+    /// DQN: final ε of ε-greedy (0.001), reached after a linear decay from 1 over the
+    /// first tenth of the iterations.
+    pub epsilon: f64,
+    /// DQN: iterations between target-network updates.
+    pub target_update: usize,
+    /// REINFORCE: episodes collected per iteration (10).
+    pub collect_episodes: usize,
+    /// REINFORCE: subtract the mean episode return of the batch (and divide by its
+    /// standard deviation).
+    pub baseline: bool,
+    /// Seed of the weights, the exploration and the episode draws.
+    pub seed: u64,
+}
+
+impl TrainConfig {
+    /// Table 5 defaults for `agent`.
+    pub fn paper002(agent: AgentKind, iterations: usize, seed: u64) -> Self {
+        TrainConfig {
+            agent,
+            iterations,
+            hidden: 200,
+            learning_rate: 1e-3,
+            gamma: 0.9,
+            batch_size: 64,
+            replay_capacity: 10_000,
+            collect_steps: 10,
+            epsilon: 0.001,
+            target_update: 100,
+            collect_episodes: 10,
+            baseline: true,
+            seed,
+        }
+    }
+}
+
+/// Progress of training after one iteration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IterationStats {
+    /// Iteration, from 1.
+    pub iteration: usize,
+    /// Mean undiscounted return of the episodes finished in this iteration (None if none).
+    pub mean_return: Option<f64>,
+    /// Training loss of the update.
+    pub loss: f64,
+}
+
+/// Errors of training, checkpoints and trained policies.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// candle failed (shapes, I/O of safetensors).
+    #[error("network: {0}")]
+    Net(#[from] candle_core::Error),
+    /// The environment was misused.
+    #[error("environment: {0}")]
+    Env(#[from] frugal_env::EnvError),
+    /// A checkpoint is missing, unreadable or does not fit the cluster.
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
+}
+
+/// Trains an agent on `env`; `on_iteration` sees every iteration's statistics (for a
+/// progress bar). Returns the trained network.
+///
+/// # Errors
+/// [`AgentError`] if candle or the environment fails.
+pub fn train(
+    env: &mut SparkPlacementEnv,
+    cfg: &TrainConfig,
+    on_iteration: impl FnMut(&IterationStats, &Mlp),
+) -> Result<Mlp, AgentError> {
+    match cfg.agent {
+        AgentKind::Dqn => dqn::train(env, cfg, on_iteration),
+        AgentKind::Reinforce => reinforce::train(env, cfg, on_iteration),
+    }
+}
+
+/// Runs one greedy episode (masked argmax of the network's outputs) from `seed`; returns
+/// its KPIs and undiscounted return.
+///
+/// # Errors
+/// [`AgentError`] if candle or the environment fails.
+pub fn evaluate(
+    env: &mut SparkPlacementEnv,
+    net: &Mlp,
+    seed: u64,
+) -> Result<(EpisodeKpis, f64), AgentError> {
+    let mut w = net.weights()?;
+    let mut out = vec![0.0; env.action_count()];
+    env.reset(Some(seed));
+    let mut total = 0.0;
+    while !env.is_done() {
+        w.forward(env.observation(), &mut out);
+        let a = masked_argmax(&out, env.action_mask()).unwrap_or(0);
+        total += env.step(a)?.reward;
+    }
+    Ok((env.kpis(), total))
+}

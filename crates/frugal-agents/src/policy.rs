@@ -1,0 +1,100 @@
+//! A trained agent as a placement policy, usable by the simulator and the service.
+
+use std::path::Path;
+
+use frugal_core::cluster::Cluster;
+use frugal_core::job::Job;
+use frugal_core::placement::Placement;
+use frugal_core::policy::PlacementPolicy;
+use frugal_core::queue::QueueDiscipline;
+use frugal_env::observation::{ObservationScale, encode, observation_len};
+
+use crate::AgentError;
+use crate::checkpoint::Checkpoint;
+use crate::mlp::{Weights, masked_argmax};
+
+/// Places a job by asking the network for one executor at a time (greedy, masked
+/// argmax), exactly as the agent acted in the environment; choosing "wait" for the first
+/// executor, or finding no room mid-job, leaves the job waiting.
+pub struct RlPolicy {
+    weights: Weights,
+    scale: ObservationScale,
+    vms: usize,
+    scratch: Option<Cluster>,
+    obs: Vec<f32>,
+    mask: Vec<bool>,
+    out: Vec<f32>,
+}
+
+impl RlPolicy {
+    /// Loads a checkpoint written by `frugal train`.
+    ///
+    /// # Errors
+    /// [`AgentError::Checkpoint`] if the files are missing or invalid.
+    pub fn load(path: &Path) -> Result<RlPolicy, AgentError> {
+        let (ck, net) = Checkpoint::load(path)?;
+        Ok(RlPolicy {
+            weights: net.weights()?,
+            scale: ck.scale,
+            vms: ck.vms,
+            scratch: None,
+            obs: vec![0.0; observation_len(ck.vms)],
+            mask: vec![false; ck.vms + 1],
+            out: vec![0.0; ck.vms + 1],
+        })
+    }
+
+    /// Number of VMs the agent was trained for.
+    pub fn vms(&self) -> usize {
+        self.vms
+    }
+}
+
+impl PlacementPolicy for RlPolicy {
+    fn name(&self) -> &'static str {
+        "rl"
+    }
+
+    fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+        if cluster.len() != self.vms {
+            return None;
+        }
+        let scratch = match &mut self.scratch {
+            Some(s) => {
+                s.clone_from(cluster);
+                s
+            }
+            None => self.scratch.insert(cluster.clone()),
+        };
+        let d = &job.executor_demand;
+        let mut p = Placement::with_capacity(job.executors as usize);
+        for placed in 0..job.executors {
+            encode(
+                scratch,
+                Some((job, job.executors - placed)),
+                &self.scale,
+                &mut self.obs,
+            );
+            self.mask[0] = placed == 0;
+            for (i, v) in scratch.vms.iter().enumerate() {
+                self.mask[i + 1] = v.free.fits(d);
+            }
+            self.weights.forward(&self.obs, &mut self.out);
+            let action = masked_argmax(&self.out, &self.mask)?;
+            if action == 0 {
+                return None;
+            }
+            let vm = &mut scratch.vms[action - 1];
+            vm.free = vm
+                .free
+                .minus(d)
+                .expect("the mask admits only VMs with room");
+            p.add(vm.id, 1);
+        }
+        Some(p)
+    }
+
+    fn default_queue(&self) -> QueueDiscipline {
+        QueueDiscipline::Fcfs
+    }
+}
