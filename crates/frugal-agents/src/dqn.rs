@@ -1,7 +1,7 @@
 //! Deep Q-learning (paper 002 §5.1, Alg. 1, Eq. 15–16).
 
 use candle_core::{D, Device, Tensor};
-use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use candle_nn::Optimizer;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -30,17 +30,9 @@ pub(crate) fn train(
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
 ) -> Result<Mlp, AgentError> {
     let (d, a) = (env.observation_len(), env.action_count());
-    let online = Mlp::new(d, cfg.hidden, a, cfg.seed)?;
+    let (online, mut opt) = Mlp::with_adam(d, cfg, a)?;
     let target = Mlp::new(d, cfg.hidden, a, cfg.seed)?;
     target.copy_from(&online)?;
-    let mut opt = AdamW::new(
-        online.varmap.all_vars(),
-        ParamsAdamW {
-            lr: cfg.learning_rate,
-            weight_decay: 0.0,
-            ..Default::default()
-        },
-    )?;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9);
     let mut buffer: Vec<Transition> = Vec::with_capacity(cfg.replay_capacity);
     let mut next_slot = 0;

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use candle_core::{DType, Device, Module, Tensor, Var};
-use candle_nn::{Linear, VarBuilder, VarMap, linear};
+use candle_nn::{AdamW, Linear, Optimizer, ParamsAdamW, VarBuilder, VarMap, linear};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::AgentError;
+use crate::{AgentError, TrainConfig};
 
 /// A trainable two-layer perceptron `inputs → hidden (ReLU) → outputs`.
 pub struct Mlp {
@@ -50,6 +50,26 @@ impl Mlp {
             l2,
             dims: (inputs, hidden, outputs),
         })
+    }
+
+    /// A network of `cfg.hidden` units seeded with `cfg.seed`, and an Adam optimiser (no
+    /// weight decay) at `cfg.learning_rate` over its parameters.
+    ///
+    /// # Errors
+    /// [`AgentError::Net`] if candle fails.
+    pub fn with_adam(
+        inputs: usize,
+        cfg: &TrainConfig,
+        outputs: usize,
+    ) -> Result<(Mlp, AdamW), AgentError> {
+        let net = Mlp::new(inputs, cfg.hidden, outputs, cfg.seed)?;
+        let params = ParamsAdamW {
+            lr: cfg.learning_rate,
+            weight_decay: 0.0,
+            ..Default::default()
+        };
+        let opt = AdamW::new(net.varmap.all_vars(), params)?;
+        Ok((net, opt))
     }
 
     /// Batched forward pass: `x` of shape (batch, inputs) to (batch, outputs).

@@ -1,8 +1,8 @@
 //! REINFORCE (paper 002 §5.2, Alg. 2, Eq. 17–19).
 
 use candle_core::{Device, Tensor};
+use candle_nn::Optimizer;
 use candle_nn::ops::log_softmax;
-use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -17,15 +17,7 @@ pub(crate) fn train(
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
 ) -> Result<Mlp, AgentError> {
     let (d, a) = (env.observation_len(), env.action_count());
-    let net = Mlp::new(d, cfg.hidden, a, cfg.seed)?;
-    let mut opt = AdamW::new(
-        net.varmap.all_vars(),
-        ParamsAdamW {
-            lr: cfg.learning_rate,
-            weight_decay: 0.0,
-            ..Default::default()
-        },
-    )?;
+    let (net, mut opt) = Mlp::with_adam(d, cfg, a)?;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5851_f42d);
     let mut logits = vec![0.0; a];
     let mut probs = vec![0.0f64; a];

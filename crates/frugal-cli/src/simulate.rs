@@ -397,11 +397,16 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
     };
     writeln!(
         out,
-        "cluster {} ({} VMs, {}), pricing {}, {} billing, admission control {}, seed {}, {} repetition(s)",
+        "cluster {} ({} VMs, {}), {}, {} billing, admission control {}, seed {}, {} repetition(s)",
         a.cluster,
         setup.cluster.len(),
         setup.cluster.total_capacity,
-        a.pricing,
+        match Preset::parse(&a.cluster) {
+            Some(Preset::SmallHybrid | Preset::LargeHybrid) =>
+                format!("pricing model {}", a.pricing),
+            Some(_) => "AWS hourly prices".to_string(),
+            None => "prices from the file".to_string(),
+        },
         billing.name(),
         if a.admission_control { "on" } else { "off" },
         a.seed,

@@ -15,6 +15,21 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// The value named `given` among `options`, or a ValueError naming the `argument`.
+fn choose<T: Copy>(argument: &str, given: &str, options: &[(&str, T)]) -> PyResult<T> {
+    options
+        .iter()
+        .find(|(name, _)| *name == given)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<String> = options.iter().map(|(n, _)| format!("'{n}'")).collect();
+            value_error(format!(
+                "{argument} must be {}, got {given:?}",
+                names.join(" or ")
+            ))
+        })
+}
+
 /// Builds the configuration from the Python keyword arguments.
 fn config(
     pattern: &str,
@@ -25,33 +40,21 @@ fn config(
     pricing: &str,
     workload_seed: u64,
 ) -> PyResult<EnvConfig> {
-    let pattern = match pattern {
-        "normal" => Pattern::Normal,
-        "burst" => Pattern::Burst,
-        p => {
-            return Err(value_error(format!(
-                "pattern must be 'normal' or 'burst', got {p:?}"
-            )));
-        }
-    };
-    let split = match split {
-        "train" => Split::Train,
-        "eval" => Split::Eval,
-        s => {
-            return Err(value_error(format!(
-                "split must be 'train' or 'eval', got {s:?}"
-            )));
-        }
-    };
-    let mode = match mode {
-        "masked" => Mode::Masked,
-        "paper" => Mode::Paper,
-        m => {
-            return Err(value_error(format!(
-                "mode must be 'masked' or 'paper', got {m:?}"
-            )));
-        }
-    };
+    let pattern = choose(
+        "pattern",
+        pattern,
+        &[("normal", Pattern::Normal), ("burst", Pattern::Burst)],
+    )?;
+    let split = choose(
+        "split",
+        split,
+        &[("train", Split::Train), ("eval", Split::Eval)],
+    )?;
+    let mode = choose(
+        "mode",
+        mode,
+        &[("masked", Mode::Masked), ("paper", Mode::Paper)],
+    )?;
     let preset = Preset::parse(cluster)
         .ok_or_else(|| value_error(format!("unknown cluster preset {cluster:?}")))?;
     let pricing = PricingModel::parse(pricing)

@@ -1,6 +1,6 @@
 //! Adaptive Executor Placement (paper 002 §7.1 baseline).
 
-use super::{PlacementPolicy, fill, off_in};
+use super::{FirstFit, PlacementPolicy, off_in};
 use crate::cluster::{Cluster, VmId};
 use crate::job::{Job, JobKind};
 use crate::placement::Placement;
@@ -33,22 +33,7 @@ impl Aep {
             p.add(id, e);
             return Some(p);
         }
-        let mut p = Placement::with_capacity(4);
-        let rem = fill(
-            &mut p,
-            cluster,
-            d,
-            e,
-            cluster.vms.iter().filter(|v| v.is_active()).map(|v| v.id),
-        );
-        let rem = fill(
-            &mut p,
-            cluster,
-            d,
-            rem,
-            off_in(cluster, &cluster.by_price, |_| true),
-        );
-        (rem == 0).then_some(p)
+        FirstFit.place(job, cluster, 0.0)
     }
 
     fn spread(&mut self, job: &Job, cluster: &Cluster) -> Option<Placement> {
