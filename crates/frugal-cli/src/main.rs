@@ -1,6 +1,7 @@
 //! `frugal`: compare cost- and deadline-aware executor placement policies.
 
 mod bench;
+mod serve;
 mod simulate;
 mod table;
 mod train;
@@ -28,6 +29,8 @@ enum Command {
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
+    /// Run the scheduler service: HTTP API, durable SQLite state, the emulated backend.
+    Serve(serve::ServeArgs),
 }
 
 impl Cli {
@@ -47,6 +50,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
+        Some(Command::Serve(args)) => serve::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

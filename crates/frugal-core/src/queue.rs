@@ -103,9 +103,9 @@ impl OrderedJobs {
             .map(|(k, t)| (*k, *t))
     }
 
-    /// Removes a job.
-    pub fn remove(&mut self, key: &QueueKey) {
-        self.entries.remove(key);
+    /// Removes a job; returns false if it was not there.
+    pub fn remove(&mut self, key: &QueueKey) -> bool {
+        self.entries.remove(key).is_some()
     }
 
     /// Records that the job under `key` failed at `epoch`.

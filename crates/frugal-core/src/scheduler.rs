@@ -125,24 +125,36 @@ impl Scheduler {
         self.policy.can_ever_place(job, empty)
     }
 
-    /// Adds job `idx` (= `jobs[idx]`) to the queue.
-    pub fn enqueue(&mut self, idx: usize, job: &Job, cluster: &Cluster) {
+    /// The queue and key job `idx` is filed under.
+    fn key(&self, idx: usize, job: &Job, cluster: &Cluster) -> (Which, QueueKey) {
         let deadline = OrdF64(job.deadline.unwrap_or(f64::INFINITY));
         let arrival = OrdF64(job.arrival);
         match self.config.discipline {
             QueueDiscipline::Fcfs | QueueDiscipline::Morpheus => {
-                self.main.insert((arrival, OrdF64(0.0), idx))
+                (Which::Main, (arrival, OrdF64(0.0), idx))
             }
-            QueueDiscipline::Edf => self.main.insert((deadline, arrival, idx)),
+            QueueDiscipline::Edf => (Which::Main, (deadline, arrival, idx)),
+            QueueDiscipline::DeadlineFirst if job.deadline.is_some() => {
+                (Which::Main, (deadline, arrival, idx))
+            }
             QueueDiscipline::DeadlineFirst => {
-                if job.deadline.is_some() {
-                    self.main.insert((deadline, arrival, idx));
-                } else {
-                    let rd = self.config.rut.resource_demand(job, cluster);
-                    self.regular.insert((OrdF64(-rd), arrival, idx));
-                }
+                let rd = self.config.rut.resource_demand(job, cluster);
+                (Which::Regular, (OrdF64(-rd), arrival, idx))
             }
         }
+    }
+
+    /// Adds job `idx` (= `jobs[idx]`) to the queue.
+    pub fn enqueue(&mut self, idx: usize, job: &Job, cluster: &Cluster) {
+        let (which, key) = self.key(idx, job, cluster);
+        self.queue(which).insert(key);
+    }
+
+    /// Removes job `idx` from the queue (a cancellation); returns false if it was not
+    /// queued.
+    pub fn cancel(&mut self, idx: usize, job: &Job, cluster: &Cluster) -> bool {
+        let (which, key) = self.key(idx, job, cluster);
+        self.queue(which).remove(&key)
     }
 
     /// Tells the scheduler that resources were freed (a job ended), so jobs that failed
@@ -195,7 +207,9 @@ impl Scheduler {
         let mut after: Option<QueueKey> = None;
         while let Some((key, tried)) = self.queue(which).next_after(after.as_ref()) {
             match self.try_job(key.2, tried, jobs, cluster, now, out) {
-                Outcome::Done => self.queue(which).remove(&key),
+                Outcome::Done => {
+                    self.queue(which).remove(&key);
+                }
                 Outcome::Failed => {
                     let epoch = self.epoch;
                     self.queue(which).mark_tried(&key, epoch);
@@ -226,7 +240,9 @@ impl Scheduler {
         order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for &(_, key, tried) in &order {
             match self.try_job(key.2, tried, jobs, cluster, now, out) {
-                Outcome::Done => self.main.remove(&key),
+                Outcome::Done => {
+                    self.main.remove(&key);
+                }
                 Outcome::Failed => self.main.mark_tried(&key, self.epoch),
             }
         }
