@@ -15,7 +15,8 @@ use crate::mlp::{Weights, masked_argmax};
 
 /// Places a job by asking the network for one executor at a time (greedy, masked
 /// argmax), exactly as the agent acted in the environment; choosing "wait" for the first
-/// executor, or finding no room mid-job, leaves the job waiting.
+/// executor (feasible only while some job runs), or finding no room mid-job, leaves the
+/// job waiting.
 pub struct RlPolicy {
     weights: Weights,
     scale: ObservationScale,

@@ -19,8 +19,8 @@ use crate::reward::{EpisodeKpis, episodic_reward, mean_duration};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Paper 002 Table 3: an invalid action (a VM without room, a wait after placing part
-    /// of a job, a wait with nothing left to wait for) ends the episode with the invalid
-    /// reward.
+    /// of a job, a wait while no job runs — nothing could make room) ends the episode
+    /// with the invalid reward.
     Paper,
     /// An action mask marks the feasible actions; an action outside it is ignored and
     /// earns the invalid reward without ending the episode. Waiting after placing part of
@@ -458,7 +458,9 @@ impl SparkPlacementEnv {
             self.mask[i + 1] = fits;
             any_fits |= fits;
         }
-        self.mask[0] = sim.has_pending_event()
+        // Under FCFS only a completion can make room for the offered job, so waiting is
+        // feasible only while some job runs (RlPolicy applies the same rule).
+        self.mask[0] = sim.running_jobs() > 0
             && match self.cfg.mode {
                 Mode::Paper => !placed_some,
                 Mode::Masked => !placed_some || !any_fits,

@@ -76,8 +76,7 @@ pub struct Simulation<J: AsRef<[Job]>> {
     cluster: Cluster,
     empty: Cluster,
     events: BinaryHeap<EventKey>,
-    /// Events in `events` other than idle checks.
-    pending: usize,
+    running: usize,
     seq: u64,
     now: f64,
     records: Vec<JobRecord>,
@@ -156,7 +155,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             cluster: empty.clone(),
             empty,
             events: BinaryHeap::with_capacity(arrivals.len() * 2),
-            pending: 0,
+            running: 0,
             seq: 0,
             now: 0.0,
             records,
@@ -225,17 +224,13 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         self.events.is_empty()
     }
 
-    /// True if a completion, boot or arrival is still to come, i.e. waiting changes
-    /// something.
-    pub fn has_pending_event(&self) -> bool {
-        self.pending > 0
+    /// Jobs started and not yet finished.
+    pub fn running_jobs(&self) -> usize {
+        self.running
     }
 
     fn push(&mut self, time: f64, kind: EventKind) {
         self.seq += 1;
-        if kind.priority() < IDLE_PRIORITY {
-            self.pending += 1;
-        }
         self.events
             .push(Reverse((OrdF64(time), kind.priority(), self.seq, kind)));
     }
@@ -267,7 +262,6 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                 let Some(Reverse((.., kind))) = self.events.pop() else {
                     break;
                 };
-                self.pending -= 1;
                 match kind {
                     EventKind::Arrival(j) => batch.arrived.push(j),
                     EventKind::Finish(j) => {
@@ -356,6 +350,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         r.hybrid = duration.is_hybrid(&self.cluster, &placement);
         r.kind_mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[job], &placement);
         self.placements[job] = Some(placement);
+        self.running += 1;
         self.push(finish, EventKind::Finish(job));
     }
 
@@ -387,6 +382,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         self.cluster.release(&placement, &demand);
         self.add_used(demand.times(placement.executors()), false);
         self.records[j].status = JobStatus::Completed;
+        self.running -= 1;
         let at = self.now + self.cfg.keep_alive_s;
         for &(vm, _) in &placement.executors_per_vm {
             if self.cluster.vm(vm).executors == 0 {
