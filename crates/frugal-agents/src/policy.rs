@@ -68,6 +68,8 @@ impl PlacementPolicy for RlPolicy {
             None => self.scratch.insert(cluster.clone()),
         };
         let d = &job.executor_demand;
+        // As in the environment: waiting only while some job runs, never mid-job.
+        let can_wait = scratch.vms.iter().any(|v| v.executors > 0);
         let mut p = Placement::with_capacity(job.executors as usize);
         for placed in 0..job.executors {
             encode(
@@ -76,7 +78,7 @@ impl PlacementPolicy for RlPolicy {
                 &self.scale,
                 &mut self.obs,
             );
-            self.mask[0] = placed == 0;
+            self.mask[0] = placed == 0 && can_wait;
             for (i, v) in scratch.vms.iter().enumerate() {
                 self.mask[i + 1] = v.free.fits(d);
             }
