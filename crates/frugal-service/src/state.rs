@@ -271,14 +271,13 @@ impl State {
 
     /// Dollars accrued by `vm` up to `now`.
     pub fn vm_cost(&self, vm: VmId, now: f64) -> f64 {
-        let v = self.cluster.vm(vm);
-        let closed: f64 = self.intervals[vm as usize]
-            .iter()
-            .map(|(a, b)| self.billing.cost(b - a, v.price_per_second))
-            .sum();
-        let open = self.on_since[vm as usize]
-            .map_or(0.0, |a| self.billing.cost(now - a, v.price_per_second));
-        closed + open
+        let i = vm as usize;
+        self.billing.accrued(
+            &self.intervals[i],
+            self.on_since[i],
+            now,
+            self.cluster.vm(vm).price_per_second,
+        )
     }
 
     /// Dollars accrued by the VMs of `site` up to `now`.

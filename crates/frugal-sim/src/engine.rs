@@ -203,13 +203,12 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             .iter()
             .map(|v| {
                 let i = v.id as usize;
-                let closed: f64 = self.vm_intervals[i]
-                    .iter()
-                    .map(|(a, b)| billing.cost(b - a, v.price_per_second))
-                    .sum();
-                let open = self.vm_on_since[i]
-                    .map_or(0.0, |a| billing.cost(self.now - a, v.price_per_second));
-                closed + open
+                billing.accrued(
+                    &self.vm_intervals[i],
+                    self.vm_on_since[i],
+                    self.now,
+                    v.price_per_second,
+                )
             })
             .sum()
     }
