@@ -1,4 +1,5 @@
-//! `frugal serve`: the scheduler service on the emulated backend.
+//! `frugal serve`: the scheduler service, on the emulated backend or a real Spark
+//! standalone cluster.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,7 +9,8 @@ use clap::Args;
 
 use frugal_core::policy::PolicyParams;
 use frugal_core::{DurationModel, QueueDiscipline, SchedulerConfig};
-use frugal_service::ServiceConfig;
+use frugal_service::backend::SparkConfig;
+use frugal_service::{BackendConfig, ServiceConfig};
 
 use crate::simulate::{build_cluster, parse_policies};
 
@@ -22,6 +24,25 @@ pub struct ServeArgs {
     /// history survive restarts there.
     #[arg(long, default_value = "frugal.db")]
     pub db: PathBuf,
+    /// Database URL instead of --db, e.g. postgres://user:password@localhost/frugal.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    /// Backend: `emulated` (in-process, no setup) or `spark-standalone` (a real Spark
+    /// master and workers on loopback; needs Java 17 and `pip install pyspark`).
+    #[arg(long, default_value = "emulated")]
+    pub backend: String,
+    /// spark-standalone: Python with pyspark (drivers and executors run it).
+    #[arg(long, default_value = "python3")]
+    pub python: PathBuf,
+    /// spark-standalone: directory for logs, PID files and exit statuses.
+    #[arg(long, default_value = "frugal-spark")]
+    pub spark_dir: PathBuf,
+    /// spark-standalone: master RPC port (its web UI is on --spark-ui-port).
+    #[arg(long, default_value_t = 17077)]
+    pub spark_port: u16,
+    /// spark-standalone: master web UI port.
+    #[arg(long, default_value_t = 18080)]
+    pub spark_ui_port: u16,
     /// Cluster preset or TOML file (as for `simulate`).
     #[arg(long, default_value = "small-hybrid")]
     pub cluster: String,
@@ -37,7 +58,7 @@ pub struct ServeArgs {
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
-    /// Emulated backend: service seconds per wall-clock second.
+    /// emulated: service seconds per wall-clock second.
     #[arg(long, default_value_t = 60.0)]
     pub speedup: f64,
 }
@@ -56,9 +77,24 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         Some(q) => QueueDiscipline::parse(q)
             .with_context(|| format!("--queue: unknown discipline {q:?}"))?,
     };
+    let backend = match a.backend.as_str() {
+        "emulated" => BackendConfig::Emulated { speedup: a.speedup },
+        "spark-standalone" => {
+            let work_dir = std::path::absolute(&a.spark_dir)?;
+            let mut spark = SparkConfig::discover(&a.python, &work_dir)?;
+            spark.master_port = a.spark_port;
+            spark.master_ui_port = a.spark_ui_port;
+            BackendConfig::SparkStandalone(spark)
+        }
+        other => bail!("--backend: unknown backend {other:?} (emulated, spark-standalone)"),
+    };
+    let database_url = a
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite:{}", a.db.display()));
     let cfg = ServiceConfig {
         bind: a.bind,
-        database_url: format!("sqlite:{}", a.db.display()),
+        database_url: database_url.clone(),
         cluster,
         billing,
         scheduler: SchedulerConfig {
@@ -69,17 +105,20 @@ pub fn run(a: &ServeArgs) -> Result<()> {
             boot_latency_s: 0.0,
             charge_decision_time: false,
         },
-        speedup: a.speedup,
+        backend,
+    };
+    let speed = match &cfg.backend {
+        BackendConfig::Emulated { speedup } => format!("emulated backend x{speedup}"),
+        BackendConfig::SparkStandalone(s) => format!("Spark {}", s.spark_home.display()),
     };
     eprintln!(
-        "frugal serve: {} on {} ({} VMs, policy {}, {} queue, x{} emulated time), state in {}",
+        "frugal serve: {} on {} ({} VMs, policy {}, {} queue, {speed}), state in {}",
         a.bind,
         a.cluster,
         cfg.cluster.len(),
         choice.label(),
         discipline.name(),
-        a.speedup,
-        a.db.display()
+        database_url.split('@').next_back().unwrap_or_default(),
     );
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(frugal_service::serve(cfg, policy))?;

@@ -157,6 +157,41 @@ impl Scheduler {
         self.queue(which).remove(&key)
     }
 
+    /// Takes the decision times recorded so far, leaving none (a long-running service
+    /// moves them into a histogram instead of keeping them all).
+    pub fn take_decision_times(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.times.seconds)
+    }
+
+    /// Places `job` at `now` outside the queue and admission control — to replace
+    /// executors a running job lost — and reserves them until `busy_until` (seconds).
+    /// Returns the placement and the VMs it turned on, or None if the policy cannot place
+    /// it now.
+    pub fn place_now(
+        &mut self,
+        job: &Job,
+        cluster: &mut Cluster,
+        now: f64,
+        busy_until: f64,
+    ) -> Option<(Placement, Vec<VmId>)> {
+        let t0 = Instant::now();
+        let placed = self.policy.place(job, cluster, now);
+        self.times.seconds.push(t0.elapsed().as_secs_f64());
+        let placement = placed?;
+        let mut powered_on = Vec::new();
+        cluster
+            .reserve(
+                &placement,
+                &job.executor_demand,
+                now,
+                self.config.boot_latency_s,
+                &mut powered_on,
+            )
+            .expect("a policy returned a placement over a VM's free capacity");
+        cluster.extend_busy(&placement, busy_until);
+        Some((placement, powered_on))
+    }
+
     /// Tells the scheduler that resources were freed (a job ended), so jobs that failed
     /// before are worth trying again.
     pub fn resources_freed(&mut self) {

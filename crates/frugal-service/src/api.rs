@@ -1,6 +1,6 @@
 //! The HTTP API (spec: `GET /openapi.json`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -52,10 +52,17 @@ fn view(e: &Entry) -> Value {
         "deadline": e.job.deadline,
         "start": e.start,
         "finish": e.finish,
-        "placement": e.placement.as_ref().map(|p| p.executors_per_vm.iter()
-            .map(|(vm, n)| json!({"vm": vm, "executors": n})).collect::<Vec<_>>()),
+        "placement": e.placement.as_ref().map(|p| per_vm(&p.executors_per_vm)),
+        "observed_placement": e.observed.as_deref().map(per_vm),
         "reason": e.reason,
     })
+}
+
+fn per_vm(executors_per_vm: &[(u32, u32)]) -> Vec<Value> {
+    executors_per_vm
+        .iter()
+        .map(|(vm, n)| json!({"vm": vm, "executors": n}))
+        .collect()
 }
 
 impl IntoResponse for ServiceError {
@@ -124,7 +131,10 @@ async fn list_jobs(AxState(svc): AxState<Arc<Service>>) -> Response {
     let jobs: Vec<Value> = st
         .entries
         .iter()
-        .map(|e| json!({"id": e.submission.id, "state": e.state}))
+        .map(|e| {
+            json!({"id": e.submission.id, "state": e.state,
+                         "submitted_at": e.job.arrival, "start": e.start})
+        })
         .collect();
     axum::Json(json!({ "jobs": jobs })).into_response()
 }
@@ -184,9 +194,8 @@ pub(crate) struct Metrics {
     jobs: IntGaugeVec,
     queue: prometheus::IntGauge,
     cost: GaugeVec,
-    decisions: prometheus::IntGauge,
+    decisions: prometheus::IntCounter,
     latency: Histogram,
-    observed: Mutex<usize>,
     deadline: IntGaugeVec,
     time: Gauge,
 }
@@ -206,8 +215,9 @@ impl Metrics {
             &["site"],
         )
         .expect("valid");
-        let decisions = prometheus::IntGauge::new("frugal_decisions", "Placement decisions made")
-            .expect("valid");
+        let decisions =
+            prometheus::IntCounter::new("frugal_decisions_total", "Placement decisions made")
+                .expect("valid");
         let latency = Histogram::with_opts(
             HistogramOpts::new(
                 "frugal_decision_latency_seconds",
@@ -240,9 +250,18 @@ impl Metrics {
             cost,
             decisions,
             latency,
-            observed: Mutex::new(0),
             deadline,
             time,
+        }
+    }
+}
+
+impl Metrics {
+    /// Records decision times (seconds) in the latency histogram.
+    pub(crate) fn observe_decisions(&self, seconds: &[f64]) {
+        self.decisions.inc_by(seconds.len() as u64);
+        for &t in seconds {
+            self.latency.observe(t);
         }
     }
 }
@@ -252,13 +271,7 @@ async fn metrics(AxState(svc): AxState<Arc<Service>>) -> Response {
     let m = &svc.metrics;
     {
         let st = svc.lock();
-        for s in [
-            JobState::Queued,
-            JobState::Running,
-            JobState::Completed,
-            JobState::Cancelled,
-            JobState::Dropped,
-        ] {
+        for s in JobState::ALL {
             m.jobs
                 .with_label_values(&[s.as_str()])
                 .set(st.entries.iter().filter(|e| e.state == s).count() as i64);
@@ -269,18 +282,11 @@ async fn metrics(AxState(svc): AxState<Arc<Service>>) -> Response {
                 .with_label_values(&[site.as_str()])
                 .set(st.site_cost(site, now));
         }
-        let times = &st.scheduler().decision_times().seconds;
-        m.decisions.set(times.len() as i64);
-        let mut observed = m.observed.lock().unwrap_or_else(|p| p.into_inner());
-        for t in &times[*observed..] {
-            m.latency.observe(*t);
-        }
-        *observed = times.len();
         let (mut met, mut missed) = (0, 0);
         for e in st.entries.iter().filter(|e| e.job.deadline.is_some()) {
             match (e.state, e.finish, e.job.deadline) {
                 (JobState::Completed, Some(f), Some(d)) if f <= d => met += 1,
-                (JobState::Completed | JobState::Dropped, ..) => missed += 1,
+                (JobState::Completed | JobState::Failed | JobState::Dropped, ..) => missed += 1,
                 _ => {}
             }
         }

@@ -11,6 +11,7 @@ use frugal_core::job::Job;
 use frugal_core::placement::Placement;
 use frugal_core::scheduler::{Decision, Scheduler};
 
+use crate::store::JobUpdate;
 use crate::submission::Submission;
 
 /// Lifecycle of an accepted job.
@@ -21,8 +22,10 @@ pub enum JobState {
     Queued,
     /// Executors placed and running.
     Running,
-    /// Finished.
+    /// Finished successfully.
     Completed,
+    /// Ended unsuccessfully on the backend (see its reason).
+    Failed,
     /// Cancelled by the user.
     Cancelled,
     /// Dropped by admission control: it could not meet its deadline.
@@ -36,22 +39,25 @@ impl JobState {
             JobState::Queued => "queued",
             JobState::Running => "running",
             JobState::Completed => "completed",
+            JobState::Failed => "failed",
             JobState::Cancelled => "cancelled",
             JobState::Dropped => "dropped",
         }
     }
 
+    /// Every state, in lifecycle order.
+    pub const ALL: [JobState; 6] = [
+        JobState::Queued,
+        JobState::Running,
+        JobState::Completed,
+        JobState::Failed,
+        JobState::Cancelled,
+        JobState::Dropped,
+    ];
+
     /// Parses a stored name.
     pub fn parse(s: &str) -> Option<JobState> {
-        [
-            JobState::Queued,
-            JobState::Running,
-            JobState::Completed,
-            JobState::Cancelled,
-            JobState::Dropped,
-        ]
-        .into_iter()
-        .find(|x| x.as_str() == s)
+        JobState::ALL.into_iter().find(|x| x.as_str() == s)
     }
 }
 
@@ -70,26 +76,45 @@ pub struct Entry {
     pub start: Option<f64>,
     /// Finish (estimated while running), service seconds.
     pub finish: Option<f64>,
-    /// Why it was re-queued or dropped.
+    /// Why it was re-queued, dropped or failed.
     pub reason: Option<String>,
+    /// Executors per VM as the backend last reported them.
+    pub observed: Option<Vec<(VmId, u32)>>,
 }
 
 /// A change to persist and act on, produced by the state machine.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
-    /// Job `idx` started: launch it on the backend for `duration` seconds.
-    Started {
+    /// Job `idx` was placed: launch it on the backend.
+    Launch(usize),
+    /// Running job `idx` gets executors on `placement` (a replacement for lost ones).
+    AddExecutors {
         /// Job index.
         idx: usize,
-        /// Service seconds it should run.
-        duration: f64,
+        /// Where the new executors go.
+        placement: Placement,
     },
-    /// Job `idx` changed state (persist it).
+    /// Stop running job `idx` on the backend.
+    Stop(usize),
+    /// Job `idx` changed (persist it).
     Changed(usize),
     /// VM turned on at the time given.
     VmOn(VmId, f64),
     /// VM turned off at the time given.
     VmOff(VmId, f64),
+}
+
+/// What the store says about a job that was running when the service stopped.
+#[derive(Clone, Debug)]
+pub struct Restored {
+    /// Its placement.
+    pub placement: Placement,
+    /// Start, service seconds.
+    pub start: Option<f64>,
+    /// Estimated finish, service seconds.
+    pub finish: Option<f64>,
+    /// Last observed executors per VM.
+    pub observed: Option<Vec<(VmId, u32)>>,
 }
 
 /// The live state.
@@ -137,9 +162,24 @@ impl State {
         self.scheduler.queued()
     }
 
-    /// The scheduler (for its decision times).
-    pub fn scheduler(&self) -> &Scheduler {
-        &self.scheduler
+    /// The row to store for job `idx`.
+    pub fn update_of(&self, idx: usize) -> JobUpdate {
+        let e = &self.entries[idx];
+        let json = |v: &Vec<(VmId, u32)>| serde_json::to_string(v).expect("placements serialise");
+        JobUpdate {
+            id: e.submission.id.clone(),
+            state: e.state.as_str(),
+            placement: e.placement.as_ref().map(|p| json(&p.executors_per_vm)),
+            start: e.start,
+            finish: e.finish,
+            reason: e.reason.clone(),
+            observed: e.observed.as_ref().map(json),
+        }
+    }
+
+    /// Takes the decision times (seconds) recorded since the last call.
+    pub fn take_decision_times(&mut self) -> Vec<f64> {
+        self.scheduler.take_decision_times()
     }
 
     /// Adds an accepted job in `state` (restored jobs may be finished already); queued
@@ -156,6 +196,7 @@ impl State {
             start: None,
             finish: None,
             reason: None,
+            observed: None,
         };
         if state == JobState::Queued {
             if self.scheduler.can_ever_place(&entry.job, &self.empty) {
@@ -169,8 +210,29 @@ impl State {
         idx
     }
 
-    /// Restores closed and open VM power intervals from the database (open ones are
-    /// closed at `now`: the backend does not survive a restart).
+    /// Adds a job the backend still runs after a restart, reserving its executors.
+    pub fn add_running(&mut self, submission: Submission, job: Job, restored: Restored) -> usize {
+        let idx = self.add(submission, job, JobState::Running);
+        let e = &mut self.entries[idx];
+        e.start = restored.start;
+        e.finish = restored.finish;
+        e.observed = restored.observed;
+        let at = restored.start.unwrap_or(e.job.arrival);
+        self.cluster
+            .reserve(
+                &restored.placement,
+                &e.job.executor_demand,
+                at,
+                0.0,
+                &mut Vec::new(),
+            )
+            .expect("a restored placement fits the cluster it was made on");
+        e.placement = Some(restored.placement);
+        idx
+    }
+
+    /// Restores VM power intervals from the database. An open interval stays open if the
+    /// VM hosts a job the backend still runs, and is closed at `now` otherwise.
     pub fn restore_power(
         &mut self,
         intervals: &[(u32, f64, Option<f64>)],
@@ -178,12 +240,17 @@ impl State {
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
         for &(vm, on, off) in intervals {
-            if let Some(v) = self.intervals.get_mut(vm as usize) {
-                let off = off.unwrap_or_else(|| {
+            let i = vm as usize;
+            if i >= self.intervals.len() {
+                continue;
+            }
+            match off {
+                Some(off) => self.intervals[i].push((on, off)),
+                None if self.cluster.vm(vm).executors > 0 => self.on_since[i] = Some(on),
+                None => {
+                    self.intervals[i].push((on, now));
                     effects.push(Effect::VmOff(vm, now));
-                    now
-                });
-                v.push((on, off));
+                }
             }
         }
         effects
@@ -213,11 +280,8 @@ impl State {
                     e.placement = Some(placement);
                     e.start = Some(start);
                     e.finish = Some(finish);
-                    effects.push(Effect::Started {
-                        idx: job,
-                        duration: finish - start,
-                    });
                     effects.push(Effect::Changed(job));
+                    effects.push(Effect::Launch(job));
                 }
                 Decision::Dropped { job } => {
                     let e = &mut self.entries[job];
@@ -230,9 +294,15 @@ impl State {
         effects
     }
 
-    /// Job `idx` ended at `now` (completed or cancelled while running): frees its
-    /// executors and turns idle VMs off.
-    pub fn finish(&mut self, idx: usize, now: f64, state: JobState) -> Vec<Effect> {
+    /// Running job `idx` ended at `now` in `state` (completed, failed or cancelled):
+    /// frees its executors and turns idle VMs off. Does nothing for other jobs.
+    pub fn finish(
+        &mut self,
+        idx: usize,
+        now: f64,
+        state: JobState,
+        reason: Option<String>,
+    ) -> Vec<Effect> {
         let mut effects = Vec::new();
         let e = &mut self.entries[idx];
         if e.state != JobState::Running {
@@ -240,12 +310,21 @@ impl State {
         }
         e.state = state;
         e.finish = Some(now);
+        if reason.is_some() {
+            e.reason = reason;
+        }
         let placement = e.placement.clone().expect("running jobs are placed");
-        let demand = e.job.executor_demand;
-        self.cluster.release(&placement, &demand);
-        self.scheduler.resources_freed();
+        self.release(idx, &placement, now, &mut effects);
         effects.push(Effect::Changed(idx));
-        for &(vm, _) in &placement.executors_per_vm {
+        effects
+    }
+
+    /// Frees `part` of job `idx`'s executors at `now` and turns the VMs left idle off.
+    fn release(&mut self, idx: usize, part: &Placement, now: f64, effects: &mut Vec<Effect>) {
+        let demand = self.entries[idx].job.executor_demand;
+        self.cluster.release(part, &demand);
+        self.scheduler.resources_freed();
+        for &(vm, _) in &part.executors_per_vm {
             if self.cluster.power_off(vm) {
                 if let Some(on) = self.on_since[vm as usize].take() {
                     self.intervals[vm as usize].push((on, now));
@@ -253,7 +332,86 @@ impl State {
                 effects.push(Effect::VmOff(vm, now));
             }
         }
+    }
+
+    /// Running job `idx` lost its executors on `vm` at `now` (the VM or its worker
+    /// died). They are released (the VM is turned off if that leaves it idle) and the
+    /// policy places replacements at once; if it cannot, the job fails with a reason.
+    pub fn lost(&mut self, idx: usize, vm: VmId, now: f64) -> Vec<Effect> {
+        let e = &self.entries[idx];
+        let Some(placement) = e.placement.clone().filter(|_| e.state == JobState::Running) else {
+            return Vec::new();
+        };
+        let Some(&(_, n)) = placement.executors_per_vm.iter().find(|p| p.0 == vm) else {
+            return Vec::new();
+        };
+        let mut effects = Vec::new();
+        let kept = Placement {
+            executors_per_vm: placement
+                .executors_per_vm
+                .iter()
+                .copied()
+                .filter(|p| p.0 != vm)
+                .collect(),
+        };
+        self.release(
+            idx,
+            &Placement {
+                executors_per_vm: vec![(vm, n)],
+            },
+            now,
+            &mut effects,
+        );
+        let mut lost_part = self.entries[idx].job.clone();
+        lost_part.executors = n;
+        let until = self.entries[idx].finish.unwrap_or(now).max(now);
+        match self
+            .scheduler
+            .place_now(&lost_part, &mut self.cluster, now, until)
+        {
+            Some((replacement, powered_on)) => {
+                for on in powered_on {
+                    self.on_since[on as usize] = Some(now);
+                    effects.push(Effect::VmOn(on, now));
+                }
+                let mut merged = kept;
+                for &(v, k) in &replacement.executors_per_vm {
+                    match merged.executors_per_vm.iter_mut().find(|p| p.0 == v) {
+                        Some(p) => p.1 += k,
+                        None => merged.executors_per_vm.push((v, k)),
+                    }
+                }
+                merged.executors_per_vm.sort_unstable();
+                let e = &mut self.entries[idx];
+                e.placement = Some(merged);
+                e.reason = Some(format!(
+                    "{n} executor(s) lost on VM {vm} at {now:.0} s were replaced"
+                ));
+                effects.push(Effect::Changed(idx));
+                effects.push(Effect::AddExecutors {
+                    idx,
+                    placement: replacement,
+                });
+            }
+            None => {
+                self.entries[idx].placement = Some(kept.clone());
+                let reason =
+                    format!("{n} executor(s) lost on VM {vm} and no capacity to replace them");
+                effects.extend(self.finish(idx, now, JobState::Failed, Some(reason)));
+                effects.push(Effect::Stop(idx));
+            }
+        }
         effects
+    }
+
+    /// Records the executors per VM the backend reports for job `idx`.
+    pub fn observed(&mut self, idx: usize, executors_per_vm: Vec<(VmId, u32)>) -> Vec<Effect> {
+        let e = &mut self.entries[idx];
+        if e.state != JobState::Running || e.observed.as_ref() == Some(&executors_per_vm) {
+            return Vec::new();
+        }
+        e.observed = Some(executors_per_vm);
+        vec![Effect::Changed(idx)]
     }
 
     /// Cancels job `idx` at `now`; returns the effects, or None if it had already ended.
@@ -264,7 +422,11 @@ impl State {
                 self.entries[idx].state = JobState::Cancelled;
                 Some(vec![Effect::Changed(idx)])
             }
-            JobState::Running => Some(self.finish(idx, now, JobState::Cancelled)),
+            JobState::Running => {
+                let mut effects = self.finish(idx, now, JobState::Cancelled, None);
+                effects.push(Effect::Stop(idx));
+                Some(effects)
+            }
             _ => None,
         }
     }

@@ -13,7 +13,7 @@ use frugal_core::{
     BillingGranularity, DurationModel, PolicyKind, PolicyParams, Preset, PricingModel,
     QueueDiscipline, Rut, SchedulerConfig,
 };
-use frugal_service::{Service, ServiceConfig, Store, router, start};
+use frugal_service::{BackendConfig, Service, ServiceConfig, Store, router, start};
 
 fn config(db: &std::path::Path, speedup: f64) -> ServiceConfig {
     ServiceConfig {
@@ -32,7 +32,7 @@ fn config(db: &std::path::Path, speedup: f64) -> ServiceConfig {
             boot_latency_s: 0.0,
             charge_decision_time: false,
         },
-        speedup,
+        backend: BackendConfig::Emulated { speedup },
     }
 }
 

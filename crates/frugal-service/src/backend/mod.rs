@@ -1,0 +1,96 @@
+//! Backends run placed jobs and power VMs on and off. The service tells a backend what
+//! to do through [`Backend`]; the backend reports what happened as [`BackendEvent`]s on
+//! the channel it was built with.
+
+mod emulated;
+mod spark;
+
+pub use emulated::Emulated;
+pub use spark::{SparkConfig, SparkError, SparkStandalone, vm_address, vm_of};
+
+use frugal_core::cluster::VmId;
+use frugal_core::placement::Placement;
+
+use crate::submission::Submission;
+
+/// A placed job to run.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The service's job index (echoed in events).
+    pub idx: usize,
+    /// The job as submitted (id, application, executor size).
+    pub submission: Submission,
+    /// Executors per VM.
+    pub placement: Placement,
+    /// Estimated run time under this placement, service seconds (the emulated backend
+    /// runs the job for exactly this long).
+    pub duration_s: f64,
+}
+
+/// What a backend reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BackendEvent {
+    /// The job ended successfully.
+    Finished {
+        /// Job index.
+        idx: usize,
+    },
+    /// The job ended unsuccessfully.
+    Failed {
+        /// Job index.
+        idx: usize,
+        /// What the backend saw (exit code, last error line).
+        reason: String,
+    },
+    /// The job's executors on `vm` were lost (the VM or its worker died); the service
+    /// re-places them or fails the job.
+    Lost {
+        /// Job index.
+        idx: usize,
+        /// The VM lost.
+        vm: VmId,
+    },
+    /// The executors the job actually has per VM, as the backend reports them.
+    Observed {
+        /// Job index.
+        idx: usize,
+        /// `(vm, executors)` in VM order.
+        executors_per_vm: Vec<(VmId, u32)>,
+    },
+}
+
+/// A cluster that runs jobs. Calls return at once; the work happens in the background
+/// and its outcome comes back as [`BackendEvent`]s.
+pub trait Backend: Send + Sync {
+    /// Name used in logs and the config (`emulated`, `spark-standalone`).
+    fn name(&self) -> &'static str;
+
+    /// Service seconds per wall-clock second (1 for real clusters).
+    fn speedup(&self) -> f64 {
+        1.0
+    }
+
+    /// Turns `vm` on.
+    fn power_on(&self, vm: VmId);
+
+    /// Turns `vm` off, stopping anything still running on it.
+    fn power_off(&self, vm: VmId);
+
+    /// Starts a placed job.
+    fn launch(&self, job: Launch);
+
+    /// Adds executors to running job `job.idx` on `job.placement` (a replacement for
+    /// lost ones).
+    fn add_executors(&self, job: Launch);
+
+    /// Stops job `idx` (cancelled); reports nothing more for it.
+    fn stop(&self, idx: usize);
+
+    /// After a restart: takes over `job` if the backend still runs it (or it ended while
+    /// the service was down — its end is then reported). False if the backend knows
+    /// nothing of it, so the service runs it again.
+    fn reattach(&self, job: &Launch) -> bool;
+
+    /// Stops everything the backend started (clean shutdown).
+    fn shutdown(&self);
+}
