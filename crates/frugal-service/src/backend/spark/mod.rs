@@ -258,11 +258,11 @@ fn start_workers(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result
     let id = &job.submission.id;
     let workers = dir.join("workers");
     fs::create_dir_all(&workers)?;
-    let mut k = fs::read_dir(&workers)?
+    let before = fs::read_dir(&workers)?
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
         .count();
-    for &(vm, n) in &job.placement.executors_per_vm {
+    for (k, &(vm, n)) in (before..).zip(&job.placement.executors_per_vm) {
         let script = dir.join(format!("discover-{n}.sh"));
         let addresses: Vec<String> = (0..n).map(|i| format!("\"{i}\"")).collect();
         fs::write(
@@ -296,7 +296,6 @@ fn start_workers(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result
             &workers.join(format!("{vm}-{k}.log")),
             &workers.join(format!("{vm}-{k}.pid")),
         )?;
-        k += 1;
     }
     Ok(())
 }

@@ -1,0 +1,83 @@
+//! Helpers for tests that run `frugal serve` as a process and talk to it over HTTP.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One HTTP/1.1 request on loopback; returns (status, body), or None if nothing answers.
+pub fn http(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let status = out.split_whitespace().nth(1)?.parse().ok()?;
+    let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    Some((status, body))
+}
+
+/// GET `path` as JSON; panics if the service does not answer with JSON.
+pub fn get(port: u16, path: &str) -> Value {
+    let (_, body) = http(port, "GET", path, "").expect("the service answers");
+    serde_json::from_str(&body).expect("a JSON body")
+}
+
+/// A TCP port free on loopback right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `frugal serve --bind 127.0.0.1:<port> <args>` with its output in `log`, and
+/// waits up to `timeout` until it answers.
+pub fn spawn_serve(port: u16, args: &[&str], log: &Path, timeout: Duration) -> Child {
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_frugal"))
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(out)
+        .spawn()
+        .expect("frugal serve starts");
+    let t0 = Instant::now();
+    while http(port, "GET", "/jobs", "").is_none() {
+        assert!(
+            t0.elapsed() < timeout,
+            "the service did not come up: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child
+}
+
+/// Polls `check` every 200 ms until it returns Some, or panics after `timeout` with
+/// `what`.
+pub fn wait_for<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
