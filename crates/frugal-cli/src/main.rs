@@ -1,6 +1,7 @@
 //! `frugal`: compare cost- and deadline-aware executor placement policies.
 
 mod bench;
+mod loadtest;
 mod serve;
 mod simulate;
 mod table;
@@ -29,8 +30,12 @@ enum Command {
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
-    /// Run the scheduler service: HTTP API, durable SQLite state, the emulated backend.
+    /// Run the scheduler service: HTTP API, durable state (SQLite or PostgreSQL), the
+    /// emulated backend or a real Spark standalone cluster.
     Serve(serve::ServeArgs),
+    /// Load-test the service on loopback (emulated backend, durable store) for a bounded
+    /// time: submissions per second, submit and submit-to-placement latency.
+    Loadtest(loadtest::LoadtestArgs),
 }
 
 impl Cli {
@@ -51,6 +56,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::Loadtest(args)) => loadtest::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use frugal_core::policy::PolicyParams;
+use frugal_core::policy::{PlacementPolicy, PolicyParams};
 use frugal_core::{DurationModel, QueueDiscipline, SchedulerConfig};
 use frugal_service::backend::SparkConfig;
-use frugal_service::{BackendConfig, ServiceConfig};
+use frugal_service::{BackendConfig, Durability, ServiceConfig};
 
 use crate::simulate::{build_cluster, parse_policies};
 
@@ -27,6 +27,10 @@ pub struct ServeArgs {
     /// Database URL instead of --db, e.g. postgres://user:password@localhost/frugal.
     #[arg(long)]
     pub database_url: Option<String>,
+    /// What an acknowledged submission survives: `process` (a crash of frugal, SIGKILL
+    /// included) or `power` (also an OS crash or power loss: a disk flush per commit).
+    #[arg(long, default_value = "process")]
+    pub durability: String,
     /// Backend: `emulated` (in-process, no setup) or `spark-standalone` (a real Spark
     /// master and workers on loopback; needs Java 17 and `pip install pyspark`).
     #[arg(long, default_value = "emulated")]
@@ -65,6 +69,14 @@ pub struct ServeArgs {
 
 /// Starts the service and serves until interrupted.
 pub fn run(a: &ServeArgs) -> Result<()> {
+    let (cfg, policy) = build(a)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(frugal_service::serve(cfg, policy))?;
+    Ok(())
+}
+
+/// The service's configuration and policy from the command line.
+pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)> {
     let (cluster, billing) = build_cluster(&a.cluster, &a.pricing, None)?;
     let choice = parse_policies(Some(std::slice::from_ref(&a.policy)))?.remove(0);
     let params = PolicyParams::default();
@@ -92,9 +104,12 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite:{}", a.db.display()));
+    let durability = Durability::parse(&a.durability)
+        .with_context(|| format!("--durability: {:?} is not process or power", a.durability))?;
     let cfg = ServiceConfig {
         bind: a.bind,
         database_url: database_url.clone(),
+        durability,
         cluster,
         billing,
         scheduler: SchedulerConfig {
@@ -120,7 +135,5 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         discipline.name(),
         database_url.split('@').next_back().unwrap_or_default(),
     );
-    let rt = tokio::runtime::Runtime::new()?;
-    rt.block_on(frugal_service::serve(cfg, policy))?;
-    Ok(())
+    Ok((cfg, policy))
 }

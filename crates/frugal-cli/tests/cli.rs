@@ -106,3 +106,21 @@ fn bad_inputs_name_file_line_and_field() {
     assert!(err.contains("unknown policy \"best-fit\""), "{err}");
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+#[test]
+fn loadtest_stores_every_accepted_submission() {
+    let (ok, out, err) = frugal(&["loadtest", "--seconds", "1", "--clients", "4"]);
+    assert!(ok, "{out}{err}");
+    let accepted: usize = out
+        .split("submissions accepted")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("an accepted count");
+    assert!(accepted > 50, "{out}");
+    assert!(
+        out.contains(&format!("stored durably          {accepted} of {accepted}")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("({accepted} placed)")), "{out}");
+}

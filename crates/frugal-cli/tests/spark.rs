@@ -189,7 +189,9 @@ fn exact_placement_vms_off_cost_and_restart_mid_job() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let intervals = rt.block_on(async {
         let url = format!("sqlite:{}", spark.dir.join("state.db").display());
-        let store = frugal_service::Store::open(&url).await.unwrap();
+        let store = frugal_service::Store::open(&url, frugal_service::Durability::Process)
+            .await
+            .unwrap();
         store.vm_intervals().await.unwrap()
     });
     for v in vms["vms"].as_array().unwrap() {

@@ -23,7 +23,7 @@ use tokio::sync::{Notify, mpsc};
 
 pub use api::router;
 pub use state::{Effect, JobState, Restored, State};
-pub use store::{Store, StoreError, StoredJob};
+pub use store::{Durability, Store, StoreError, StoredJob};
 pub use submission::{Invalid, Submission};
 
 use backend::{Backend, BackendEvent, Emulated, Launch, SparkConfig, SparkStandalone};
@@ -53,6 +53,8 @@ pub struct ServiceConfig {
     /// Database URL: `sqlite:PATH` (created if missing), `sqlite::memory:` or
     /// `postgres://user:password@host:port/database`.
     pub database_url: String,
+    /// What an acknowledged submission survives.
+    pub durability: Durability,
     /// The cluster (all off at first start).
     pub cluster: Cluster,
     /// Billing granularity.
@@ -189,7 +191,7 @@ pub async fn start(
     cfg: &ServiceConfig,
     policy: Box<dyn PlacementPolicy>,
 ) -> Result<Arc<Service>, ServiceError> {
-    let store = Store::open(&cfg.database_url).await?;
+    let store = Store::open(&cfg.database_url, cfg.durability).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let backend: Box<dyn Backend> = match &cfg.backend {
         BackendConfig::Emulated { speedup } => Box::new(Emulated::new(*speedup, tx)),

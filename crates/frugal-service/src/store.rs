@@ -1,9 +1,11 @@
 //! Durable state: accepted jobs with their state and placement, and VM power history, in
-//! SQLite (the default: WAL, `synchronous = FULL`) or PostgreSQL, chosen by URL.
+//! SQLite (the default, WAL journal) or PostgreSQL, chosen by URL.
 //!
 //! Every write goes through one writer task that commits whatever has queued up as one
 //! transaction (group commit): under load one fsync covers many submissions, and each
 //! submission is acknowledged only after its transaction committed.
+
+use std::collections::{HashMap, HashSet};
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, AssertSqlSafe, Executor};
@@ -13,6 +15,30 @@ use crate::submission::Submission;
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 4096;
+
+/// What an acknowledged write survives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// A crash of the service process, SIGKILL included: commits reach the OS before
+    /// they are acknowledged (SQLite `synchronous = NORMAL` in WAL mode; PostgreSQL
+    /// `synchronous_commit = off`, whose server flushes within 0.6 s).
+    #[default]
+    Process,
+    /// Also an OS crash or power loss: every commit is flushed to disk before it is
+    /// acknowledged (SQLite `synchronous = FULL`; PostgreSQL `synchronous_commit = on`).
+    Power,
+}
+
+impl Durability {
+    /// Parses `process` or `power`.
+    pub fn parse(s: &str) -> Option<Durability> {
+        match s {
+            "process" => Some(Durability::Process),
+            "power" => Some(Durability::Power),
+            _ => None,
+        }
+    }
+}
 
 /// A stored job.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,12 +124,13 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the database at `url`: `sqlite:PATH` (the file is
-    /// created), `sqlite::memory:` or `postgres://user:password@host:port/database`.
-    /// Starts the writer task on the current tokio runtime.
+    /// created), `sqlite::memory:` or `postgres://user:password@host:port/database`,
+    /// with acknowledged writes surviving what `durability` says. Starts the writer task
+    /// on the current tokio runtime.
     ///
     /// # Errors
     /// [`StoreError::Db`] if the database cannot be reached or its tables created.
-    pub async fn open(url: &str) -> Result<Store, StoreError> {
+    pub async fn open(url: &str, durability: Durability) -> Result<Store, StoreError> {
         install_default_drivers();
         let sqlite = url.starts_with("sqlite:");
         let url = if sqlite && !url.contains("memory") && !url.contains('?') {
@@ -114,11 +141,18 @@ impl Store {
         let pool = AnyPoolOptions::new()
             .max_connections(if sqlite { 2 } else { 4 })
             .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if sqlite {
-                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
-                            .await?;
+                let setting = match (sqlite, durability) {
+                    (true, Durability::Process) => {
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"
                     }
+                    (true, Durability::Power) => {
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL"
+                    }
+                    (false, Durability::Process) => "SET synchronous_commit = off",
+                    (false, Durability::Power) => "SET synchronous_commit = on",
+                };
+                Box::pin(async move {
+                    conn.execute(setting).await?;
                     Ok(())
                 })
             })
@@ -320,44 +354,97 @@ async fn writer(pool: AnyPool, mut rx: mpsc::UnboundedReceiver<Write>) {
     }
 }
 
+/// Rows per multi-row statement (at most 7 parameters each, under SQLite's limit).
+const INSERT_CHUNK: usize = 500;
+
 /// One transaction over `batch`; returns, per insert in order, whether it was new.
+///
+/// Inserts go first as multi-row statements (no update in a batch can refer to a job
+/// inserted in the same batch: a job is updated only after its insert was acknowledged),
+/// then job updates — only the last per job — then VM power records in order.
 async fn commit(pool: &AnyPool, batch: &[Write]) -> Result<Vec<bool>, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let mut inserted = Vec::new();
+    let mut seen = HashSet::new();
+    let mut fresh = Vec::new();
     for w in batch {
-        match w {
+        if let Write::Insert { id, .. } = w {
+            fresh.push(seen.insert(id.as_str()));
+        }
+    }
+    let rows: Vec<(&str, &str, f64)> = batch
+        .iter()
+        .filter_map(|w| match w {
             Write::Insert {
                 id,
                 submission,
                 arrival,
                 ..
-            } => {
-                let r = sqlx::query(
-                    "INSERT INTO jobs (id, submission, arrival, state) VALUES ($1, $2, $3, 'queued')
-                     ON CONFLICT (id) DO NOTHING",
-                )
-                .bind(id)
-                .bind(submission)
-                .bind(arrival)
-                .execute(&mut *tx)
-                .await?;
-                inserted.push(r.rows_affected() == 1);
-            }
-            Write::Update(u) => {
-                sqlx::query(
-                    "UPDATE jobs SET state = $1, placement = $2, start = $3, finish = $4,
-                     reason = $5, observed = $6 WHERE id = $7",
-                )
+            } => Some((id.as_str(), submission.as_str(), *arrival)),
+            _ => None,
+        })
+        .zip(&fresh)
+        .filter(|(_, f)| **f)
+        .map(|(r, _)| r)
+        .collect();
+    let mut inserted = HashSet::new();
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| format!("(${}, ${}, ${}, 'queued')", 3 * i + 1, 3 * i + 2, 3 * i + 3))
+            .collect();
+        let sql = format!(
+            "INSERT INTO jobs (id, submission, arrival, state) VALUES {}
+             ON CONFLICT (id) DO NOTHING RETURNING id",
+            values.join(", ")
+        );
+        let mut q = sqlx::query_as::<_, (String,)>(AssertSqlSafe(sql));
+        for &(id, submission, arrival) in chunk {
+            q = q.bind(id).bind(submission).bind(arrival);
+        }
+        inserted.extend(q.fetch_all(&mut *tx).await?.into_iter().map(|r| r.0));
+    }
+    let mut last_update = HashMap::new();
+    for (i, w) in batch.iter().enumerate() {
+        if let Write::Update(u) = w {
+            last_update.insert(u.id.as_str(), i);
+        }
+    }
+    let updates: Vec<&JobUpdate> = batch
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| match w {
+            Write::Update(u) if last_update.get(u.id.as_str()) == Some(&i) => Some(u),
+            _ => None,
+        })
+        .collect();
+    for chunk in updates.chunks(INSERT_CHUNK) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| {
+                let p: Vec<String> = (1..=7).map(|k| format!("${}", 7 * i + k)).collect();
+                format!("({})", p.join(", "))
+            })
+            .collect();
+        // VALUES columns are named column1… in both SQLite and PostgreSQL.
+        let sql = format!(
+            "UPDATE jobs SET state = v.column2, placement = v.column3, start = v.column4,
+             finish = v.column5, reason = v.column6, observed = v.column7
+             FROM (VALUES {}) AS v WHERE jobs.id = v.column1",
+            values.join(", ")
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for u in chunk {
+            q = q
+                .bind(&u.id)
                 .bind(u.state)
                 .bind(&u.placement)
                 .bind(u.start)
                 .bind(u.finish)
                 .bind(&u.reason)
-                .bind(&u.observed)
-                .bind(&u.id)
-                .execute(&mut *tx)
-                .await?;
-            }
+                .bind(&u.observed);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    for w in batch {
+        match w {
             Write::VmOn(vm, at) => {
                 sqlx::query("INSERT INTO vm_power (vm, on_at) VALUES ($1, $2)")
                     .bind(i64::from(*vm))
@@ -372,9 +459,18 @@ async fn commit(pool: &AnyPool, batch: &[Write]) -> Result<Vec<bool>, sqlx::Erro
                     .execute(&mut *tx)
                     .await?;
             }
-            Write::Barrier(_) => {}
+            _ => {}
         }
     }
     tx.commit().await?;
-    Ok(inserted)
+    let mut fresh = fresh.into_iter();
+    Ok(batch
+        .iter()
+        .filter_map(|w| match w {
+            Write::Insert { id, .. } => {
+                Some(fresh.next().unwrap_or(false) && inserted.contains(id))
+            }
+            _ => None,
+        })
+        .collect())
 }

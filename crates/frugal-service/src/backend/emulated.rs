@@ -53,10 +53,6 @@ impl Backend for Emulated {
         let wall = Duration::from_secs_f64((job.duration_s / self.speedup).max(0.0));
         let events = self.events.clone();
         let idx = job.idx;
-        let _ = events.send(BackendEvent::Observed {
-            idx,
-            executors_per_vm: job.placement.executors_per_vm.clone(),
-        });
         let task = tokio::spawn(async move {
             tokio::time::sleep(wall).await;
             let _ = events.send(BackendEvent::Finished { idx });
