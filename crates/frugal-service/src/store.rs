@@ -143,10 +143,12 @@ impl Store {
             .after_connect(move |conn, _| {
                 let setting = match (sqlite, durability) {
                     (true, Durability::Process) => {
-                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+                         PRAGMA wal_autocheckpoint = 0"
                     }
                     (true, Durability::Power) => {
-                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL"
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+                         PRAGMA wal_autocheckpoint = 0"
                     }
                     (false, Durability::Process) => "SET synchronous_commit = off",
                     (false, Durability::Power) => "SET synchronous_commit = on",
@@ -188,6 +190,9 @@ impl Store {
         }
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(writer(pool.clone(), rx));
+        if sqlite {
+            tokio::spawn(checkpointer(pool.clone(), tx.downgrade()));
+        }
         Ok(Store { pool, writes: tx })
     }
 
@@ -309,6 +314,19 @@ impl Store {
             .into_iter()
             .map(|(vm, on, off)| (vm as u32, on, off))
             .collect())
+    }
+}
+
+/// Copies the SQLite WAL into the database once a second on its own connection. A
+/// passive checkpoint does not block the writer, whereas SQLite's automatic one would
+/// run inside a commit and stall every submission waiting on it. Stops with the store.
+async fn checkpointer(pool: AnyPool, alive: mpsc::WeakUnboundedSender<Write>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    while alive.upgrade().is_some() {
+        tick.tick().await;
+        if let Err(e) = pool.execute("PRAGMA wal_checkpoint(PASSIVE)").await {
+            eprintln!("frugal serve: WAL checkpoint failed: {e}");
+        }
     }
 }
 
