@@ -8,7 +8,7 @@
 //! resource per executor, so its executors can land nowhere else and nothing else can
 //! land there. A VM is on while it hosts reservation workers. Progress comes from the
 //! driver's REST API (`/api/v1/applications/<app>/allexecutors`), completion from the
-//! driver's exit status. See `docs/spark-backend.md` for the measured recipe.
+//! driver's exit status (recorded by a shell wrapper in the job's directory).
 //!
 //! State lives in the work directory (`jobs/<id>/`: PID files, logs, exit status), so a
 //! restarted service finds running jobs again.
