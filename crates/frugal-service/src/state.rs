@@ -452,3 +452,115 @@ impl State {
             .sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frugal_core::{DurationModel, PolicyKind, PolicyParams, Preset, PricingModel};
+    use frugal_core::{QueueDiscipline, Rut, SchedulerConfig};
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Submit { executors: u32, cores: u32 },
+        Finish(usize),
+        Fail(usize),
+        Lost(usize, usize),
+        Cancel(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (1u32..6, 1u32..5).prop_map(|(executors, cores)| Op::Submit { executors, cores }),
+            any::<usize>().prop_map(Op::Finish),
+            any::<usize>().prop_map(Op::Fail),
+            (any::<usize>(), any::<usize>()).prop_map(|(j, v)| Op::Lost(j, v)),
+            any::<usize>().prop_map(Op::Cancel),
+        ]
+    }
+
+    fn state() -> State {
+        let cluster = Preset::SmallHybrid
+            .config(PricingModel::Model1)
+            .build("small")
+            .unwrap();
+        let cfg = SchedulerConfig {
+            discipline: QueueDiscipline::Edf,
+            admission_control: false,
+            rut: Rut::default(),
+            duration: DurationModel::default(),
+            boot_latency_s: 0.0,
+            charge_decision_time: false,
+        };
+        let policy = PolicyKind::FirstFit.build(&PolicyParams::default());
+        State::new(
+            cluster,
+            Scheduler::new(policy, cfg),
+            BillingGranularity::PerSecond,
+        )
+    }
+
+    /// The `i % n`-th running job, if any runs.
+    fn running(st: &State, i: usize) -> Option<usize> {
+        let r: Vec<usize> = (0..st.entries.len())
+            .filter(|&j| st.entries[j].state == JobState::Running)
+            .collect();
+        (!r.is_empty()).then(|| r[i % r.len()])
+    }
+
+    proptest! {
+        /// Whatever happens, each VM's free resources and executor count are exactly
+        /// what its running jobs' placements leave, a VM is on iff it hosts executors,
+        /// and its open power interval matches.
+        #[test]
+        fn reservations_and_power_stay_consistent(ops in prop::collection::vec(op(), 1..60)) {
+            let mut st = state();
+            let mut now = 0.0;
+            for (k, op) in ops.into_iter().enumerate() {
+                now += 10.0;
+                match op {
+                    Op::Submit { executors, cores } => {
+                        let body = format!(
+                            r#"{{"id":"j{k}","executors":{executors},"executor_cores":{cores},
+                                "executor_memory_gib":2,"estimated_duration_s":100}}"#
+                        );
+                        let s = Submission::parse(body.as_bytes()).unwrap();
+                        let job = s.job(now);
+                        st.add(s, job, JobState::Queued);
+                    }
+                    Op::Finish(i) => if let Some(j) = running(&st, i) {
+                        st.finish(j, now, JobState::Completed, None);
+                    },
+                    Op::Fail(i) => if let Some(j) = running(&st, i) {
+                        st.finish(j, now, JobState::Failed, Some("test".into()));
+                    },
+                    Op::Lost(i, v) => if let Some(j) = running(&st, i) {
+                        let p = st.entries[j].placement.clone().unwrap();
+                        let vm = p.executors_per_vm[v % p.executors_per_vm.len()].0;
+                        st.lost(j, vm, now);
+                    },
+                    Op::Cancel(i) => if !st.entries.is_empty() {
+                        let j = i % st.entries.len();
+                        st.cancel(j, now);
+                    },
+                }
+                st.schedule(now);
+                let mut executors = vec![0u32; st.cluster.len()];
+                let mut used = vec![frugal_core::Resources::default(); st.cluster.len()];
+                for e in st.entries.iter().filter(|e| e.state == JobState::Running) {
+                    for &(vm, n) in &e.placement.as_ref().unwrap().executors_per_vm {
+                        executors[vm as usize] += n;
+                        used[vm as usize] = used[vm as usize].plus(&e.job.executor_demand.times(n));
+                    }
+                }
+                for v in &st.cluster.vms {
+                    let i = v.id as usize;
+                    prop_assert_eq!(v.executors, executors[i]);
+                    prop_assert_eq!(v.free.plus(&used[i]), v.capacity);
+                    prop_assert_eq!(v.is_active(), executors[i] > 0);
+                    prop_assert_eq!(st.on_since[i].is_some(), executors[i] > 0);
+                }
+            }
+        }
+    }
+}

@@ -181,4 +181,34 @@ mod tests {
         assert_eq!(field("{"), "body");
         assert_eq!(field(&OK.replace("60", "-1")), "estimated_duration_s");
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any body, arbitrary bytes or a valid one with one field replaced by arbitrary
+        /// JSON, either parses into a submission that passes validation or is rejected
+        /// with a named field — never a panic.
+        #[test]
+        fn parsing_never_panics_and_names_a_field(
+            bytes in prop::collection::vec(any::<u8>(), 0..200),
+            field in prop::sample::select(vec!["id", "kind", "executors", "executor_cores",
+                "executor_memory_gib", "estimated_duration_s", "deadline_s", "arguments"]),
+            value in prop_oneof![
+                any::<f64>().prop_map(|x| serde_json::json!(x)),
+                any::<i64>().prop_map(|x| serde_json::json!(x)),
+                ".{0,70}".prop_map(|x| serde_json::json!(x)),
+                Just(serde_json::Value::Null),
+            ],
+        ) {
+            if let Err(e) = Submission::parse(&bytes) {
+                prop_assert!(!e.field.is_empty());
+            }
+            let mut body: serde_json::Value = serde_json::from_str(OK).unwrap();
+            body[field] = value;
+            match Submission::parse(body.to_string().as_bytes()) {
+                Ok(s) => prop_assert!(s.validate().is_ok()),
+                Err(e) => prop_assert_eq!(e.field.as_str(), field),
+            }
+        }
+    }
 }
