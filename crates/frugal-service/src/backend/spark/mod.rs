@@ -32,7 +32,7 @@ use frugal_core::cluster::VmId;
 use frugal_core::resources::MIB_PER_GIB;
 
 use super::{Backend, BackendEvent, Launch};
-use process::{alive, read_pid, spawn_group, stop_pid_file};
+use process::{alive, claim, read_pid, spawn_group, stop_group, stop_pid_file};
 
 /// JVM flags that halve JVM start-up on small machines (C1 only, serial GC).
 const FAST_JVM: &str = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
@@ -378,14 +378,20 @@ impl Backend for SparkStandalone {
     /// A VM's workers start with the jobs placed on it, so turning it on needs nothing.
     fn power_on(&self, _vm: VmId) {}
 
+    /// Stops whatever still runs on `vm`. The workers are claimed before this returns,
+    /// so a job launched on the VM right after keeps its new workers.
     fn power_off(&self, vm: VmId) {
-        let jobs = self.shared.cfg.jobs_dir();
+        let prefix = format!("{vm}-");
+        let pids: Vec<u32> = fs::read_dir(self.shared.cfg.jobs_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|dir| pid_files(&dir.path().join("workers"), |s| s.starts_with(&prefix)))
+            .filter_map(|f| claim(&f))
+            .collect();
         std::thread::spawn(move || {
-            let prefix = format!("{vm}-");
-            for dir in fs::read_dir(&jobs).into_iter().flatten().flatten() {
-                for f in pid_files(&dir.path().join("workers"), |s| s.starts_with(&prefix)) {
-                    stop_pid_file(&f, 3000);
-                }
+            for pid in pids.into_iter().filter(|&p| alive(p)) {
+                stop_group(pid, 3000);
             }
         });
     }
@@ -426,9 +432,16 @@ impl Backend for SparkStandalone {
         };
         run.stop.store(true, Ordering::SeqCst);
         let dir = self.shared.job_dir(&run.id);
+        let mut pids: Vec<u32> = claim(&dir.join("driver.pid")).into_iter().collect();
+        pids.extend(
+            pid_files(&dir.join("workers"), |_| true)
+                .iter()
+                .filter_map(|f| claim(f)),
+        );
         std::thread::spawn(move || {
-            stop_pid_file(&dir.join("driver.pid"), 3000);
-            stop_workers(&dir);
+            for pid in pids.into_iter().filter(|&p| alive(p)) {
+                stop_group(pid, 3000);
+            }
         });
     }
 

@@ -59,14 +59,20 @@ pub fn stop_group(pid: u32, grace_ms: u64) {
     let _ = killpg(group, Signal::SIGKILL);
 }
 
-/// Stops the group whose PID is in `pid_file`, then renames the file to `*.stopped` so
-/// that monitors do not mistake the exit for a failure.
+/// Takes the process of `pid_file` over for stopping: renames the file to `*.stopped`
+/// (so monitors do not mistake the exit for a failure and nobody else stops it) and
+/// returns its PID.
+pub fn claim(pid_file: &Path) -> Option<u32> {
+    let pid = read_pid(pid_file)?;
+    fs::rename(pid_file, pid_file.with_extension("stopped")).ok()?;
+    Some(pid)
+}
+
+/// Stops the group whose PID is in `pid_file` (see [`claim`]).
 pub fn stop_pid_file(pid_file: &Path, grace_ms: u64) {
-    let Some(pid) = read_pid(pid_file) else {
-        return;
-    };
-    let _ = fs::rename(pid_file, pid_file.with_extension("stopped"));
-    if alive(pid) {
+    if let Some(pid) = claim(pid_file)
+        && alive(pid)
+    {
         stop_group(pid, grace_ms);
     }
 }
