@@ -178,18 +178,32 @@ impl Scheduler {
         let placed = self.policy.place(job, cluster, now);
         self.times.seconds.push(t0.elapsed().as_secs_f64());
         let placement = placed?;
+        let powered_on = self.reserve(job, &placement, cluster, now, busy_until);
+        Some((placement, powered_on))
+    }
+
+    /// Reserves `placement` for `job` at `now` until `busy_until`; returns the VMs it
+    /// turned on.
+    fn reserve(
+        &self,
+        job: &Job,
+        placement: &Placement,
+        cluster: &mut Cluster,
+        now: f64,
+        busy_until: f64,
+    ) -> Vec<VmId> {
         let mut powered_on = Vec::new();
         cluster
             .reserve(
-                &placement,
+                placement,
                 &job.executor_demand,
                 now,
                 self.config.boot_latency_s,
                 &mut powered_on,
             )
             .expect("a policy returned a placement over a VM's free capacity");
-        cluster.extend_busy(&placement, busy_until);
-        Some((placement, powered_on))
+        cluster.extend_busy(placement, busy_until);
+        powered_on
     }
 
     /// Tells the scheduler that resources were freed (a job ended), so jobs that failed
@@ -320,17 +334,7 @@ impl Scheduler {
             out.push(Decision::Dropped { job: idx });
             return Outcome::Done;
         }
-        let mut powered_on = Vec::new();
-        cluster
-            .reserve(
-                &placement,
-                &job.executor_demand,
-                now,
-                cfg.boot_latency_s,
-                &mut powered_on,
-            )
-            .expect("a policy returned a placement over a VM's free capacity");
-        cluster.extend_busy(&placement, finish);
+        let powered_on = self.reserve(job, &placement, cluster, now, finish);
         out.push(Decision::Started {
             job: idx,
             placement,
