@@ -10,12 +10,15 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use frugal_core::policy::{PolicyKind, PolicyParams};
-use frugal_core::{Cluster, Placement, Preset, PricingModel};
+use frugal_core::{Cluster, Placement, Preset, PricingModel, QueueDiscipline};
 use frugal_env::workloads::{Pattern, Split, swim_workloads};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 use frugal_sim::experiment::Setup;
 use frugal_sim::metrics::percentile;
-use frugal_sim::workload::{Load, SyntheticConfig, synthetic};
+use frugal_sim::workload::{
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimMapping, SyntheticConfig, map_swim,
+    parse_swim, replicate_days, select_hour, synthetic,
+};
 
 use crate::simulate::{PolicyChoice, parse_policies};
 
@@ -135,20 +138,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         writeln!(out)?;
     }
     let default_policies = a.policies.is_none();
-    let setup = Setup {
-        cluster: Preset::LargeHybrid
-            .config(PricingModel::Model1)
-            .build("large-hybrid")
-            .expect("preset is valid"),
-        billing: Default::default(),
-        queue: None,
-        admission_control: false,
-        policy: PolicyParams::default(),
-        charge_decision_time: false,
-        duration: Default::default(),
-        boot_latency_s: 0.0,
-        keep_alive_s: 0.0,
-    };
+    let setup = bench_setup(Preset::LargeHybrid);
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
         jobs: a.jobs,
@@ -182,6 +172,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         )?;
     }
     env_bench(&mut out, a.env_steps, a.seed)?;
+    queue_bench(&mut out, a.seed)?;
     if let Some(mib) = peak_rss_mib() {
         writeln!(
             out,
@@ -189,6 +180,92 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Resets the process's peak resident memory (VmHWM), so the next reading covers only
+/// what follows; false where the kernel does not support it.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// (d) the queue disciplines at scale on the small-scale hybrid cluster: 10,000 SWIM
+/// jobs (the FB-2009 day replayed, `replicate_days`) and 10,000 synthetic high-load jobs
+/// (paper 000 §6.1), which saturate it and keep thousands of jobs waiting.
+fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
+    let records = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME)?;
+    let long = replicate_days(&records, 10_000);
+    let swim = map_swim(
+        &select_hour(&long, SwimHour::Day, None),
+        &SwimMapping {
+            seed,
+            ..Default::default()
+        },
+    );
+    let high = synthetic(&SyntheticConfig {
+        load: Load::High,
+        jobs: 10_000,
+        hybrid_penalty: 0.3,
+        seed,
+    });
+    let mut setup = bench_setup(Preset::SmallHybrid);
+    writeln!(
+        out,
+        "\n(d) queue disciplines, 10,000 jobs, small-scale hybrid cluster (9 VMs)"
+    )?;
+    writeln!(
+        out,
+        "{:<22} {:<26} {:<15} {:>9} {:>14} {:>10}",
+        "workload", "policy", "queue", "wall s", "peak RSS MiB", "cost $"
+    )?;
+    for (name, jobs) in [("SWIM FB-2009 days", &swim), ("synthetic high", &high)] {
+        for (policy, queue) in [
+            (PolicyKind::Morpheus, QueueDiscipline::Morpheus),
+            (
+                PolicyKind::BestFitDecreasing,
+                QueueDiscipline::DeadlineFirst,
+            ),
+            (PolicyKind::FirstFit, QueueDiscipline::Edf),
+        ] {
+            setup.queue = Some(queue);
+            let measured = reset_peak_rss();
+            let t0 = Instant::now();
+            let r = setup.run(policy, jobs);
+            let wall = t0.elapsed().as_secs_f64();
+            let rss = peak_rss_mib()
+                .filter(|_| measured)
+                .map_or("-".to_string(), |m| format!("{m:.1}"));
+            writeln!(
+                out,
+                "{:<22} {:<26} {:<15} {:>9.3} {:>14} {:>10.2}",
+                name,
+                policy.name(),
+                queue.name(),
+                wall,
+                rss,
+                r.summary.total_cost
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The fixed conditions of the whole-simulation benchmarks on a preset (pricing model 1,
+/// per-second billing, each policy's queue).
+fn bench_setup(preset: Preset) -> Setup {
+    Setup {
+        cluster: preset
+            .config(PricingModel::Model1)
+            .build(preset.name())
+            .expect("preset is valid"),
+        billing: Default::default(),
+        queue: None,
+        admission_control: false,
+        policy: PolicyParams::default(),
+        charge_decision_time: false,
+        duration: Default::default(),
+        boot_latency_s: 0.0,
+        keep_alive_s: 0.0,
+    }
 }
 
 /// (c) steps per second of the RL environment with uniformly random feasible actions.

@@ -120,3 +120,139 @@ impl OrderedJobs {
         self.entries.iter()
     }
 }
+
+/// What a placement policy can see of a job that decides whether it fits: the executor
+/// demand, the executor count E and the kind. Jobs of one shape either all fit the
+/// cluster or none does (policies are deterministic and monotone in free capacity).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobShape {
+    /// Demand of one executor.
+    pub demand: crate::resources::Resources,
+    /// Executors E.
+    pub executors: u32,
+    /// Application class.
+    pub kind: crate::job::JobKind,
+}
+
+impl JobShape {
+    /// The shape of `job`.
+    pub fn of(job: &crate::job::Job) -> JobShape {
+        JobShape {
+            demand: job.executor_demand,
+            executors: job.executors,
+            kind: job.kind,
+        }
+    }
+}
+
+/// Key of a job inside its shape class: arrival time, then job index.
+pub type ShapeJobKey = (OrdF64, usize);
+
+#[derive(Clone, Debug)]
+struct ShapeClass {
+    shape: JobShape,
+    jobs: std::collections::BTreeSet<ShapeJobKey>,
+    /// Resource epoch at which a job of this class last failed to be placed.
+    failed_epoch: u64,
+}
+
+/// Waiting jobs grouped by [`JobShape`], for the skipping disciplines (Morpheus and the
+/// regular queue of deadline-first) whose order is a score of the shape, ties broken by
+/// arrival and index.
+///
+/// Why: a skipping discipline offers every waiting job at every pass. Trying jobs one by
+/// one costs O(queue) per pass and O(n²) per run under load; one failure per shape per
+/// resource epoch is enough, since every other job of that shape would fail too. A pass
+/// then costs O(shapes · log shapes + jobs placed · log n).
+#[derive(Clone, Debug, Default)]
+pub struct ShapeQueue {
+    classes: Vec<ShapeClass>,
+    index: std::collections::HashMap<JobShape, usize>,
+    len: usize,
+}
+
+impl ShapeQueue {
+    /// Adds job `idx` (arriving at `arrival`) of shape `shape`.
+    pub fn insert(&mut self, shape: JobShape, arrival: f64, idx: usize) {
+        let next = self.classes.len();
+        let c = *self.index.entry(shape).or_insert(next);
+        if c == next {
+            self.classes.push(ShapeClass {
+                shape,
+                jobs: Default::default(),
+                failed_epoch: u64::MAX,
+            });
+        }
+        if self.classes[c].jobs.insert((OrdF64(arrival), idx)) {
+            self.len += 1;
+        }
+    }
+
+    /// Removes a job; returns false if it was not there.
+    pub fn remove(&mut self, shape: JobShape, arrival: f64, idx: usize) -> bool {
+        let Some(&c) = self.index.get(&shape) else {
+            return false;
+        };
+        let removed = self.classes[c].jobs.remove(&(OrdF64(arrival), idx));
+        self.len -= usize::from(removed);
+        removed
+    }
+
+    /// Number of jobs.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fills `order` with the groups of one pass: every class that holds jobs, has not
+    /// failed in `epoch` and for which `may_fit` holds, sorted by ascending `score` of its
+    /// shape; classes of equal score form one group (`order` holds `(score, class)` pairs;
+    /// a group is a run of equal scores), whose jobs are offered merged by arrival and
+    /// index. A class `may_fit` rejects is marked failed in `epoch`.
+    pub fn pass_order(
+        &mut self,
+        epoch: u64,
+        score: impl Fn(&JobShape) -> f64,
+        mut may_fit: impl FnMut(&JobShape) -> bool,
+        order: &mut Vec<(f64, usize)>,
+    ) {
+        order.clear();
+        for (i, c) in self.classes.iter_mut().enumerate() {
+            if c.jobs.is_empty() || c.failed_epoch == epoch {
+                continue;
+            }
+            if may_fit(&c.shape) {
+                order.push((score(&c.shape), i));
+            } else {
+                c.failed_epoch = epoch;
+            }
+        }
+        order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    }
+
+    /// The first job (arrival, index) of `class`, if any.
+    pub fn first(&self, class: usize) -> Option<ShapeJobKey> {
+        self.classes[class].jobs.first().copied()
+    }
+
+    /// Removes the job `key` of class `class` (it was placed or dropped).
+    pub fn take(&mut self, class: usize, key: &ShapeJobKey) {
+        if self.classes[class].jobs.remove(key) {
+            self.len -= 1;
+        }
+    }
+
+    /// Records that a job of `class` failed to be placed in `epoch`.
+    pub fn mark_failed(&mut self, class: usize, epoch: u64) {
+        self.classes[class].failed_epoch = epoch;
+    }
+
+    /// Job indices in class order, each class in arrival order (for inspection).
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.classes.iter().flat_map(|c| c.jobs.iter().map(|k| k.1))
+    }
+}

@@ -68,11 +68,11 @@ impl Rut {
     }
 }
 
-/// Morpheus' scarce-resource demand c_job (paper 004 Eq. 10): the larger of the CPU and
-/// memory shares of `total` that would be in use if `job` were placed while `used` is.
-/// Dimensionless.
-pub fn scarce_resource_demand(job: &Job, used: &Resources, total: &Resources) -> f64 {
-    let after = used.plus(&job.total_demand());
+/// Morpheus' scarce-resource demand c_job (paper 004 Eq. 10) of a job demanding `demand`
+/// in all (E executors): the larger of the CPU and memory shares of `total` that would be
+/// in use if it were placed while `used` is. Dimensionless.
+pub fn scarce_share(demand: &Resources, used: &Resources, total: &Resources) -> f64 {
+    let after = used.plus(demand);
     let share = |d: usize| {
         if total.0[d] == 0 {
             0.0

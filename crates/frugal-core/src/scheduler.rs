@@ -10,8 +10,14 @@ use crate::duration::DurationModel;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::policy::PlacementPolicy;
-use crate::queue::{OrdF64, OrderedJobs, QueueDiscipline, QueueKey};
-use crate::rut::{Rut, scarce_resource_demand};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+
+use crate::queue::{
+    JobShape, OrdF64, OrderedJobs, QueueDiscipline, QueueKey, ShapeJobKey, ShapeQueue,
+};
+use crate::resources::Resources;
+use crate::rut::{Rut, scarce_share};
 
 /// Settings of a [`Scheduler`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,17 +73,23 @@ pub struct DecisionTimes {
 pub struct Scheduler {
     config: SchedulerConfig,
     policy: Box<dyn PlacementPolicy>,
-    /// FCFS, EDF and Morpheus jobs; the deadline queue of DeadlineFirst.
+    /// FCFS and EDF jobs; the deadline queue of DeadlineFirst.
     main: OrderedJobs,
-    /// The RD-ordered regular queue of DeadlineFirst.
-    regular: OrderedJobs,
+    /// Morpheus jobs; the RD-ordered regular queue of DeadlineFirst.
+    shaped: ShapeQueue,
+    /// Morpheus jobs with a deadline under admission control, by latest start
+    /// (deadline − T_C^L), so a pass drops the late ones without visiting the others.
+    latest_start: BTreeSet<(OrdF64, usize)>,
+    /// An upper bound on the deadlines in `latest_start` (for the rounding tolerance).
+    max_deadline: f64,
     /// Bumped whenever resources are freed: a job that failed in the current epoch would
     /// fail again, since placements are monotone in free capacity.
     epoch: u64,
     times: DecisionTimes,
     /// Wall-clock seconds spent deciding in the current pass.
     pass_elapsed: f64,
-    morpheus_scratch: Vec<(f64, QueueKey, u64)>,
+    shape_order: Vec<(f64, usize)>,
+    shape_group: BinaryHeap<Reverse<(ShapeJobKey, usize)>>,
 }
 
 enum Outcome {
@@ -92,11 +104,14 @@ impl Scheduler {
             config,
             policy,
             main: OrderedJobs::default(),
-            regular: OrderedJobs::default(),
+            shaped: ShapeQueue::default(),
+            latest_start: BTreeSet::new(),
+            max_deadline: 0.0,
             epoch: 0,
             times: DecisionTimes::default(),
             pass_elapsed: 0.0,
-            morpheus_scratch: Vec::new(),
+            shape_order: Vec::new(),
+            shape_group: BinaryHeap::new(),
         }
     }
 
@@ -117,7 +132,7 @@ impl Scheduler {
 
     /// Jobs waiting.
     pub fn queued(&self) -> usize {
-        self.main.len() + self.regular.len()
+        self.main.len() + self.shaped.len()
     }
 
     /// True if the policy could place `job` on the empty version of the cluster.
@@ -125,36 +140,57 @@ impl Scheduler {
         self.policy.can_ever_place(job, empty)
     }
 
-    /// The queue and key job `idx` is filed under.
-    fn key(&self, idx: usize, job: &Job, cluster: &Cluster) -> (Which, QueueKey) {
+    /// True if job `idx` waits in the shape queue (Morpheus, regular jobs of
+    /// deadline-first) rather than the ordered main queue.
+    fn shaped(&self, job: &Job) -> bool {
+        match self.config.discipline {
+            QueueDiscipline::Fcfs | QueueDiscipline::Edf => false,
+            QueueDiscipline::DeadlineFirst => job.deadline.is_none(),
+            QueueDiscipline::Morpheus => true,
+        }
+    }
+
+    /// The main-queue key of job `idx`: arrival (FCFS), else deadline then arrival (EDF
+    /// and the deadline jobs of deadline-first; jobs without one last).
+    fn key(&self, idx: usize, job: &Job) -> QueueKey {
         let deadline = OrdF64(job.deadline.unwrap_or(f64::INFINITY));
         let arrival = OrdF64(job.arrival);
         match self.config.discipline {
-            QueueDiscipline::Fcfs | QueueDiscipline::Morpheus => {
-                (Which::Main, (arrival, OrdF64(0.0), idx))
-            }
-            QueueDiscipline::Edf => (Which::Main, (deadline, arrival, idx)),
-            QueueDiscipline::DeadlineFirst if job.deadline.is_some() => {
-                (Which::Main, (deadline, arrival, idx))
-            }
-            QueueDiscipline::DeadlineFirst => {
-                let rd = self.config.rut.resource_demand(job, cluster);
-                (Which::Regular, (OrdF64(-rd), arrival, idx))
-            }
+            QueueDiscipline::Fcfs => (arrival, OrdF64(0.0), idx),
+            _ => (deadline, arrival, idx),
         }
     }
 
     /// Adds job `idx` (= `jobs[idx]`) to the queue.
-    pub fn enqueue(&mut self, idx: usize, job: &Job, cluster: &Cluster) {
-        let (which, key) = self.key(idx, job, cluster);
-        self.queue(which).insert(key);
+    pub fn enqueue(&mut self, idx: usize, job: &Job, _cluster: &Cluster) {
+        if self.shaped(job) {
+            self.shaped.insert(JobShape::of(job), job.arrival, idx);
+            if let (true, Some(d)) = (self.config.admission_control, job.deadline) {
+                self.latest_start.insert((OrdF64(d - job.t_local), idx));
+                self.max_deadline = self.max_deadline.max(d.abs());
+            }
+        } else {
+            let key = self.key(idx, job);
+            self.main.insert(key);
+        }
     }
 
     /// Removes job `idx` from the queue (a cancellation); returns false if it was not
     /// queued.
-    pub fn cancel(&mut self, idx: usize, job: &Job, cluster: &Cluster) -> bool {
-        let (which, key) = self.key(idx, job, cluster);
-        self.queue(which).remove(&key)
+    pub fn cancel(&mut self, idx: usize, job: &Job, _cluster: &Cluster) -> bool {
+        if self.shaped(job) {
+            self.forget_latest_start(idx, job);
+            self.shaped.remove(JobShape::of(job), job.arrival, idx)
+        } else {
+            let key = self.key(idx, job);
+            self.main.remove(&key)
+        }
+    }
+
+    fn forget_latest_start(&mut self, idx: usize, job: &Job) {
+        if let Some(d) = job.deadline {
+            self.latest_start.remove(&(OrdF64(d - job.t_local), idx));
+        }
     }
 
     /// Takes the decision times recorded so far, leaving none (a long-running service
@@ -224,78 +260,131 @@ impl Scheduler {
     ) {
         match self.config.discipline {
             QueueDiscipline::Fcfs | QueueDiscipline::Edf => {
-                self.walk(Which::Main, true, jobs, cluster, now, out);
+                self.walk(jobs, cluster, now, out);
             }
             QueueDiscipline::DeadlineFirst => {
-                self.walk(Which::Main, true, jobs, cluster, now, out);
+                self.walk(jobs, cluster, now, out);
                 if self.main.is_empty() {
-                    self.walk(Which::Regular, false, jobs, cluster, now, out);
+                    // Regular jobs by Resource Demand RD (Eq. 9), largest first.
+                    let (rut, total) = (self.config.rut, cluster.total_capacity);
+                    let score =
+                        |s: &JobShape| -(rut.unify(&s.demand, &total) * f64::from(s.executors));
+                    self.shaped_pass(score, jobs, cluster, now, out);
                 }
             }
-            QueueDiscipline::Morpheus => self.morpheus_pass(jobs, cluster, now, out),
+            QueueDiscipline::Morpheus => {
+                self.drop_late(jobs, now, out);
+                // c_job (Eq. 10) against the usage at the start of the pass.
+                let (used, total) = (cluster.used(), cluster.total_capacity);
+                let score =
+                    |s: &JobShape| scarce_share(&s.demand.times(s.executors), &used, &total);
+                self.shaped_pass(score, jobs, cluster, now, out);
+            }
         }
     }
 
-    fn queue(&mut self, which: Which) -> &mut OrderedJobs {
-        match which {
-            Which::Main => &mut self.main,
-            Which::Regular => &mut self.regular,
-        }
-    }
-
-    /// Walks one ordered queue; `blocking` stops at the first job that cannot be placed.
-    fn walk(
-        &mut self,
-        which: Which,
-        blocking: bool,
-        jobs: &[Job],
-        cluster: &mut Cluster,
-        now: f64,
-        out: &mut Vec<Decision>,
-    ) {
+    /// Walks the main queue in order, stopping at the first job that cannot be placed
+    /// (head-of-line blocking).
+    fn walk(&mut self, jobs: &[Job], cluster: &mut Cluster, now: f64, out: &mut Vec<Decision>) {
         let mut after: Option<QueueKey> = None;
-        while let Some((key, tried)) = self.queue(which).next_after(after.as_ref()) {
+        while let Some((key, tried)) = self.main.next_after(after.as_ref()) {
             match self.try_job(key.2, tried, jobs, cluster, now, out) {
                 Outcome::Done => {
-                    self.queue(which).remove(&key);
+                    self.main.remove(&key);
                 }
                 Outcome::Failed => {
-                    let epoch = self.epoch;
-                    self.queue(which).mark_tried(&key, epoch);
-                    if blocking {
-                        return;
-                    }
+                    self.main.mark_tried(&key, self.epoch);
+                    return;
                 }
             }
             after = Some(key);
         }
     }
 
-    fn morpheus_pass(
+    /// Offers the shape queue's jobs by ascending `score` of their shape (ties: arrival,
+    /// then index), skipping jobs that cannot be placed. After one job of a shape fails,
+    /// the rest of that shape is skipped until resources are freed: they would fail too.
+    fn shaped_pass(
         &mut self,
+        score: impl Fn(&JobShape) -> f64,
         jobs: &[Job],
         cluster: &mut Cluster,
         now: f64,
         out: &mut Vec<Decision>,
     ) {
-        let mut order = std::mem::take(&mut self.morpheus_scratch);
-        order.clear();
-        let (used, total) = (cluster.used(), cluster.total_capacity);
-        order.extend(
-            self.main
-                .iter()
-                .map(|(k, t)| (scarce_resource_demand(&jobs[k.2], &used, &total), *k, *t)),
-        );
-        order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        for &(_, key, tried) in &order {
-            match self.try_job(key.2, tried, jobs, cluster, now, out) {
-                Outcome::Done => {
-                    self.main.remove(&key);
+        let mut order = std::mem::take(&mut self.shape_order);
+        let mut group = std::mem::take(&mut self.shape_group);
+        // No policy can place more executors than the cluster has free slots for: on a
+        // saturated cluster most shapes fail here, without a policy call (free slots
+        // only shrink during a pass, so the test holds for the whole pass).
+        let mut slots: Vec<(Resources, u64)> = Vec::new();
+        let may_fit = |s: &JobShape| {
+            let free = match slots.iter().find(|(d, _)| *d == s.demand) {
+                Some(&(_, n)) => n,
+                None => {
+                    let n = cluster.slots(&s.demand, |_| true);
+                    slots.push((s.demand, n));
+                    n
                 }
-                Outcome::Failed => self.main.mark_tried(&key, self.epoch),
+            };
+            free >= u64::from(s.executors)
+        };
+        self.shaped
+            .pass_order(self.epoch, score, may_fit, &mut order);
+        let mut i = 0;
+        while i < order.len() {
+            // One group: the classes of equal score, merged by their first job's key.
+            group.clear();
+            let s = order[i].0;
+            while i < order.len() && order[i].0.total_cmp(&s).is_eq() {
+                let class = order[i].1;
+                group.extend(self.shaped.first(class).map(|k| Reverse((k, class))));
+                i += 1;
+            }
+            while let Some(Reverse((key, class))) = group.pop() {
+                let job = &jobs[key.1];
+                let outcome =
+                    if cluster.slots(&job.executor_demand, |_| true) < u64::from(job.executors) {
+                        Outcome::Failed
+                    } else {
+                        self.try_job(key.1, u64::MAX, jobs, cluster, now, out)
+                    };
+                match outcome {
+                    Outcome::Done => {
+                        self.shaped.take(class, &key);
+                        self.forget_latest_start(key.1, &jobs[key.1]);
+                        group.extend(self.shaped.first(class).map(|k| Reverse((k, class))));
+                    }
+                    Outcome::Failed => self.shaped.mark_failed(class, self.epoch),
+                }
             }
         }
-        self.morpheus_scratch = order;
+        self.shape_order = order;
+        self.shape_group = group;
+    }
+
+    /// Admission control of the shape queue before a pass: drops every job that can no
+    /// longer meet its deadline, now + T_C^L > deadline (the first test of `try_job`),
+    /// visiting only jobs whose latest start is due (up to a rounding tolerance).
+    fn drop_late(&mut self, jobs: &[Job], now: f64, out: &mut Vec<Decision>) {
+        let tol = 4.0 * f64::EPSILON * (1.0 + now.abs() + self.max_deadline);
+        let late: Vec<usize> = self
+            .latest_start
+            .iter()
+            .take_while(|(ls, _)| ls.0 <= now + tol)
+            .map(|&(_, idx)| idx)
+            .filter(|&idx| {
+                jobs[idx]
+                    .deadline
+                    .is_some_and(|d| now + jobs[idx].t_local > d)
+            })
+            .collect();
+        for idx in late {
+            let job = &jobs[idx];
+            self.forget_latest_start(idx, job);
+            self.shaped.remove(JobShape::of(job), job.arrival, idx);
+            out.push(Decision::Dropped { job: idx });
+        }
     }
 
     /// Admission, then placement of one job.
@@ -344,12 +433,6 @@ impl Scheduler {
         });
         Outcome::Done
     }
-}
-
-#[derive(Clone, Copy)]
-enum Which {
-    Main,
-    Regular,
 }
 
 /// When every VM of `placement` can run executors, if it were reserved at `now`.

@@ -44,6 +44,11 @@ pub trait PlacementPolicy: Send {
     ///
     /// A returned placement never exceeds any VM's free resources and may use VMs that
     /// are off (the scheduler turns them on). `now` is the current time in seconds.
+    ///
+    /// Contract the scheduler relies on to skip calls that would fail: whether a job can
+    /// be placed depends only on its [`crate::queue::JobShape`] and the free capacity,
+    /// and is monotone in free capacity (what fails keeps failing until resources are
+    /// freed); a call that returns `None` leaves the policy's state unchanged.
     fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement>;
 
     /// Queue discipline the policy was published with (used unless overridden).

@@ -8,7 +8,7 @@ mod synthetic;
 pub use csv_jobs::{CSV_HEADER, read_jobs_csv, write_jobs_csv};
 pub use swim::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, SwimMapping, SwimRecord, map_swim, parse_swim,
-    select_hour,
+    replicate_days, select_hour,
 };
 pub use synthetic::{Load, SyntheticConfig, synthetic};
 

@@ -169,6 +169,28 @@ pub fn select_hour(
         .collect()
 }
 
+/// `jobs` records of `records` (one day of a trace) replayed day after day: copy k ≥ 1
+/// is shifted by k · 86,400 s and its ids get the suffix `@k`. The documented way to
+/// build long workloads (10⁴–10⁶ jobs) from one SWIM day.
+pub fn replicate_days(records: &[SwimRecord], jobs: usize) -> Vec<SwimRecord> {
+    if records.is_empty() {
+        return Vec::new();
+    }
+    (0..jobs)
+        .map(|i| {
+            let (day, r) = (i / records.len(), &records[i % records.len()]);
+            if day == 0 {
+                return r.clone();
+            }
+            SwimRecord {
+                id: format!("{}@{day}", r.id),
+                submit_s: r.submit_s + 86_400 * day as u64,
+                ..r.clone()
+            }
+        })
+        .collect()
+}
+
 /// Parameters of [`map_swim`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SwimMapping {
@@ -256,6 +278,17 @@ mod tests {
         assert_eq!(high[99].1.id, "job1218");
         assert_eq!(high[99].0 - high[0].0, 544.0);
         assert!(select_hour(&recs, SwimHour::Hour(11), None).is_empty());
+    }
+
+    #[test]
+    fn replicated_days_shift_by_a_day_and_rename() {
+        let recs = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME).unwrap();
+        let long = replicate_days(&recs, 10_000);
+        assert_eq!(long.len(), 10_000);
+        assert_eq!(long[5893], recs[5893]);
+        assert_eq!(long[5894].id, format!("{}@1", recs[0].id));
+        assert_eq!(long[5894].submit_s, recs[0].submit_s + 86_400);
+        assert!(long.windows(2).all(|w| w[0].submit_s <= w[1].submit_s));
     }
 
     #[test]
