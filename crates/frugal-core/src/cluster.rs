@@ -73,6 +73,10 @@ pub struct Vm {
     /// Estimated time (seconds) at which the last hosted executor ends; the VM's
     /// remaining active time is `busy_until − now` (paper 000 Eq. 4, 17: t_j, T_vm).
     pub busy_until: f64,
+    /// When the VM was last turned off (seconds; −∞ if never). A VM turned off at the
+    /// current instant has not gone down yet: turning it back on at that same instant
+    /// costs no boot latency (see [`Vm::ready_if_reserved`]).
+    pub off_since: f64,
 }
 
 impl Vm {
@@ -89,6 +93,19 @@ impl Vm {
             0.0
         } else {
             (self.busy_until - now).max(0.0)
+        }
+    }
+
+    /// When the VM could run executors if a placement used it at `now` (seconds): now if
+    /// it is on, or if it is off but was turned off at this very instant (it never went
+    /// down); its boot completion if booting; `now + boot_latency_s` if off.
+    #[inline]
+    pub fn ready_if_reserved(&self, now: f64, boot_latency_s: f64) -> f64 {
+        match self.power {
+            PowerState::On => now,
+            PowerState::Booting { ready_at } => ready_at.max(now),
+            PowerState::Off if self.off_since == now => now,
+            PowerState::Off => now + boot_latency_s,
         }
     }
 
@@ -156,6 +173,7 @@ impl Cluster {
                     power: PowerState::Off,
                     executors: 0,
                     busy_until: 0.0,
+                    off_since: f64::NEG_INFINITY,
                 });
             }
         }
@@ -227,6 +245,7 @@ impl Cluster {
             v.power = PowerState::Off;
             v.executors = 0;
             v.busy_until = 0.0;
+            v.off_since = f64::NEG_INFINITY;
         }
         c
     }
@@ -234,8 +253,9 @@ impl Cluster {
     /// Reserves `placement` (executors of size `demand`), turning off VMs on.
     ///
     /// Returns the time (seconds) at which every VM of the placement is ready: `now`, or
-    /// the latest boot completion when a VM had to be turned on with `boot_latency_s > 0`.
-    /// Pushes the ids of VMs turned on to `powered_on`.
+    /// the latest boot completion when a VM had to be turned on with `boot_latency_s > 0`
+    /// ([`Vm::ready_if_reserved`]: a VM turned off at `now` comes back at once). Pushes the
+    /// ids of VMs turned on to `powered_on`.
     ///
     /// # Errors
     /// [`ClusterError::OverCapacity`] if a VM cannot hold its share; the cluster is left
@@ -265,20 +285,15 @@ impl Cluster {
             let vm = &mut self.vms[id as usize];
             vm.free = vm.free.minus(&demand.times(n)).expect("checked above");
             vm.executors += n;
-            match vm.power {
-                PowerState::Off => {
-                    powered_on.push(id);
-                    if boot_latency_s > 0.0 {
-                        vm.power = PowerState::Booting {
-                            ready_at: now + boot_latency_s,
-                        };
-                        ready = ready.max(now + boot_latency_s);
-                    } else {
-                        vm.power = PowerState::On;
-                    }
-                }
-                PowerState::Booting { ready_at } => ready = ready.max(ready_at),
-                PowerState::On => {}
+            let ready_at = vm.ready_if_reserved(now, boot_latency_s);
+            ready = ready.max(ready_at);
+            if !vm.is_active() {
+                powered_on.push(id);
+                vm.power = if ready_at > now {
+                    PowerState::Booting { ready_at }
+                } else {
+                    PowerState::On
+                };
             }
         }
         Ok(ready)
@@ -311,14 +326,15 @@ impl Cluster {
         }
     }
 
-    /// Turns an idle VM off. Returns false (and does nothing) if it hosts executors or
-    /// is already off.
-    pub fn power_off(&mut self, id: VmId) -> bool {
+    /// Turns an idle VM off at `now` (seconds). Returns false (and does nothing) if it
+    /// hosts executors or is already off.
+    pub fn power_off(&mut self, id: VmId, now: f64) -> bool {
         let vm = &mut self.vms[id as usize];
         if vm.executors > 0 || !vm.is_active() {
             return false;
         }
         vm.power = PowerState::Off;
+        vm.off_since = now;
         true
     }
 }

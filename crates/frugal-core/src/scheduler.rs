@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::cluster::{Cluster, PowerState, VmId};
+use crate::cluster::{Cluster, VmId};
 use crate::duration::DurationModel;
 use crate::job::Job;
 use crate::placement::Placement;
@@ -435,15 +435,12 @@ impl Scheduler {
     }
 }
 
-/// When every VM of `placement` can run executors, if it were reserved at `now`.
+/// When every VM of `placement` can run executors, if it were reserved at `now`
+/// ([`crate::cluster::Vm::ready_if_reserved`]).
 pub fn ready_time(cluster: &Cluster, placement: &Placement, now: f64, boot_latency_s: f64) -> f64 {
     placement
         .executors_per_vm
         .iter()
-        .map(|&(id, _)| match cluster.vm(id).power {
-            PowerState::Off => now + boot_latency_s,
-            PowerState::Booting { ready_at } => ready_at.max(now),
-            PowerState::On => now,
-        })
+        .map(|&(id, _)| cluster.vm(id).ready_if_reserved(now, boot_latency_s))
         .fold(now, f64::max)
 }

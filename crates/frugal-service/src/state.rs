@@ -325,7 +325,7 @@ impl State {
         self.cluster.release(part, &demand);
         self.scheduler.resources_freed();
         for &(vm, _) in &part.executors_per_vm {
-            if self.cluster.power_off(vm) {
+            if self.cluster.power_off(vm, now) {
                 if let Some(on) = self.on_since[vm as usize].take() {
                     self.intervals[vm as usize].push((on, now));
                 }

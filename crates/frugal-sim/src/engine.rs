@@ -1,10 +1,17 @@
 //! The discrete-event simulation engine.
 //!
 //! Events are ordered by (time, kind priority, sequence number), so runs are fully
-//! deterministic: at one instant, job completions free resources first, then VM boots
-//! complete, then arrivals join the queue; the driver (the scheduler, or an RL agent)
-//! then decides; only after that are idle VMs turned off, so a VM freed and reused at the
-//! same instant stays on.
+//! deterministic. At one instant t, in this order: job completions free resources, VM
+//! boots complete, arrivals join the queue, VMs idle whose keep-alive has run out by t
+//! are turned off; then the driver (the scheduler, or an RL agent) decides.
+//!
+//! The marginal-cost rule at one instant: a VM that hosts no executor and whose
+//! keep-alive expired by t is *off* for the decisions at t, like any other off VM, so a
+//! policy that prefers VMs already on does not keep an expensive VM that just emptied
+//! instead of turning on a cheaper one — keeping it costs exactly as much as turning the
+//! other on. Turning it back on at t is free of boot latency (it never went down) and
+//! continues its billing interval (no second started hour). A VM inside its keep-alive
+//! is on.
 //!
 //! [`Simulation`] is the event core shared by every driver: [`simulate`] drives it with a
 //! [`Scheduler`]; the RL environment drives it one executor at a time.
@@ -247,15 +254,16 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                     unreachable!("idle priority is only used by idle checks");
                 };
                 self.advance_clock(t);
-                if self.vm_generation[vm as usize] == generation && self.cluster.power_off(vm) {
-                    self.vm_turned_off(vm);
-                }
+                self.idle_check(vm, generation);
                 continue;
             }
             self.advance_clock(t);
             let mut batch = Batch::default();
-            while let Some(&Reverse((OrdF64(u), p, ..))) = self.events.peek() {
-                if u != t || p >= IDLE_PRIORITY {
+            // Idle checks come last at t (priority), including those that completions at
+            // t schedule for t itself (keep-alive 0): every VM due off is off before the
+            // driver decides.
+            while let Some(&Reverse((OrdF64(u), ..))) = self.events.peek() {
+                if u != t {
                     break;
                 }
                 let Some(Reverse((.., kind))) = self.events.pop() else {
@@ -268,10 +276,17 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                         batch.finished.push(j);
                     }
                     EventKind::BootDone(vm) => self.cluster.mark_ready(vm),
-                    EventKind::IdleCheck(..) => unreachable!("filtered by priority"),
+                    EventKind::IdleCheck(vm, generation) => self.idle_check(vm, generation),
                 }
             }
             return Some(batch);
+        }
+    }
+
+    /// Turns `vm` off if no placement used it since the check was scheduled.
+    fn idle_check(&mut self, vm: VmId, generation: u64) {
+        if self.vm_generation[vm as usize] == generation && self.cluster.power_off(vm, self.now) {
+            self.vm_turned_off(vm);
         }
     }
 
@@ -320,7 +335,16 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         ready: f64,
     ) {
         for &vm in powered_on {
-            self.vm_on_since[vm as usize] = Some(self.now);
+            let i = vm as usize;
+            // Turned off at this instant and on again: one uninterrupted interval.
+            let resumed = match self.vm_intervals[i].last() {
+                Some(&(on, off)) if off == self.now => {
+                    self.vm_intervals[i].pop();
+                    on
+                }
+                _ => self.now,
+            };
+            self.vm_on_since[i] = Some(resumed);
             for (dim, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
                 self.on_capacity[dim] += u64::from(*c);
             }

@@ -162,3 +162,121 @@ fn charged_decision_time_delays_starts() {
         assert!(start > j.arrival && start < j.arrival + 1.0, "{start}");
     }
 }
+
+/// Two cloud VMs of 4 cores / 16 GiB at $1/h (VM 0) and $10/h (VM 1), per-second billing.
+fn one_and_ten_dollar_cluster() -> Cluster {
+    let types = vec![InstanceType {
+        name: "c4".into(),
+        capacity: Resources::from_gib(4, 16),
+    }];
+    let group = |price_per_hour: f64| VmGroup {
+        instance_type: 0,
+        site: Site::Cloud,
+        count: 1,
+        price_per_second: price_per_hour / 3600.0,
+    };
+    Cluster::new(types, &[group(1.0), group(10.0)])
+}
+
+/// a (0–50 s) takes the $1 VM; b (arrives at 10 s) needs a whole VM: the $10 one.
+/// At 100 s b has just finished and c arrives: with keep-alive 0 the $10 VM is off for
+/// the decision at 100 s, so every policy puts c on the $1 VM:
+/// 50 s × $1/h + 90 s × $10/h + 1,000 s × $1/h = $0.5389.
+fn marginal_cost_jobs() -> Vec<Job> {
+    let mut jobs = vec![
+        job("a", 1, 0.0, 50.0),
+        job("b", 1, 10.0, 90.0),
+        job("c", 1, 100.0, 1000.0),
+    ];
+    for j in &mut jobs {
+        j.executor_demand = Resources::from_gib(4, 4);
+        j.deadline = None;
+        j.t_hybrid = j.t_local;
+    }
+    jobs
+}
+
+#[test]
+fn a_vm_whose_keep_alive_ran_out_is_off_for_decisions_at_that_instant() {
+    let expect = (50.0 * 1.0 + 90.0 * 10.0 + 1000.0 * 1.0) / 3600.0;
+    for kind in PolicyKind::ALL {
+        let policy = kind.build(&PolicyParams::default());
+        let mut c = cfg(BillingGranularity::PerSecond, 0.0, 0.0);
+        c.scheduler.discipline = policy.default_queue();
+        let r = simulate(
+            &one_and_ten_dollar_cluster(),
+            &marginal_cost_jobs(),
+            policy,
+            c,
+        );
+        assert!(
+            (r.summary.total_cost - expect).abs() < 1e-9,
+            "{}: ${} instead of ${expect}",
+            kind.name(),
+            r.summary.total_cost
+        );
+        assert_eq!(r.jobs[2].placement, vec![(0, 1)], "{}", kind.name());
+    }
+}
+
+#[test]
+fn a_vm_inside_its_keep_alive_is_on() {
+    // Keep-alive 1 s: at 100 s the $10 VM (idle since 100 s) is still on, so first fit
+    // reuses it: c runs on it, and the $1 VM, idle since 50 s, is off.
+    let mut c = cfg(BillingGranularity::PerSecond, 0.0, 1.0);
+    c.scheduler.discipline = QueueDiscipline::Edf;
+    let r = simulate(
+        &one_and_ten_dollar_cluster(),
+        &marginal_cost_jobs(),
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+        c,
+    );
+    assert_eq!(r.jobs[2].placement, vec![(1, 1)]);
+    assert_eq!(r.vms[1].intervals, vec![(10.0, 1101.0)]);
+    assert_eq!(r.vms[0].intervals, vec![(0.0, 51.0)]);
+}
+
+#[test]
+fn a_vm_turned_off_and_on_at_one_instant_keeps_its_interval_and_needs_no_boot() {
+    // One VM: a ends at 50 s as b arrives. The VM is off for the pass at 50 s, and b turns
+    // it back on at once: no 20 s boot (it never went down), one interval, so hourly
+    // billing charges one started hour, not two.
+    let types = vec![InstanceType {
+        name: "c4".into(),
+        capacity: Resources::from_gib(4, 16),
+    }];
+    let one = Cluster::new(
+        types,
+        &[VmGroup {
+            instance_type: 0,
+            site: Site::Cloud,
+            count: 1,
+            price_per_second: 1.0 / 3600.0,
+        }],
+    );
+    let mut jobs = vec![job("a", 1, 0.0, 50.0), job("b", 1, 50.0, 50.0)];
+    for j in &mut jobs {
+        j.executor_demand = Resources::from_gib(4, 4);
+    }
+    let r = simulate(
+        &one,
+        &jobs,
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+        cfg(BillingGranularity::PerHour, 20.0, 0.0),
+    );
+    // a waits for the boot (20 s); b arrives at 50 s, the VM frees at 70 s.
+    assert_eq!(r.jobs[0].start, Some(20.0));
+    assert_eq!(r.jobs[1].start, Some(70.0));
+    assert_eq!(r.vms[0].intervals, vec![(0.0, 120.0)]);
+    assert!((r.summary.total_cost - 1.0).abs() < 1e-9);
+    // Without the boot, b starts at 50 s exactly when a ends, on the same interval.
+    let r = simulate(
+        &one,
+        &jobs,
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+        cfg(BillingGranularity::PerHour, 0.0, 0.0),
+    );
+    assert_eq!(r.jobs[1].start, Some(50.0));
+    assert_eq!(r.vms[0].intervals, vec![(0.0, 100.0)]);
+    assert!((r.summary.total_cost - 1.0).abs() < 1e-9);
+}
