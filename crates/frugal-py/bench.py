@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from frugal import SparkPlacementEnv, VecSparkPlacementEnv
+from frugal_sched import SparkPlacementEnv, VecSparkPlacementEnv
 
 
 def single(steps: int) -> float:

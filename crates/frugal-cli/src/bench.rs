@@ -20,7 +20,7 @@ use frugal_sim::workload::{
     parse_swim, replicate_days, select_hour, synthetic,
 };
 
-use crate::simulate::{PolicyChoice, parse_policies};
+use crate::choices::PolicyName;
 
 /// Options of `frugal bench`.
 #[derive(Args, Debug)]
@@ -33,8 +33,8 @@ pub struct BenchArgs {
     pub jobs: usize,
     /// Comma-separated policies (default all; the whole-simulation benchmark skips `milp`
     /// unless it is named).
-    #[arg(long, value_delimiter = ',')]
-    pub policies: Option<Vec<String>>,
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub policies: Option<Vec<PolicyName>>,
     /// Environment steps timed (random valid actions, paper 002 Table 4 cluster, burst
     /// training hours).
     #[arg(long, default_value_t = 2_000_000)]
@@ -79,13 +79,10 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build; run `cargo run --release -- bench` for real figures");
     }
-    let policies: Vec<PolicyKind> = parse_policies(a.policies.as_deref())?
-        .into_iter()
-        .filter_map(|p| match p {
-            PolicyChoice::Builtin(k) => Some(k),
-            PolicyChoice::Rl(_) => None,
-        })
-        .collect();
+    let policies: Vec<PolicyKind> = match &a.policies {
+        Some(names) => names.iter().map(|n| n.kind()).collect(),
+        None => PolicyKind::ALL.to_vec(),
+    };
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
         jobs: 4096,

@@ -15,17 +15,19 @@ use serde_json::{Value, json};
 
 use frugal_sim::metrics::percentile;
 
+use crate::choices::{ClusterParser, ClusterSource, PolicyChoice, PolicyParser, number_in};
 use crate::serve::{ServeArgs, build};
 
 /// Options of `frugal loadtest`.
 #[derive(Args, Debug)]
 pub struct LoadtestArgs {
-    /// Seconds of submissions (the test then waits for every job to be placed and stops).
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds of submissions, in (0, 3600] (the test then waits for every job to be
+    /// placed and stops).
+    #[arg(long, default_value_t = 10.0, value_parser = number_in(0.001, 3600.0))]
     pub seconds: f64,
     /// Concurrent clients, each with one keep-alive connection submitting back to back.
-    #[arg(long, default_value_t = 32)]
-    pub clients: usize,
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..))]
+    pub clients: u16,
     /// Database URL; default: a fresh SQLite file in the temporary directory, removed
     /// afterwards.
     #[arg(long)]
@@ -34,11 +36,11 @@ pub struct LoadtestArgs {
     #[arg(long, default_value = "process")]
     pub durability: String,
     /// Cluster preset or TOML file.
-    #[arg(long, default_value = "large-hybrid")]
-    pub cluster: String,
+    #[arg(long, value_name = "PRESET|FILE", default_value = "large-hybrid", value_parser = ClusterParser)]
+    pub cluster: ClusterSource,
     /// Placement policy.
-    #[arg(long, default_value = "first-fit")]
-    pub policy: String,
+    #[arg(long, default_value = "first-fit", value_parser = PolicyParser)]
+    pub policy: PolicyChoice,
     /// Run time of each job (1 executor, 1 core, 1 GiB), service seconds.
     #[arg(long, default_value_t = 1.0)]
     pub job_seconds: f64,
@@ -56,9 +58,6 @@ struct ClientReport {
 
 /// Runs the load test and prints its figures.
 pub fn run(a: &LoadtestArgs) -> Result<()> {
-    if !(a.seconds > 0.0 && a.clients > 0) {
-        bail!("--seconds and --clients: must be > 0");
-    }
     let db = std::env::temp_dir().join(format!("frugal-loadtest-{}.db", std::process::id()));
     let database_url = a
         .database_url
@@ -75,7 +74,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
         spark_port: 0,
         spark_ui_port: 0,
         cluster: a.cluster.clone(),
-        pricing: "1".into(),
+        pricing: None,
         policy: a.policy.clone(),
         queue: None,
         admission_control: false,
@@ -100,7 +99,15 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
         .build()?
         .block_on(async {
             let clients: Vec<_> = (0..a.clients)
-                .map(|c| tokio::spawn(client(addr, run_id, c, deadline, a.job_seconds)))
+                .map(|c| {
+                    tokio::spawn(client(
+                        addr,
+                        run_id,
+                        usize::from(c),
+                        deadline,
+                        a.job_seconds,
+                    ))
+                })
                 .collect();
             let mut reports = Vec::new();
             for c in clients {
@@ -142,7 +149,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
         a.speedup,
         cfg.database_url.split(':').next().unwrap_or_default(),
         a.durability,
-        a.policy,
+        a.policy.label(),
         a.cluster
     );
     println!(

@@ -1,13 +1,14 @@
 //! `frugal`: compare cost- and deadline-aware executor placement policies.
 
 mod bench;
+mod choices;
 mod loadtest;
 mod serve;
 mod simulate;
 mod table;
 mod train;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// frugal schedules Spark executors onto cloud and hybrid clusters at the lowest VM cost
 /// that meets deadlines. With no subcommand it runs `simulate` with its defaults.
@@ -36,27 +37,52 @@ enum Command {
     /// Load-test the service on loopback (emulated backend, durable store) for a bounded
     /// time: submissions per second, submit and submit-to-placement latency.
     Loadtest(loadtest::LoadtestArgs),
+    /// Print a shell completion script (e.g. `frugal completions bash >
+    /// /etc/bash_completion.d/frugal`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
-impl Cli {
-    /// The `simulate` arguments, when that is the command.
-    fn simulate_args(self) -> simulate::SimulateArgs {
-        match self.command {
-            Some(Command::Simulate(args)) => *args,
-            _ => unreachable!("parsed from [frugal, simulate]"),
-        }
+/// What the user asked for cannot be done as asked (options, input files): exit status 2,
+/// like clap's own usage errors.
+#[derive(Debug)]
+pub struct Usage(pub anyhow::Error);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+impl From<anyhow::Error> for Usage {
+    fn from(e: anyhow::Error) -> Self {
+        Usage(e)
     }
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => simulate::run(&Cli::parse_from(["frugal", "simulate"]).simulate_args()),
+        None => match Cli::try_parse_from(["frugal", "simulate"]) {
+            Ok(Cli {
+                command: Some(Command::Simulate(args)),
+            }) => simulate::run(&args),
+            _ => unreachable!("`frugal simulate` parses"),
+        },
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "frugal", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -67,9 +93,16 @@ fn main() -> std::process::ExitCode {
         {
             std::process::ExitCode::SUCCESS
         }
+        Err(e) if e.downcast_ref::<Usage>().is_some() => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

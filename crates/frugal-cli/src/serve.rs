@@ -8,11 +8,13 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use frugal_core::policy::{PlacementPolicy, PolicyParams};
-use frugal_core::{DurationModel, QueueDiscipline, SchedulerConfig};
+use frugal_core::{DurationModel, SchedulerConfig};
 use frugal_service::backend::SparkConfig;
 use frugal_service::{BackendConfig, Durability, ServiceConfig};
 
-use crate::simulate::{build_cluster, parse_policies};
+use crate::choices::{
+    ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
+};
 
 /// Options of `frugal serve`.
 #[derive(Args, Debug)]
@@ -48,17 +50,17 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 18080)]
     pub spark_ui_port: u16,
     /// Cluster preset or TOML file (as for `simulate`).
-    #[arg(long, default_value = "small-hybrid")]
-    pub cluster: String,
-    /// Pricing model of the hybrid presets.
-    #[arg(long, default_value = "1")]
-    pub pricing: String,
+    #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
+    pub cluster: ClusterSource,
+    /// Pricing model of the hybrid presets [default: 1].
+    #[arg(long, value_enum)]
+    pub pricing: Option<PricingArg>,
     /// Placement policy (any `simulate` policy, or rl:<checkpoint>).
-    #[arg(long, default_value = "optimal")]
-    pub policy: String,
-    /// Queue discipline; default: the policy's published one.
-    #[arg(long)]
-    pub queue: Option<String>,
+    #[arg(long, default_value = "optimal", value_parser = PolicyParser)]
+    pub policy: PolicyChoice,
+    /// Queue discipline [default: the policy's published one].
+    #[arg(long, value_enum)]
+    pub queue: Option<QueueArg>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
@@ -77,18 +79,14 @@ pub fn run(a: &ServeArgs) -> Result<()> {
 
 /// The service's configuration and policy from the command line.
 pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)> {
-    let (cluster, billing) = build_cluster(&a.cluster, &a.pricing, None)?;
-    let choice = parse_policies(Some(std::slice::from_ref(&a.policy)))?.remove(0);
+    let (cluster, billing) = a.cluster.build(a.pricing, None)?;
+    let choice = &a.policy;
     let params = PolicyParams::default();
-    let policy = choice.build(&params)?;
+    let policy = choice.build(&params, &cluster)?;
     if !(a.speedup.is_finite() && a.speedup > 0.0) {
         bail!("--speedup: must be > 0");
     }
-    let discipline = match &a.queue {
-        None => policy.default_queue(),
-        Some(q) => QueueDiscipline::parse(q)
-            .with_context(|| format!("--queue: unknown discipline {q:?}"))?,
-    };
+    let discipline = a.queue.map_or(policy.default_queue(), QueueArg::discipline);
     let backend = match a.backend.as_str() {
         "emulated" => BackendConfig::Emulated { speedup: a.speedup },
         "spark-standalone" => {

@@ -1,24 +1,30 @@
 //! The `frugal` binary end to end.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn frugal(args: &[&str]) -> (bool, String, String) {
+fn frugal(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
         .args(args)
         .output()
         .expect("frugal runs");
     (
-        out.status.success(),
+        out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
 
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("frugal-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 #[test]
-fn main_job_prints_both_tables_with_every_policy() {
-    let (ok, out, err) = frugal(&[]);
-    assert!(ok, "{err}");
+fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
+    let (code, out, err) = frugal(&[]);
+    assert_eq!(code, 0, "{err}");
     assert!(out.contains(
         "light load: FB-2009_samples_24_times_1hr_0.tsv hour 0, first 50 jobs (50 jobs)"
     ));
@@ -33,84 +39,239 @@ fn main_job_prints_both_tables_with_every_policy() {
         "gio",
         "asq",
         "morpheus",
+        "aep",
+        "optimal",
+        "milp",
     ] {
-        let row = format!("│ {p} ");
-        assert_eq!(
-            out.matches(&row).count(),
-            2,
-            "{p} should head one row per table"
-        );
+        let rows = out
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(p));
+        assert_eq!(rows.count(), 2, "{p} should head one row per table");
     }
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 120, "{widest} columns");
+    assert!(
+        out.contains("round-robin"),
+        "the vs column names its baseline"
+    );
+    assert!(!out.contains("-0.00"));
 }
 
 fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// Every file under `dir`, relative path → bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
 #[test]
-fn out_dir_records_are_byte_identical_for_the_same_seed() {
-    let tmp = std::env::temp_dir().join(format!("frugal-cli-{}", std::process::id()));
-    let (a, b) = (tmp.join("a"), tmp.join("b"));
-    for d in [&a, &b] {
-        let (ok, _, err) = frugal(&[
+fn a_parallel_run_writes_the_same_bytes_as_a_serial_one() {
+    let t = tmp("parallel");
+    let (a, b) = (t.join("serial"), t.join("parallel"));
+    let mut outputs = Vec::new();
+    for (d, threads) in [(&a, "1"), (&b, "3")] {
+        let (code, out, err) = frugal(&[
             "simulate",
             "--synthetic",
             "--load",
-            "light",
+            "both",
             "--jobs",
-            "200",
+            "150",
             "--policies",
-            "gio,morpheus",
+            "gio,morpheus,optimal",
             "--seed",
             "9",
+            "--repetitions",
+            "3",
+            "--threads",
+            threads,
+            "--format",
+            "csv",
             "--out",
             d.to_str().unwrap(),
         ]);
-        assert!(ok, "{err}");
+        assert_eq!(code, 0, "{err}");
+        outputs.push(out);
     }
-    let run = "synthetic-light-load-200-jobs-paper-000-6-1/gio-seed9";
-    for f in ["jobs.csv", "vms.csv", "cost_over_time.csv"] {
-        let rel = format!("{run}/{f}");
-        assert_eq!(read(&a, &rel), read(&b, &rel), "{rel} differs");
+    assert_eq!(outputs[0], outputs[1]);
+    let (ta, tb) = (tree(&a), tree(&b));
+    assert_eq!(ta.len(), 2 * 4 * 3 * 4 + 1, "{:?}", ta.keys());
+    assert_eq!(ta.keys().collect::<Vec<_>>(), tb.keys().collect::<Vec<_>>());
+    for (name, bytes) in &ta {
+        assert!(
+            tb[name] == *bytes,
+            "{name} differs between the serial and parallel runs"
+        );
     }
-    assert_eq!(read(&a, &format!("{run}/jobs.csv")).lines().count(), 201);
-    std::fs::remove_dir_all(&tmp).ok();
+    let run = "synthetic-light-load-150-jobs-paper-000-6-1/gio-seed10";
+    assert_eq!(read(&a, &format!("{run}/jobs.csv")).lines().count(), 151);
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&a, &format!("{run}/summary.json"))).unwrap();
+    assert_eq!(summary["provenance"]["seed"], 10);
+    assert_eq!(summary["provenance"]["repetition"], 1);
+    assert_eq!(summary["run"]["policy"], "gio");
+    // results.csv: a header and one row per workload × policy × repetition.
+    assert_eq!(read(&a, "results.csv").lines().count(), 1 + 2 * 4 * 3);
+    std::fs::remove_dir_all(&t).ok();
+}
+
+#[test]
+fn summary_records_the_inputs_digest_and_the_configuration() {
+    let t = tmp("provenance");
+    let (code, _, err) = frugal(&[
+        "simulate",
+        "--policies",
+        "first-fit",
+        "--load",
+        "light",
+        "--out",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let run = "light-load-fb-2009-samples-24-times-1hr-0-tsv-hour-0-first-50-jobs/first-fit-seed1";
+    let s: serde_json::Value =
+        serde_json::from_str(&read(&t, &format!("{run}/summary.json"))).unwrap();
+    let p = &s["provenance"];
+    assert_eq!(p["frugal_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(p["configuration"]["policies"][0], "first-fit");
+    assert_eq!(p["configuration"]["load"], "light");
+    let trace = &p["inputs"][0];
+    assert_eq!(trace["role"], "trace");
+    assert_eq!(trace["sha256"].as_str().unwrap().len(), 64);
+    // jobs.csv leaves met_deadline empty for jobs without a deadline.
+    let jobs = read(&t, &format!("{run}/jobs.csv"));
+    let mut rdr = csv::Reader::from_reader(jobs.as_bytes());
+    let head = rdr.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let (deadline, met) = (col("deadline_s"), col("met_deadline"));
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert!(rows.iter().any(|r| r[deadline].is_empty()));
+    for r in &rows {
+        assert_eq!(r[deadline].is_empty(), r[met].is_empty(), "{r:?}");
+    }
+    std::fs::remove_dir_all(&t).ok();
+}
+
+#[test]
+fn misuse_exits_2_naming_the_flag() {
+    let t = tmp("misuse");
+    let csv = t.join("jobs.csv");
+    std::fs::write(
+        &csv,
+        "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\
+         a,cpu_bound,1,4,4,0,,50,60\n",
+    )
+    .unwrap();
+    let toml = t.join("c.toml");
+    std::fs::write(
+        &toml,
+        "[[instance_type]]\nname = \"a\"\ncores = 4\nmemory_gib = 16\n\n\
+         [[vms]]\ninstance_type = \"a\"\nsite = \"cloud\"\ncount = 2\nprice_per_hour = 1.0\n",
+    )
+    .unwrap();
+    let (csv, toml) = (csv.to_str().unwrap(), toml.to_str().unwrap());
+    let cases: &[(&[&str], &str)] = &[
+        (&["--jobs", "5"], "--hour"),
+        (&["--hour", "3", "--load", "light"], "--load"),
+        (&["--jobs-csv", csv, "--load", "high"], "--load"),
+        (&["--cluster", toml, "--pricing", "2"], "--pricing"),
+        (
+            &["--cluster", "paper002-cloud", "--pricing", "2"],
+            "--pricing",
+        ),
+        (
+            &["--jobs-csv", csv, "--hybrid-penalty", "0.2"],
+            "--hybrid-penalty",
+        ),
+        (&["--repetitions", "0"], "--repetitions"),
+        (
+            &["--policies", "milp", "--milp-time-limit", "1e20"],
+            "--milp-time-limit",
+        ),
+        (
+            &["--policies", "gio", "--milp-time-limit", "1"],
+            "--milp-time-limit",
+        ),
+        (&["--alpha", "-1"], "--alpha"),
+        (&["--keep-alive", "NaN"], "--keep-alive"),
+        (&["--boot-latency", "-5"], "--boot-latency"),
+        (&["--policies", "frist-fit"], "first-fit"),
+        (&["--queue", "fifo"], "--queue"),
+        (
+            &["--synthetic", "--deadline-share", "0.2"],
+            "--deadline-share",
+        ),
+        (&["--hour", "0", "--jobs", "500"], "--jobs"),
+        (&["--policies", "gio", "--alpha", "0.5"], "--alpha"),
+        (&["--policies", "rl:/nonexistent"], "--policies"),
+    ];
+    for (args, flag) in cases {
+        let mut argv = vec!["simulate"];
+        argv.extend_from_slice(args);
+        let (code, _, err) = frugal(&argv);
+        assert_eq!(code, 2, "{argv:?}: {err}");
+        assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
+    }
+    std::fs::remove_dir_all(&t).ok();
 }
 
 #[test]
 fn bad_inputs_name_file_line_and_field() {
-    let tmp = std::env::temp_dir().join(format!("frugal-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let toml = tmp.join("c.toml");
+    let t = tmp("bad");
+    let toml = t.join("c.toml");
     std::fs::write(
         &toml,
         "[[instance_type]]\nname = \"a\"\ncores = -1\nmemory_gib = 4\n",
     )
     .unwrap();
-    let (ok, _, err) = frugal(&["simulate", "--cluster", toml.to_str().unwrap()]);
-    assert!(!ok);
+    let (code, _, err) = frugal(&["simulate", "--cluster", toml.to_str().unwrap()]);
+    assert_eq!(code, 2);
     assert!(err.contains("c.toml: line 3"), "{err}");
-    let trace = tmp.join("t.tsv");
+    let trace = t.join("t.tsv");
     std::fs::write(&trace, "job0\t1\t1\t5\t0\t1\njob1\t3\t2\t5\tlots\t1\n").unwrap();
-    let (ok, _, err) = frugal(&[
+    let (code, _, err) = frugal(&[
         "simulate",
         "--trace",
         trace.to_str().unwrap(),
         "--hour",
         "0",
     ]);
-    assert!(!ok);
+    assert_eq!(code, 2);
     assert!(err.contains("t.tsv:2: field `shuffle_bytes`"), "{err}");
-    let (ok, _, err) = frugal(&["simulate", "--policies", "first-fit,best-fit"]);
-    assert!(!ok);
-    assert!(err.contains("unknown policy \"best-fit\""), "{err}");
-    std::fs::remove_dir_all(&tmp).ok();
+    std::fs::remove_dir_all(&t).ok();
+}
+
+#[test]
+fn completions_are_generated_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, out, err) = frugal(&["completions", shell]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("simulate") && out.contains("--policies"),
+            "{shell}"
+        );
+    }
 }
 
 #[test]
 fn loadtest_stores_every_accepted_submission() {
-    let (ok, out, err) = frugal(&["loadtest", "--seconds", "1", "--clients", "4"]);
-    assert!(ok, "{out}{err}");
+    let (code, out, err) = frugal(&["loadtest", "--seconds", "1", "--clients", "4"]);
+    assert_eq!(code, 0, "{out}{err}");
     let accepted: usize = out
         .split("submissions accepted")
         .nth(1)

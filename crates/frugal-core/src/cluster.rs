@@ -230,6 +230,19 @@ impl Cluster {
             .sum()
     }
 
+    /// True if the VMs have free room for at least `executors` executors of size
+    /// `demand` in all (off VMs are fully free); stops counting once they do.
+    pub fn has_slots(&self, demand: &Resources, executors: u32) -> bool {
+        let mut left = executors;
+        for v in &self.vms {
+            left = left.saturating_sub(v.free.copies_of(demand));
+            if left == 0 {
+                return true;
+            }
+        }
+        left == 0
+    }
+
     /// Resources reserved by executors over all VMs.
     pub fn used(&self) -> Resources {
         self.vms.iter().fold(Resources::ZERO, |a, v| {

@@ -4,6 +4,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::resources::Resources;
 
+/// Upper bound on any time or duration frugal accepts from its inputs, in seconds: 10
+/// Julian years. Larger values are input errors, not workloads.
+pub const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
+
+/// Upper bound on the executors of one job.
+pub const MAX_EXECUTORS: u32 = 100_000;
+
 /// Application class, which decides the preferred executor spread (paper 002 §6–7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

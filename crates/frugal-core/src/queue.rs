@@ -168,6 +168,10 @@ struct ShapeClass {
 pub struct ShapeQueue {
     classes: Vec<ShapeClass>,
     index: std::collections::HashMap<JobShape, usize>,
+    /// The classes that hold jobs, in no particular order (a pass sorts them), and each
+    /// class's position there: passes visit only these.
+    nonempty: Vec<usize>,
+    position: Vec<Option<usize>>,
     len: usize,
 }
 
@@ -182,9 +186,28 @@ impl ShapeQueue {
                 jobs: Default::default(),
                 failed_epoch: u64::MAX,
             });
+            self.position.push(None);
         }
         if self.classes[c].jobs.insert((OrdF64(arrival), idx)) {
             self.len += 1;
+            if self.position[c].is_none() {
+                self.position[c] = Some(self.nonempty.len());
+                self.nonempty.push(c);
+            }
+        }
+    }
+
+    /// Bookkeeping after a removal from class `c`.
+    fn removed(&mut self, c: usize) {
+        self.len -= 1;
+        if self.classes[c].jobs.is_empty() {
+            let at = self.position[c]
+                .take()
+                .expect("a class that held a job is listed");
+            self.nonempty.swap_remove(at);
+            if let Some(&moved) = self.nonempty.get(at) {
+                self.position[moved] = Some(at);
+            }
         }
     }
 
@@ -194,7 +217,9 @@ impl ShapeQueue {
             return false;
         };
         let removed = self.classes[c].jobs.remove(&(OrdF64(arrival), idx));
-        self.len -= usize::from(removed);
+        if removed {
+            self.removed(c);
+        }
         removed
     }
 
@@ -221,8 +246,9 @@ impl ShapeQueue {
         order: &mut Vec<(f64, usize)>,
     ) {
         order.clear();
-        for (i, c) in self.classes.iter_mut().enumerate() {
-            if c.jobs.is_empty() || c.failed_epoch == epoch {
+        for &i in &self.nonempty {
+            let c = &mut self.classes[i];
+            if c.failed_epoch == epoch {
                 continue;
             }
             if may_fit(&c.shape) {
@@ -242,7 +268,7 @@ impl ShapeQueue {
     /// Removes the job `key` of class `class` (it was placed or dropped).
     pub fn take(&mut self, class: usize, key: &ShapeJobKey) {
         if self.classes[class].jobs.remove(key) {
-            self.len -= 1;
+            self.removed(class);
         }
     }
 

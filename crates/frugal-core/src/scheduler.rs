@@ -315,19 +315,16 @@ impl Scheduler {
         let mut order = std::mem::take(&mut self.shape_order);
         let mut group = std::mem::take(&mut self.shape_group);
         // No policy can place more executors than the cluster has free slots for: on a
-        // saturated cluster most shapes fail here, without a policy call (free slots
-        // only shrink during a pass, so the test holds for the whole pass).
-        let mut slots: Vec<(Resources, u64)> = Vec::new();
+        // saturated cluster most shapes fail here, without a policy call (free capacity
+        // only shrinks during a pass, so the test holds for the whole pass). The total
+        // free capacity answers most shapes in O(1), the slots count (stopping once it
+        // has enough) the rest.
+        let free = cluster
+            .total_capacity
+            .minus(&cluster.used())
+            .unwrap_or(Resources::ZERO);
         let may_fit = |s: &JobShape| {
-            let free = match slots.iter().find(|(d, _)| *d == s.demand) {
-                Some(&(_, n)) => n,
-                None => {
-                    let n = cluster.slots(&s.demand, |_| true);
-                    slots.push((s.demand, n));
-                    n
-                }
-            };
-            free >= u64::from(s.executors)
+            free.fits(&s.demand.times(s.executors)) && cluster.has_slots(&s.demand, s.executors)
         };
         self.shaped
             .pass_order(self.epoch, score, may_fit, &mut order);
@@ -342,13 +339,13 @@ impl Scheduler {
                 i += 1;
             }
             while let Some(Reverse((key, class))) = group.pop() {
-                let job = &jobs[key.1];
-                let outcome =
-                    if cluster.slots(&job.executor_demand, |_| true) < u64::from(job.executors) {
-                        Outcome::Failed
-                    } else {
-                        self.try_job(key.1, u64::MAX, jobs, cluster, now, out)
-                    };
+                // Placements earlier in the pass may have used the room the shape needs.
+                let shape = JobShape::of(&jobs[key.1]);
+                let outcome = if cluster.has_slots(&shape.demand, shape.executors) {
+                    self.try_job(key.1, u64::MAX, jobs, cluster, now, out)
+                } else {
+                    Outcome::Failed
+                };
                 match outcome {
                     Outcome::Done => {
                         self.shaped.take(class, &key);

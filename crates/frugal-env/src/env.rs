@@ -236,6 +236,49 @@ impl SparkPlacementEnv {
         Some((job, job.executors - placement.executors()))
     }
 
+    /// A text picture of the state (Gymnasium's `render_mode="ansi"`): the clock, the
+    /// bill so far, the job being placed and each VM's power state and free capacity.
+    pub fn render_text(&self) -> String {
+        use std::fmt::Write;
+        let Some(cluster) = self.cluster() else {
+            return "not started: call reset()\n".to_string();
+        };
+        let k = self.kpis();
+        let mut s = format!(
+            "t = {:.1} s, cost ${:.4}, jobs scheduled {}/{}\n",
+            k.time_s, k.cost, k.jobs_scheduled, k.jobs_total
+        );
+        match self.current_job() {
+            Some((job, left)) => writeln!(
+                s,
+                "job {} ({}): {left} of {} executors of {} to place",
+                job.id,
+                job.kind.as_str(),
+                job.executors,
+                job.executor_demand
+            ),
+            None => writeln!(s, "no job to place"),
+        }
+        .expect("writing to a String");
+        for v in &cluster.vms {
+            let state = if v.is_active() { "on " } else { "off" };
+            writeln!(
+                s,
+                "vm {:>3} {:<10} {:<5} {state} free {:>3}/{:<3} cores {:>7.1}/{:<7.1} GiB  {} executors",
+                v.id,
+                cluster.instance_types[v.instance_type].name,
+                v.site.as_str(),
+                v.free.cores(),
+                v.capacity.cores(),
+                v.free.memory_gib(),
+                v.capacity.memory_gib(),
+                v.executors
+            )
+            .expect("writing to a String");
+        }
+        s
+    }
+
     /// Current simulated time, seconds.
     pub fn now(&self) -> f64 {
         self.sim.as_ref().map_or(0.0, |s| s.now())

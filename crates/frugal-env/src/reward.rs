@@ -19,8 +19,8 @@ pub struct EpisodeKpis {
     pub mean_duration_s: f64,
     /// Mean job completion time (finish − arrival), seconds (at the end only).
     pub mean_jct_s: f64,
-    /// Deadline-met percentage (at the end only).
-    pub deadline_met_pct: f64,
+    /// Deadline-met percentage (at the end only; `None` without deadline jobs).
+    pub deadline_met_pct: Option<f64>,
 }
 
 /// R_epi of paper 002 Eq. 14 for a completed episode:

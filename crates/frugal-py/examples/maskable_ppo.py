@@ -1,6 +1,6 @@
 """Train sb3-contrib's MaskablePPO on the burst pattern for a few thousand steps.
 
-    pip install ./crates/frugal-py sb3-contrib
+    pip install "./crates/frugal-py[examples]"
     python crates/frugal-py/examples/maskable_ppo.py
 
 sb3-contrib pulls PyTorch (several GB), so this example is not run in CI.
@@ -9,7 +9,7 @@ sb3-contrib pulls PyTorch (several GB), so this example is not run in CI.
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
-from frugal import SparkPlacementEnv
+from frugal_sched import SparkPlacementEnv
 
 
 def main(steps: int = 5_000) -> None:

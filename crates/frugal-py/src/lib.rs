@@ -1,6 +1,6 @@
-//! Python bindings: `frugal._native.Env` (one environment) and `frugal._native.VecEnv`
+//! Python bindings: `frugal_sched._native.Env` (one environment) and `frugal_sched._native.VecEnv`
 //! (N environments stepped in one call). The Gymnasium classes wrap them in
-//! `python/frugal/__init__.py`.
+//! `python/frugal_sched/__init__.py`.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -81,8 +81,8 @@ fn kpis<'py>(py: Python<'py>, env: &SparkPlacementEnv) -> PyResult<Bound<'py, Py
     Ok(d)
 }
 
-/// One environment (see `frugal.SparkPlacementEnv`).
-#[pyclass(module = "frugal._native")]
+/// One environment (see `frugal_sched.SparkPlacementEnv`).
+#[pyclass(module = "frugal_sched._native")]
 struct Env {
     inner: SparkPlacementEnv,
 }
@@ -124,6 +124,11 @@ impl Env {
         PyArray1::from_slice(py, self.inner.reset(seed))
     }
 
+    /// A text picture of the state (render_mode "ansi").
+    fn render_text(&self) -> String {
+        self.inner.render_text()
+    }
+
     /// Takes an action; returns (observation, reward, terminated, truncated).
     fn step<'py>(
         &mut self,
@@ -151,7 +156,7 @@ impl Env {
 }
 
 /// N environments stepped in one call, resetting each as soon as its episode ends.
-#[pyclass(module = "frugal._native")]
+#[pyclass(module = "frugal_sched._native")]
 struct VecEnv {
     envs: Vec<SparkPlacementEnv>,
     obs: Vec<f32>,

@@ -5,13 +5,14 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from frugal import SparkPlacementEnv, VecSparkPlacementEnv
+import frugal_sched
+from frugal_sched import SparkPlacementEnv, VecSparkPlacementEnv
 
 
 @pytest.mark.parametrize("mode", ["masked", "paper"])
 @pytest.mark.parametrize("dict_observation", [False, True])
 def test_check_env_passes(mode, dict_observation):
-    check_env(SparkPlacementEnv(mode=mode, dict_observation=dict_observation), skip_render_check=True)
+    check_env(SparkPlacementEnv(mode=mode, dict_observation=dict_observation, render_mode="ansi"))
 
 
 def run_masked_episode(env, rng):
@@ -76,3 +77,27 @@ def test_vector_env_steps_and_autoresets():
         ended += int(terminated.sum())
     assert ended > 0
     assert isinstance(venv, gym.vector.VectorEnv)
+
+
+def test_registered_with_gymnasium_and_versioned():
+    env = gym.make(frugal_sched.ENV_ID, pattern="normal", split="eval")
+    obs, _ = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    venv = gym.make_vec(frugal_sched.ENV_ID, num_envs=4, vectorization_mode="vector_entry_point")
+    obs, _ = venv.reset(seed=3)
+    assert obs.shape[0] == 4
+    assert frugal_sched.__version__ and frugal_sched.__version__ != "0+unknown"
+
+
+def test_ansi_render_shows_the_job_and_every_vm():
+    env = SparkPlacementEnv(pattern="normal", split="eval", render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert text.startswith("t = ") and "cost $0.0000" in text
+    assert "executors of" in text
+    assert text.count("\nvm ") == env.action_space.n - 1
+    env.step(int(np.flatnonzero(env.action_masks()[1:])[0]) + 1)
+    assert " on " in env.render()
+    assert SparkPlacementEnv().render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        SparkPlacementEnv(render_mode="human")

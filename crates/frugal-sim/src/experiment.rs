@@ -9,7 +9,10 @@ use frugal_core::queue::QueueDiscipline;
 use frugal_core::scheduler::SchedulerConfig;
 
 use crate::engine::{SimConfig, simulate};
+use serde::Serialize;
+
 use crate::metrics::{RunResult, Summary};
+use crate::stats::Estimate;
 
 /// Everything but the policy and the workload: the fixed conditions of a comparison.
 #[derive(Clone, Debug)]
@@ -59,37 +62,221 @@ impl Setup {
     }
 }
 
-/// Field-wise mean of summaries of the same policy over repetitions (counts become
-/// means rounded to the nearest integer; the longest decision is the maximum). An empty
-/// slice gives `None`.
-pub fn average(runs: &[Summary]) -> Option<Summary> {
-    let first = runs.first()?;
-    let n = runs.len() as f64;
-    let f = |g: fn(&Summary) -> f64| runs.iter().map(g).sum::<f64>() / n;
-    let c =
-        |g: fn(&Summary) -> usize| (runs.iter().map(g).sum::<usize>() as f64 / n).round() as usize;
-    Some(Summary {
-        policy: first.policy.clone(),
-        queue: first.queue.clone(),
-        jobs: c(|s| s.jobs),
-        completed: c(|s| s.completed),
-        dropped: c(|s| s.dropped),
-        never_scheduled: c(|s| s.never_scheduled),
-        total_cost: f(|s| s.total_cost),
-        cost_local: f(|s| s.cost_local),
-        cost_cloud: f(|s| s.cost_cloud),
-        deadline_jobs: c(|s| s.deadline_jobs),
-        deadline_met_pct: f(|s| s.deadline_met_pct),
-        mean_jct_s: f(|s| s.mean_jct_s),
-        p95_jct_s: f(|s| s.p95_jct_s),
-        mean_wait_s: f(|s| s.mean_wait_s),
-        makespan_s: f(|s| s.makespan_s),
-        cpu_utilisation: f(|s| s.cpu_utilisation),
-        memory_utilisation: f(|s| s.memory_utilisation),
-        vm_hours: f(|s| s.vm_hours),
-        decisions: c(|s| s.decisions),
-        decision_mean_us: f(|s| s.decision_mean_us),
-        decision_p99_us: f(|s| s.decision_p99_us),
-        decision_max_us: runs.iter().map(|s| s.decision_max_us).fold(0.0, f64::max),
-    })
+/// One run as one tidy row (`results.csv`): what ran, its seed and its metrics, with
+/// units in the column names. Wall-clock decision times are present only when asked
+/// for (`timings`): they are the one non-deterministic measurement.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunRow {
+    /// Workload label.
+    pub workload: String,
+    /// Policy name.
+    pub policy: String,
+    /// Queue discipline.
+    pub queue: String,
+    /// Repetition index, from 0.
+    pub repetition: u64,
+    /// Seed of this repetition's workload.
+    pub seed: u64,
+    /// Jobs in the workload.
+    pub jobs: usize,
+    /// Jobs that ran to completion.
+    pub completed: usize,
+    /// Jobs dropped by admission control.
+    pub dropped: usize,
+    /// Jobs never scheduled.
+    pub never_scheduled: usize,
+    /// VM bill, dollars.
+    pub cost_usd: f64,
+    /// Bill of the local site, dollars.
+    pub cost_local_usd: f64,
+    /// Bill of the cloud site, dollars.
+    pub cost_cloud_usd: f64,
+    /// Jobs with a deadline.
+    pub deadline_jobs: usize,
+    /// Share of deadline jobs that met it, percent; empty without deadline jobs.
+    pub deadline_met_pct: Option<f64>,
+    /// Mean job completion time, seconds; empty if no job completed.
+    pub mean_jct_s: Option<f64>,
+    /// 95th-percentile JCT, seconds; empty if no job completed.
+    pub p95_jct_s: Option<f64>,
+    /// Mean wait (start − arrival) of started jobs, seconds.
+    pub mean_wait_s: Option<f64>,
+    /// Last finish − first arrival, seconds.
+    pub makespan_s: f64,
+    /// Time-averaged reserved share of powered-on cores, percent.
+    pub cpu_utilisation_pct: f64,
+    /// Time-averaged reserved share of powered-on memory, percent.
+    pub memory_utilisation_pct: f64,
+    /// VM on-time, hours.
+    pub vm_hours: f64,
+    /// Policy calls.
+    pub decisions: usize,
+    /// Mean wall-clock decision time, µs (with timings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_mean_us: Option<f64>,
+    /// 99th-percentile decision time, µs (with timings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_p99_us: Option<f64>,
+    /// Longest decision, µs (with timings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_max_us: Option<f64>,
+}
+
+impl RunRow {
+    /// The row of run `repetition` (seed `seed`) of `workload`.
+    pub fn new(workload: &str, repetition: u64, seed: u64, s: &Summary, timings: bool) -> Self {
+        let some = |v: f64| (s.completed > 0).then_some(v);
+        let timing = |v: f64| timings.then_some(v);
+        RunRow {
+            workload: workload.to_string(),
+            policy: s.policy.clone(),
+            queue: s.queue.clone(),
+            repetition,
+            seed,
+            jobs: s.jobs,
+            completed: s.completed,
+            dropped: s.dropped,
+            never_scheduled: s.never_scheduled,
+            cost_usd: s.total_cost,
+            cost_local_usd: s.cost_local,
+            cost_cloud_usd: s.cost_cloud,
+            deadline_jobs: s.deadline_jobs,
+            deadline_met_pct: s.deadline_met_pct,
+            mean_jct_s: some(s.mean_jct_s),
+            p95_jct_s: some(s.p95_jct_s),
+            mean_wait_s: some(s.mean_wait_s),
+            makespan_s: s.makespan_s,
+            cpu_utilisation_pct: 100.0 * s.cpu_utilisation,
+            memory_utilisation_pct: 100.0 * s.memory_utilisation,
+            vm_hours: s.vm_hours,
+            decisions: s.decisions,
+            decision_mean_us: timing(s.decision_mean_us),
+            decision_p99_us: timing(s.decision_p99_us),
+            decision_max_us: timing(s.decision_max_us),
+        }
+    }
+}
+
+/// One policy on one workload over its repetitions: means, with the half-width of the
+/// 95 % Student-t confidence interval (`*_ci95`, empty for one repetition) for cost, JCT
+/// and deadlines met; the cost relative to a baseline policy's mean cost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AggregateRow {
+    /// Workload label.
+    pub workload: String,
+    /// Policy name.
+    pub policy: String,
+    /// Queue discipline.
+    pub queue: String,
+    /// Repetitions averaged.
+    pub repetitions: usize,
+    /// Jobs in the workload.
+    pub jobs: usize,
+    /// Mean jobs completed.
+    pub completed: f64,
+    /// Mean jobs dropped by admission control.
+    pub dropped: f64,
+    /// Mean jobs never scheduled.
+    pub never_scheduled: f64,
+    /// Mean VM bill, dollars.
+    pub cost_usd: f64,
+    /// 95 % CI half-width of the bill, dollars.
+    pub cost_usd_ci95: Option<f64>,
+    /// The policy `vs_baseline_pct` compares with.
+    pub baseline: String,
+    /// Mean bill relative to the baseline's, percent (+ is dearer); empty if the
+    /// baseline's bill is 0.
+    pub vs_baseline_pct: Option<f64>,
+    /// Mean bill of the local site, dollars.
+    pub cost_local_usd: f64,
+    /// Mean bill of the cloud site, dollars.
+    pub cost_cloud_usd: f64,
+    /// Jobs with a deadline (mean).
+    pub deadline_jobs: f64,
+    /// Mean share of deadline jobs that met it, percent; empty without deadline jobs.
+    pub deadline_met_pct: Option<f64>,
+    /// 95 % CI half-width of `deadline_met_pct`.
+    pub deadline_met_pct_ci95: Option<f64>,
+    /// Mean JCT, seconds.
+    pub mean_jct_s: Option<f64>,
+    /// 95 % CI half-width of the mean JCT, seconds.
+    pub mean_jct_s_ci95: Option<f64>,
+    /// Mean 95th-percentile JCT, seconds.
+    pub p95_jct_s: Option<f64>,
+    /// Mean wait, seconds.
+    pub mean_wait_s: Option<f64>,
+    /// Mean makespan, seconds.
+    pub makespan_s: f64,
+    /// Mean reserved share of powered-on cores, percent.
+    pub cpu_utilisation_pct: f64,
+    /// Mean reserved share of powered-on memory, percent.
+    pub memory_utilisation_pct: f64,
+    /// Mean VM on-time, hours.
+    pub vm_hours: f64,
+    /// Mean policy calls.
+    pub decisions: f64,
+    /// Mean wall-clock decision time, µs (with timings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_mean_us: Option<f64>,
+    /// Mean 99th-percentile decision time, µs (with timings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_p99_us: Option<f64>,
+    /// Longest decision over the repetitions, µs (with timings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_max_us: Option<f64>,
+}
+
+impl AggregateRow {
+    /// Aggregates the runs of one policy on one workload (`runs` non-empty, same
+    /// workload and policy); `baseline` names the policy compared with and
+    /// `baseline_cost_usd` is its mean bill.
+    pub fn new(runs: &[RunRow], baseline: &str, baseline_cost_usd: f64) -> AggregateRow {
+        let first = &runs[0];
+        let all = |f: fn(&RunRow) -> f64| -> Estimate {
+            let v: Vec<f64> = runs.iter().map(f).collect();
+            Estimate::of(&v).expect("at least one run")
+        };
+        let some = |f: fn(&RunRow) -> Option<f64>| -> Option<Estimate> {
+            let v: Vec<f64> = runs.iter().filter_map(f).collect();
+            Estimate::of(&v)
+        };
+        let cost = all(|r| r.cost_usd);
+        let met = some(|r| r.deadline_met_pct);
+        let jct = some(|r| r.mean_jct_s);
+        AggregateRow {
+            workload: first.workload.clone(),
+            policy: first.policy.clone(),
+            queue: first.queue.clone(),
+            repetitions: runs.len(),
+            jobs: first.jobs,
+            completed: all(|r| r.completed as f64).mean,
+            dropped: all(|r| r.dropped as f64).mean,
+            never_scheduled: all(|r| r.never_scheduled as f64).mean,
+            cost_usd: cost.mean,
+            cost_usd_ci95: cost.ci95,
+            baseline: baseline.to_string(),
+            vs_baseline_pct: (baseline_cost_usd > 0.0)
+                .then(|| 100.0 * (cost.mean / baseline_cost_usd - 1.0)),
+            cost_local_usd: all(|r| r.cost_local_usd).mean,
+            cost_cloud_usd: all(|r| r.cost_cloud_usd).mean,
+            deadline_jobs: all(|r| r.deadline_jobs as f64).mean,
+            deadline_met_pct: met.map(|e| e.mean),
+            deadline_met_pct_ci95: met.and_then(|e| e.ci95),
+            mean_jct_s: jct.map(|e| e.mean),
+            mean_jct_s_ci95: jct.and_then(|e| e.ci95),
+            p95_jct_s: some(|r| r.p95_jct_s).map(|e| e.mean),
+            mean_wait_s: some(|r| r.mean_wait_s).map(|e| e.mean),
+            makespan_s: all(|r| r.makespan_s).mean,
+            cpu_utilisation_pct: all(|r| r.cpu_utilisation_pct).mean,
+            memory_utilisation_pct: all(|r| r.memory_utilisation_pct).mean,
+            vm_hours: all(|r| r.vm_hours).mean,
+            decisions: all(|r| r.decisions as f64).mean,
+            decision_mean_us: some(|r| r.decision_mean_us).map(|e| e.mean),
+            decision_p99_us: some(|r| r.decision_p99_us).map(|e| e.mean),
+            decision_max_us: runs
+                .iter()
+                .filter_map(|r| r.decision_max_us)
+                .reduce(f64::max),
+        }
+    }
 }

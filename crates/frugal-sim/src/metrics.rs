@@ -101,7 +101,12 @@ pub struct VmRecord {
 impl VmRecord {
     /// Total on-time in seconds.
     pub fn on_time(&self) -> f64 {
-        self.intervals.iter().map(|(a, b)| b - a).sum()
+        self.intervals.iter().fold(0.0, |t, (a, b)| t + (b - a))
+    }
+
+    /// Its bill in dollars under `billing` (each interval billed on its own).
+    pub fn cost(&self, billing: frugal_core::BillingGranularity) -> f64 {
+        billing.accrued(&self.intervals, None, 0.0, self.price_per_second)
     }
 }
 
@@ -129,8 +134,8 @@ pub struct Summary {
     /// Jobs with a deadline.
     pub deadline_jobs: usize,
     /// Percentage of deadline jobs that completed by their deadline (dropped and never
-    /// scheduled jobs count as missed); 100 when no job has a deadline.
-    pub deadline_met_pct: f64,
+    /// scheduled jobs count as missed); `None` when no job has a deadline.
+    pub deadline_met_pct: Option<f64>,
     /// Mean job completion time (finish − arrival) of completed jobs, seconds.
     pub mean_jct_s: f64,
     /// 95th percentile JCT (nearest rank), seconds.
@@ -206,12 +211,8 @@ impl RunResult {
         let cost_at = |site: Site| -> f64 {
             vms.iter()
                 .filter(|v| v.site == site)
-                .flat_map(|v| {
-                    v.intervals
-                        .iter()
-                        .map(move |(a, b)| billing.cost(b - a, v.price_per_second))
-                })
-                .sum()
+                .map(|v| v.cost(billing))
+                .fold(0.0, |a, c| a + c)
         };
         let (cost_local, cost_cloud) = (cost_at(Site::Local), cost_at(Site::Cloud));
         let count = |s: JobStatus| jobs.iter().filter(|r| r.status == s).count();
@@ -238,11 +239,8 @@ impl RunResult {
             cost_local,
             cost_cloud,
             deadline_jobs,
-            deadline_met_pct: if deadline_jobs == 0 {
-                100.0
-            } else {
-                100.0 * met as f64 / deadline_jobs as f64
-            },
+            deadline_met_pct: (deadline_jobs > 0)
+                .then(|| 100.0 * met as f64 / deadline_jobs as f64),
             mean_jct_s: mean(&jct),
             p95_jct_s: percentile(&mut jct, 0.95),
             mean_wait_s: mean(&waits),

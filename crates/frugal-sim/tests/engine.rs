@@ -94,7 +94,7 @@ fn cost_durations_and_queueing_are_exact() {
     assert_eq!(r.vms[1].intervals, vec![(10.0, 75.0), (100.0, 113.0)]);
     assert!((r.summary.makespan_s - 113.0).abs() < 1e-9);
     // c's deadline is 20 + 30 = 50: missed; a and b met.
-    assert!((r.summary.deadline_met_pct - 200.0 / 3.0).abs() < 1e-9);
+    assert!((r.summary.deadline_met_pct.unwrap() - 200.0 / 3.0).abs() < 1e-9);
 }
 
 #[test]

@@ -58,7 +58,7 @@ proptest! {
     #[test]
     fn job_csv_parser_never_panics(body in "[a-z0-9_,.\\- \n]{0,300}") {
         let text = format!("id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n{body}");
-        if let Err(e) = read_jobs_csv(&text, "j.csv") {
+        if let Err(e) = read_jobs_csv(&text, "j.csv", 0.3) {
             prop_assert!(e.line <= text.lines().count() as u64 + 1, "{e}");
         }
     }
@@ -68,7 +68,7 @@ proptest! {
         let jobs = frugal_sim::workload::synthetic(&frugal_sim::workload::SyntheticConfig {
             load: frugal_sim::workload::Load::High, jobs: n, hybrid_penalty: 0.3, seed,
         });
-        let back = read_jobs_csv(&write_jobs_csv(&jobs), "j.csv").unwrap();
+        let back = read_jobs_csv(&write_jobs_csv(&jobs), "j.csv", 0.3).unwrap().jobs;
         prop_assert_eq!(back.len(), jobs.len());
         for (a, b) in back.iter().zip(&jobs) {
             prop_assert_eq!(&a.id, &b.id);

@@ -6,11 +6,15 @@
 //! pr-1,network_bound,2,2,6,15,,420,546
 //! ```
 //!
-//! `kind` is `cpu_bound`, `memory_bound` or `network_bound`; `memory_gib` may be
-//! fractional (rounded down to whole MiB); `deadline_s` is an absolute time in seconds
-//! and may be empty (no deadline); `t_hybrid_s` ≥ `t_local_s` > 0.
+//! `kind` is `cpu_bound`, `memory_bound` or `network_bound`; `executors` in
+//! 1..=100,000, `cores` in 1..=4,096 per executor; `memory_gib` in (0, 65,536], may be
+//! fractional (rounded down to whole MiB); `arrival_s` ≥ 0; `deadline_s` is an absolute
+//! time in seconds, not before the arrival, and may be empty (no deadline); `t_local_s`
+//! is positive; `t_hybrid_s` ≥ `t_local_s`, or empty for (1 + p) · `t_local_s` with the
+//! hybrid penalty p given to [`read_jobs_csv`]. Every time is at most
+//! [`frugal_core::job::MAX_SECONDS`] (10 years).
 
-use frugal_core::job::{Job, JobKind};
+use frugal_core::job::{Job, JobKind, MAX_EXECUTORS, MAX_SECONDS};
 use frugal_core::resources::{MIB_PER_GIB, Resources};
 
 use super::WorkloadError;
@@ -28,13 +32,27 @@ pub const CSV_HEADER: [&str; 9] = [
     "t_hybrid_s",
 ];
 
-/// Reads jobs in the CSV format above; returns them sorted by arrival (stable).
+/// Jobs read from a CSV file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsvJobs {
+    /// The jobs, sorted by arrival (stable).
+    pub jobs: Vec<Job>,
+    /// How many of them left `t_hybrid_s` empty (T_C^H from the hybrid penalty).
+    pub derived_t_hybrid: usize,
+}
+
+/// Reads jobs in the CSV format above; an empty `t_hybrid_s` becomes
+/// (1 + `hybrid_penalty`) · `t_local_s`.
 ///
 /// # Errors
-/// [`WorkloadError`] naming the line and column of the first bad header, missing or
-/// unparsable field, non-positive count or duration, duplicate id, or a deadline before
-/// the arrival.
-pub fn read_jobs_csv(text: &str, file: &str) -> Result<Vec<Job>, WorkloadError> {
+/// [`WorkloadError`] naming the line and column of the first bad header, missing,
+/// unparsable or out-of-range field (the range is in the message), duplicate id, or a
+/// deadline before the arrival.
+pub fn read_jobs_csv(
+    text: &str,
+    file: &str,
+    hybrid_penalty: f64,
+) -> Result<CsvJobs, WorkloadError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
@@ -54,6 +72,7 @@ pub fn read_jobs_csv(text: &str, file: &str) -> Result<Vec<Job>, WorkloadError> 
         }
     }
     let mut jobs: Vec<Job> = Vec::new();
+    let mut derived_t_hybrid = 0;
     let mut ids = std::collections::BTreeSet::new();
     for rec in rdr.records() {
         let rec = rec.map_err(|e| {
@@ -63,19 +82,22 @@ pub fn read_jobs_csv(text: &str, file: &str) -> Result<Vec<Job>, WorkloadError> 
         let line = rec.position().map_or(0, |p| p.line());
         let err = |c: usize, m: String| WorkloadError::new(file, line, CSV_HEADER[c], m);
         let field = |c: usize| rec.get(c).unwrap_or("");
-        let pos_f64 = |c: usize| -> Result<f64, WorkloadError> {
+        let num = |c: usize, max: f64| -> Result<f64, WorkloadError> {
             match field(c).parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                Ok(v) if (0.0..=max).contains(&v) => Ok(v),
                 _ => Err(err(
                     c,
-                    format!("not a finite non-negative number: {:?}", field(c)),
+                    format!("expected a number in [0, {max}], got {:?}", field(c)),
                 )),
             }
         };
-        let pos_u32 = |c: usize| -> Result<u32, WorkloadError> {
+        let count = |c: usize, max: u32| -> Result<u32, WorkloadError> {
             match field(c).parse::<u32>() {
-                Ok(v) if v > 0 => Ok(v),
-                _ => Err(err(c, format!("not a positive integer: {:?}", field(c)))),
+                Ok(v) if (1..=max).contains(&v) => Ok(v),
+                _ => Err(err(
+                    c,
+                    format!("expected an integer in 1..={max}, got {:?}", field(c)),
+                )),
             }
         };
         let id = field(0).to_string();
@@ -94,27 +116,32 @@ pub fn read_jobs_csv(text: &str, file: &str) -> Result<Vec<Job>, WorkloadError> 
                 ),
             )
         })?;
-        let executors = pos_u32(2)?;
-        let cores = pos_u32(3)?;
-        let memory_gib = pos_f64(4)?;
+        let executors = count(2, MAX_EXECUTORS)?;
+        let cores = count(3, 4096)?;
+        let memory_gib = num(4, 65_536.0)?;
         let memory_mib = (memory_gib * f64::from(MIB_PER_GIB)) as u32;
         if memory_mib == 0 {
             return Err(err(4, "must be at least 1 MiB".into()));
         }
-        let arrival = pos_f64(5)?;
+        let arrival = num(5, MAX_SECONDS)?;
         let deadline = if field(6).is_empty() {
             None
         } else {
-            Some(pos_f64(6)?)
+            Some(num(6, MAX_SECONDS)?)
         };
         if deadline.is_some_and(|d| d < arrival) {
             return Err(err(6, "deadline before arrival".into()));
         }
-        let t_local = pos_f64(7)?;
+        let t_local = num(7, MAX_SECONDS)?;
         if t_local <= 0.0 {
             return Err(err(7, "must be > 0".into()));
         }
-        let t_hybrid = pos_f64(8)?;
+        let t_hybrid = if field(8).is_empty() {
+            derived_t_hybrid += 1;
+            t_local * (1.0 + hybrid_penalty)
+        } else {
+            num(8, MAX_SECONDS)?
+        };
         if t_hybrid < t_local {
             return Err(err(8, "must be ≥ t_local_s".into()));
         }
@@ -130,7 +157,10 @@ pub fn read_jobs_csv(text: &str, file: &str) -> Result<Vec<Job>, WorkloadError> 
         });
     }
     jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
-    Ok(jobs)
+    Ok(CsvJobs {
+        jobs,
+        derived_t_hybrid,
+    })
 }
 
 /// Writes jobs in the same format (the inverse of [`read_jobs_csv`]).
@@ -164,33 +194,54 @@ mod tests {
 
     #[test]
     fn reads_and_round_trips() {
-        let jobs = read_jobs_csv(GOOD, "j.csv").unwrap();
+        let read = read_jobs_csv(GOOD, "j.csv", 0.3).unwrap();
+        let jobs = read.jobs;
+        assert_eq!(read.derived_t_hybrid, 0);
         assert_eq!(jobs[0].id, "pr-1");
         assert_eq!(jobs[0].executor_demand, Resources::new(2, 512));
         assert_eq!(jobs[0].deadline, None);
-        assert_eq!(read_jobs_csv(&write_jobs_csv(&jobs), "x").unwrap(), jobs);
+        assert_eq!(
+            read_jobs_csv(&write_jobs_csv(&jobs), "x", 0.3)
+                .unwrap()
+                .jobs,
+            jobs
+        );
+    }
+
+    #[test]
+    fn an_empty_t_hybrid_comes_from_the_hybrid_penalty() {
+        let text = GOOD.replace(",420,546", ",420,");
+        let read = read_jobs_csv(&text, "j.csv", 0.5).unwrap();
+        assert_eq!(read.derived_t_hybrid, 1);
+        assert_eq!(read.jobs[0].t_hybrid, 630.0);
     }
 
     #[test]
     fn bad_fields_name_line_and_column() {
         let bad = GOOD.replace("network_bound", "gpu_bound");
-        let e = read_jobs_csv(&bad, "j.csv").unwrap_err();
+        let e = read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err();
         assert_eq!((e.line, e.field.as_str()), (3, "kind"));
         let bad = GOOD.replace(",300,390", ",300,200");
         assert_eq!(
-            read_jobs_csv(&bad, "j.csv").unwrap_err().field,
+            read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err().field,
             "t_hybrid_s"
         );
         let bad = GOOD.replace("wc-1,cpu_bound,4", "wc-1,cpu_bound,0");
-        let e = read_jobs_csv(&bad, "j.csv").unwrap_err();
+        let e = read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err();
         assert_eq!((e.line, e.field.as_str()), (2, "executors"));
         let bad = GOOD.replace("pr-1", "wc-1");
-        assert_eq!(read_jobs_csv(&bad, "j.csv").unwrap_err().field, "id");
-        let e = read_jobs_csv("id,kind\n", "j.csv").unwrap_err();
+        assert_eq!(read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err().field, "id");
+        let e = read_jobs_csv("id,kind\n", "j.csv", 0.3).unwrap_err();
         assert!(e.to_string().starts_with("j.csv:1:"), "{e}");
+        let bad = GOOD.replace("wc-1,cpu_bound,4", "wc-1,cpu_bound,100001");
+        let e = read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err();
+        assert!(e.message.contains("1..=100000"), "{e}");
+        let bad = GOOD.replace(",10,900,", ",1e300,900,");
+        let e = read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (2, "arrival_s"));
         let bad = GOOD.replace(",900,", ",1,");
         assert_eq!(
-            read_jobs_csv(&bad, "j.csv").unwrap_err().field,
+            read_jobs_csv(&bad, "j.csv", 0.3).unwrap_err().field,
             "deadline_s"
         );
     }

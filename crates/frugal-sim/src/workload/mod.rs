@@ -5,7 +5,7 @@ mod csv_jobs;
 mod swim;
 mod synthetic;
 
-pub use csv_jobs::{CSV_HEADER, read_jobs_csv, write_jobs_csv};
+pub use csv_jobs::{CSV_HEADER, CsvJobs, read_jobs_csv, write_jobs_csv};
 pub use swim::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, SwimMapping, SwimRecord, map_swim, parse_swim,
     replicate_days, select_hour,

@@ -3,7 +3,11 @@
 ``SparkPlacementEnv`` is one environment (paper 002 §4–6): each step places one executor
 of the current job on a VM (actions 1..N) or waits (action 0) until the next job arrival or
 completion, on the simulator's clock and bill. ``VecSparkPlacementEnv`` steps many
-environments in one native call.
+environments in one native call. Both are registered with Gymnasium on import:
+
+    gymnasium.make("frugal_sched/SparkPlacement-v0", pattern="burst", render_mode="ansi")
+    gymnasium.make_vec("frugal_sched/SparkPlacement-v0", num_envs=64,
+                       vectorization_mode="vector_entry_point")
 """
 
 from __future__ import annotations
@@ -15,10 +19,20 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from frugal._native import Env as _Env
-from frugal._native import VecEnv as _VecEnv
+from frugal_sched._native import Env as _Env
+from frugal_sched._native import VecEnv as _VecEnv
 
-__all__ = ["SparkPlacementEnv", "VecSparkPlacementEnv"]
+__all__ = ["ENV_ID", "SparkPlacementEnv", "VecSparkPlacementEnv", "__version__"]
+
+try:
+    from importlib.metadata import PackageNotFoundError, version
+
+    __version__: str = version("frugal-sched")
+except PackageNotFoundError:  # imported from a source tree without installing
+    __version__ = "0+unknown"
+
+#: The Gymnasium id of :class:`SparkPlacementEnv`.
+ENV_ID = "frugal_sched/SparkPlacement-v0"
 
 
 class SparkPlacementEnv(gym.Env):
@@ -35,6 +49,8 @@ class SparkPlacementEnv(gym.Env):
         dict_observation: observe ``{"observation", "action_mask"}`` instead of a vector.
         cluster, pricing: a frugal cluster preset and pricing model.
         workload_seed: seed of the trace-to-job mapping (which jobs carry deadlines).
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the clock, the bill, the
+            job being placed and each VM's power state and free capacity as text).
 
     Observation: float32 vector of length 3N + 6 in [0, 1] — per VM free cores, free
     memory and price (normalised), then the job kind one-hot, executor cores and memory
@@ -43,7 +59,7 @@ class SparkPlacementEnv(gym.Env):
     episode's cost, time and JCT KPIs.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi"]}
 
     def __init__(
         self,
@@ -55,7 +71,11 @@ class SparkPlacementEnv(gym.Env):
         cluster: str = "paper002-cloud",
         pricing: str = "real",
         workload_seed: int = 1,
+        render_mode: str | None = None,
     ) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
         self._env = _Env(pattern, split, mode, beta, cluster, pricing, workload_seed)
         self._dict = dict_observation
         vector = spaces.Box(0.0, 1.0, shape=(self._env.observation_len,), dtype=np.float32)
@@ -86,6 +106,12 @@ class SparkPlacementEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         """Feasible actions, for sb3-contrib's MaskablePPO."""
         return self._env.action_mask()
+
+    def render(self) -> str | None:
+        """The state as text with ``render_mode="ansi"``; nothing otherwise."""
+        if self.render_mode == "ansi":
+            return self._env.render_text()
+        return None
 
 
 class VecSparkPlacementEnv(VectorEnv):
@@ -118,3 +144,10 @@ class VecSparkPlacementEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """Feasible actions of every environment, shape (num_envs, N + 1)."""
         return self._env.action_masks()
+
+
+gym.register(
+    id=ENV_ID,
+    entry_point="frugal_sched:SparkPlacementEnv",
+    vector_entry_point="frugal_sched:VecSparkPlacementEnv",
+)

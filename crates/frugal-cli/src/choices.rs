@@ -1,0 +1,445 @@
+//! Closed sets of command-line values as clap `ValueEnum`s (so `--help` lists them with
+//! their source and a typo gets a suggestion), and the parsers of the open ones
+//! (`--cluster <PRESET|FILE>`, `--policies <POLICY|rl:CHECKPOINT>`).
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
+use clap::{Arg, Command, ValueEnum};
+use serde::Serialize;
+
+use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams};
+use frugal_core::{BillingGranularity, Cluster, HybridRule, PolicyKind, Preset, PricingModel};
+use frugal_core::{ClusterConfig, QueueDiscipline};
+
+/// Built-in placement policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyName {
+    /// Spark's default spread, FIFO/RR: one executor per VM in turn (paper 000 §6.2,
+    /// paper 002 §7.1)
+    RoundRobin,
+    /// Spark's consolidating round robin, FIFO-C/RRC (paper 000 §6.2, paper 002 §7.1)
+    RoundRobinConsolidate,
+    /// First Fit, FF (paper 000 Alg. 1)
+    FirstFit,
+    /// Best Fit Decreasing with resource unification, BFD (paper 004 Alg. 3)
+    BestFitDecreasing,
+    /// Greedy Iterative Optimisation, GIO (paper 000 Alg. 2)
+    Gio,
+    /// AsQ: local-only or cloud-only, never split (paper 000 §6.2)
+    Asq,
+    /// Morpheus low-cost packing (paper 004 §6.1.3)
+    Morpheus,
+    /// Adaptive Executor Placement, AEP (paper 002 §7.1)
+    Aep,
+    /// Exact per-job optimum of paper 000 Eq. 16 (capped knapsack DP)
+    Optimal,
+    /// Per-job MILP through a solver (paper 004 Alg. 2, paper 000 Eq. 16)
+    Milp,
+}
+
+impl PolicyName {
+    /// The core policy.
+    pub fn kind(self) -> PolicyKind {
+        match self {
+            PolicyName::RoundRobin => PolicyKind::RoundRobin,
+            PolicyName::RoundRobinConsolidate => PolicyKind::RoundRobinConsolidate,
+            PolicyName::FirstFit => PolicyKind::FirstFit,
+            PolicyName::BestFitDecreasing => PolicyKind::BestFitDecreasing,
+            PolicyName::Gio => PolicyKind::Gio,
+            PolicyName::Asq => PolicyKind::Asq,
+            PolicyName::Morpheus => PolicyKind::Morpheus,
+            PolicyName::Aep => PolicyKind::Aep,
+            PolicyName::Optimal => PolicyKind::Optimal,
+            PolicyName::Milp => PolicyKind::Milp,
+        }
+    }
+}
+
+/// A policy named on the command line: built in, or a trained agent (`rl:<checkpoint>`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolicyChoice {
+    /// One of the built-in policies.
+    Builtin(PolicyKind),
+    /// A checkpoint written by `frugal train` (paper 002 §5).
+    Rl(PathBuf),
+}
+
+impl Serialize for PolicyChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.label())
+    }
+}
+
+impl PolicyChoice {
+    /// Every built-in policy, in table order.
+    pub fn all_builtin() -> Vec<PolicyChoice> {
+        PolicyKind::ALL.map(PolicyChoice::Builtin).to_vec()
+    }
+
+    /// Name in tables and output directories.
+    pub fn label(&self) -> String {
+        match self {
+            PolicyChoice::Builtin(k) => k.name().to_string(),
+            PolicyChoice::Rl(p) => format!("rl:{}", p.display()),
+        }
+    }
+
+    /// A fresh instance for `cluster`.
+    ///
+    /// # Errors
+    /// An unreadable checkpoint, or one trained on a cluster of another shape (the
+    /// message names both).
+    pub fn build(
+        &self,
+        params: &PolicyParams,
+        cluster: &Cluster,
+    ) -> anyhow::Result<Box<dyn PlacementPolicy>> {
+        match self {
+            PolicyChoice::Builtin(k) => Ok(k.build(params)),
+            PolicyChoice::Rl(p) => {
+                let policy = frugal_agents::RlPolicy::load(p)?;
+                if policy.vms() != cluster.len() {
+                    anyhow::bail!(
+                        "rl:{}: the agent was trained on a cluster of {} VMs, this cluster has {} VMs ({}); \
+                         an agent only places on the cluster shape it was trained on",
+                        p.display(),
+                        policy.vms(),
+                        cluster.len(),
+                        cluster.total_capacity
+                    );
+                }
+                Ok(Box::new(policy))
+            }
+        }
+    }
+}
+
+/// Parses a built-in policy name (clap's possible values and suggestions) or
+/// `rl:<checkpoint>`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PolicyParser;
+
+impl TypedValueParser for PolicyParser {
+    type Value = PolicyChoice;
+
+    fn parse_ref(
+        &self,
+        cmd: &Command,
+        arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<PolicyChoice, clap::Error> {
+        if let Some(path) = value.to_str().and_then(|s| s.strip_prefix("rl:")) {
+            if path.is_empty() {
+                return Err(clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    "rl: needs a checkpoint path, e.g. rl:agent.safetensors\n",
+                )
+                .with_cmd(cmd));
+            }
+            return Ok(PolicyChoice::Rl(PathBuf::from(path)));
+        }
+        let name = EnumValueParser::<PolicyName>::new().parse_ref(cmd, arg, value)?;
+        Ok(PolicyChoice::Builtin(name.kind()))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let builtin = PolicyName::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value);
+        let rl = PossibleValue::new("rl:<checkpoint>")
+            .help("A DQN or REINFORCE agent trained with `frugal train` (paper 002 §5)");
+        Some(Box::new(builtin.chain(std::iter::once(rl))))
+    }
+}
+
+/// Cluster presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PresetName {
+    /// Paper 000 Table 2 small scale: 9 VMs, 1 local + 2 cloud per instance type
+    SmallHybrid,
+    /// Paper 000 Table 2 large scale: 180 VMs, 10 local + 50 cloud per instance type
+    LargeHybrid,
+    /// Paper 004 Table 3: 14 cloud VMs at AWS hourly prices
+    Paper004Cloud,
+    /// Paper 002 Table 4: 12 cloud VMs at AWS hourly prices
+    Paper002Cloud,
+}
+
+impl PresetName {
+    /// The core preset.
+    pub fn preset(self) -> Preset {
+        match self {
+            PresetName::SmallHybrid => Preset::SmallHybrid,
+            PresetName::LargeHybrid => Preset::LargeHybrid,
+            PresetName::Paper004Cloud => Preset::Paper004Cloud,
+            PresetName::Paper002Cloud => Preset::Paper002Cloud,
+        }
+    }
+
+    /// True for the presets whose prices follow `--pricing` (paper 000 Table 3).
+    pub fn takes_pricing(self) -> bool {
+        matches!(self, PresetName::SmallHybrid | PresetName::LargeHybrid)
+    }
+}
+
+/// `--cluster`: a preset or a TOML file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClusterSource {
+    /// A built-in cluster.
+    Preset(PresetName),
+    /// A cluster file (format in the README).
+    File(PathBuf),
+}
+
+impl Serialize for ClusterSource {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl std::fmt::Display for ClusterSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClusterSource::Preset(p) => f.write_str(p.preset().name()),
+            ClusterSource::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+impl ClusterSource {
+    /// Builds the cluster; `pricing` applies to the hybrid presets only (`None`:
+    /// model 1), `billing` overrides the cluster's.
+    ///
+    /// # Errors
+    /// `--pricing` given where it cannot apply; an unreadable or invalid cluster file
+    /// (the message names the file, line and field).
+    pub fn build(
+        &self,
+        pricing: Option<PricingArg>,
+        billing: Option<BillingArg>,
+    ) -> anyhow::Result<(Cluster, BillingGranularity)> {
+        let cfg = match self {
+            ClusterSource::Preset(p) => {
+                if pricing.is_some() && !p.takes_pricing() {
+                    anyhow::bail!(
+                        "--pricing applies to the hybrid presets (small-hybrid, large-hybrid); \
+                         {} has the paper's AWS prices",
+                        p.preset().name()
+                    );
+                }
+                p.preset()
+                    .config(pricing.map_or(PricingModel::Model1, PricingArg::model))
+            }
+            ClusterSource::File(path) => {
+                if pricing.is_some() {
+                    anyhow::bail!(
+                        "--pricing applies to the hybrid presets; the cluster file {} sets its own prices",
+                        path.display()
+                    );
+                }
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    anyhow::anyhow!("--cluster: {}: {e} (presets: {})", path.display(), {
+                        let names: Vec<&str> = Preset::NAMES.to_vec();
+                        names.join(", ")
+                    })
+                })?;
+                ClusterConfig::from_toml(&text, &path.display().to_string())?
+            }
+        };
+        let cluster = cfg.build(&self.to_string())?;
+        let billing = billing.map_or(cfg.billing, BillingArg::granularity);
+        Ok((cluster, billing))
+    }
+}
+
+/// Parses a preset name or a path.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClusterParser;
+
+impl TypedValueParser for ClusterParser {
+    type Value = ClusterSource;
+
+    fn parse_ref(
+        &self,
+        _cmd: &Command,
+        _arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<ClusterSource, clap::Error> {
+        Ok(value
+            .to_str()
+            .and_then(|s| PresetName::from_str(s, false).ok())
+            .map_or_else(
+                || ClusterSource::File(PathBuf::from(value)),
+                ClusterSource::Preset,
+            ))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let presets = PresetName::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value);
+        let file = PossibleValue::new("<file.toml>").help("A cluster file (format in the README)");
+        Some(Box::new(presets.chain(std::iter::once(file))))
+    }
+}
+
+/// Pricing models of paper 000 Table 3 for the hybrid presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+pub enum PricingArg {
+    /// Cloud 4× local
+    #[value(name = "1")]
+    #[serde(rename = "1")]
+    Model1,
+    /// Cloud 2× local
+    #[value(name = "2")]
+    #[serde(rename = "2")]
+    Model2,
+    /// Local VMs free
+    #[value(name = "3")]
+    #[serde(rename = "3")]
+    Model3,
+    /// The same price at both sites
+    #[value(name = "4")]
+    #[serde(rename = "4")]
+    Model4,
+    /// AWS-like hourly prices, local half of cloud
+    #[serde(rename = "real")]
+    Real,
+}
+
+impl PricingArg {
+    /// The core pricing model.
+    pub fn model(self) -> PricingModel {
+        match self {
+            PricingArg::Model1 => PricingModel::Model1,
+            PricingArg::Model2 => PricingModel::Model2,
+            PricingArg::Model3 => PricingModel::Model3,
+            PricingArg::Model4 => PricingModel::Model4,
+            PricingArg::Real => PricingModel::Real,
+        }
+    }
+}
+
+/// Billing granularity of VM on-time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BillingArg {
+    /// Each second of on-time
+    PerSecond,
+    /// Each started hour of every power-on interval
+    PerHour,
+}
+
+impl BillingArg {
+    /// The core granularity.
+    pub fn granularity(self) -> BillingGranularity {
+        match self {
+            BillingArg::PerSecond => BillingGranularity::PerSecond,
+            BillingArg::PerHour => BillingGranularity::PerHour,
+        }
+    }
+}
+
+/// Queue disciplines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueArg {
+    /// First come, first served; the head blocks (Spark FIFO)
+    Fcfs,
+    /// Earliest deadline first; the head blocks (paper 000 §5)
+    Edf,
+    /// Deadline jobs EDF, then regular jobs by resource demand (paper 004 Alg. 1)
+    DeadlineFirst,
+    /// Ascending scarce-resource demand, skipping (paper 004 Eq. 10)
+    Morpheus,
+}
+
+impl QueueArg {
+    /// The core discipline.
+    pub fn discipline(self) -> QueueDiscipline {
+        match self {
+            QueueArg::Fcfs => QueueDiscipline::Fcfs,
+            QueueArg::Edf => QueueDiscipline::Edf,
+            QueueArg::DeadlineFirst => QueueDiscipline::DeadlineFirst,
+            QueueArg::Morpheus => QueueDiscipline::Morpheus,
+        }
+    }
+}
+
+/// Which placements run at T_C^H.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HybridRuleArg {
+    /// Any executor away from the data's site (paper 000 Eq. 5)
+    AnyRemote,
+    /// Only placements that span both sites
+    Spanning,
+}
+
+impl HybridRuleArg {
+    /// The core rule.
+    pub fn rule(self) -> HybridRule {
+        match self {
+            HybridRuleArg::AnyRemote => HybridRule::AnyRemote,
+            HybridRuleArg::Spanning => HybridRule::Spanning,
+        }
+    }
+}
+
+/// MILP solvers of the `milp` policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MilpBackendArg {
+    /// microlp, pure Rust
+    Microlp,
+    /// HiGHS (a build with `--features highs`)
+    Highs,
+}
+
+impl MilpBackendArg {
+    /// The core backend.
+    ///
+    /// # Errors
+    /// `highs` in a build without the `highs` feature.
+    pub fn backend(self) -> anyhow::Result<MilpBackend> {
+        match self {
+            MilpBackendArg::Microlp => Ok(MilpBackend::Microlp),
+            #[cfg(feature = "highs")]
+            MilpBackendArg::Highs => Ok(MilpBackend::Highs),
+            #[cfg(not(feature = "highs"))]
+            MilpBackendArg::Highs => {
+                anyhow::bail!("--milp-backend highs: this build lacks the `highs` feature")
+            }
+        }
+    }
+}
+
+/// Output formats of the comparison tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormatArg {
+    /// Aligned text tables for a terminal (≤ 120 columns unless --wide)
+    Table,
+    /// GitHub-flavoured Markdown tables, every column
+    Markdown,
+    /// One CSV row per workload × policy, every column, units in the names
+    Csv,
+    /// A JSON array of the same rows
+    Json,
+}
+
+/// A number parser that checks a closed range and names it in the error.
+pub fn number_in(
+    min: f64,
+    max: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s: &str| match s.trim().parse::<f64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is outside [{min}, {max}]")),
+        Err(_) => Err(format!("not a number: {s:?}")),
+    }
+}

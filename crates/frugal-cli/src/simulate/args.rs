@@ -1,0 +1,161 @@
+//! The options of `frugal simulate`.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, ValueEnum};
+use serde::Serialize;
+
+use frugal_core::job::MAX_SECONDS;
+
+use crate::choices::{
+    BillingArg, ClusterParser, ClusterSource, FormatArg, HybridRuleArg, MilpBackendArg,
+    PolicyChoice, PolicyParser, PricingArg, QueueArg, number_in,
+};
+
+/// Load levels of the default SWIM replay and of the synthetic generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadArg {
+    /// Trace: first 50 jobs of hour 0; synthetic: mean gap 100 s (paper 000 §6.1)
+    Light,
+    /// Trace: first 100 jobs of hour 6; synthetic: mean gap 5 s
+    High,
+    /// Both, one table each
+    Both,
+}
+
+/// `--hour`: one hour of the trace or the whole day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HourArg {
+    /// Hour 0–23.
+    Hour(u32),
+    /// The whole day (replayed day after day when `--jobs` asks for more).
+    Day,
+}
+
+fn parse_hour(s: &str) -> Result<HourArg, String> {
+    match s {
+        "day" => Ok(HourArg::Day),
+        _ => match s.parse::<u32>() {
+            Ok(h) if h < 24 => Ok(HourArg::Hour(h)),
+            _ => Err(format!("expected an hour 0–23 or `day`, got {s:?}")),
+        },
+    }
+}
+
+/// Largest workload `--jobs` accepts.
+pub const MAX_JOBS: usize = 10_000_000;
+
+/// Options of `frugal simulate`.
+#[derive(Args, Debug, Serialize)]
+#[command(allow_negative_numbers = true)]
+#[command(group(ArgGroup::new("job_count_source").args(["hour", "synthetic"]).multiple(true)))]
+pub struct SimulateArgs {
+    /// Cluster: a preset or a TOML file (format in the README).
+    #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
+    pub cluster: ClusterSource,
+    /// Pricing model of the hybrid presets (paper 000 Table 3) [default: 1].
+    #[arg(long, value_enum)]
+    pub pricing: Option<PricingArg>,
+    /// Billing granularity; overrides the cluster's.
+    #[arg(long, value_enum)]
+    pub billing: Option<BillingArg>,
+    /// Load level(s) of the default trace replay or of --synthetic.
+    #[arg(long, value_enum, default_value = "both", conflicts_with_all = ["hour", "jobs_csv"])]
+    pub load: LoadArg,
+    /// SWIM trace file (TSV) instead of the embedded FB-2009 day.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Replay this hour (0–23) or `day` of the trace instead of the --load hours.
+    #[arg(long, value_parser = parse_hour)]
+    pub hour: Option<HourArg>,
+    /// With --hour: the first N jobs (default: all; with `day`, more than the day holds
+    /// replays it day after day); with --synthetic: N jobs (default 1000).
+    #[arg(long, value_name = "N", requires = "job_count_source",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
+    pub jobs: Option<u64>,
+    /// The synthetic workload of paper 000 §6.1 at the --load level(s).
+    #[arg(long, conflicts_with_all = ["trace", "hour", "jobs_csv"])]
+    pub synthetic: bool,
+    /// Jobs from a CSV file (format in the README) instead of a trace.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["trace", "hour"])]
+    pub jobs_csv: Option<PathBuf>,
+    /// Comma-separated policies [default: every built-in one].
+    #[arg(long, value_delimiter = ',', value_parser = PolicyParser)]
+    pub policies: Option<Vec<PolicyChoice>>,
+    /// Policy the "vs" column compares with; run as well if not among --policies.
+    #[arg(long, default_value = "round-robin", value_parser = PolicyParser)]
+    pub baseline: PolicyChoice,
+    /// Queue discipline for every policy [default: each policy's published one].
+    #[arg(long, value_enum)]
+    pub queue: Option<QueueArg>,
+    /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
+    #[arg(long)]
+    pub admission_control: bool,
+    /// RUT alpha, the CPU weight of best-fit-decreasing and the deadline-first queue
+    /// (paper 004 Eq. 5), in [0, 1]; beta = 1 − alpha [default: 0.8].
+    #[arg(long, value_parser = number_in(0.0, 1.0))]
+    pub alpha: Option<f64>,
+    /// Slowdown of a job placed across sites, T_C^H = (1 + p)·T_C^L, for trace and
+    /// synthetic jobs and CSV rows without t_hybrid_s, in [0, 100] [default: 0.3].
+    #[arg(long, value_parser = number_in(0.0, 100.0))]
+    pub hybrid_penalty: Option<f64>,
+    /// Which placements run at T_C^H.
+    #[arg(long, value_enum, default_value = "any-remote")]
+    pub hybrid_rule: HybridRuleArg,
+    /// Slowdown of a placement against the job kind's spread/consolidate preference
+    /// (paper 002 §7.1), in [0, 100].
+    #[arg(long, default_value_t = 0.3, value_parser = number_in(0.0, 100.0))]
+    pub kind_penalty: f64,
+    /// Trace jobs: share given a deadline, in [0, 1] [default: 0.5].
+    #[arg(long, value_parser = number_in(0.0, 1.0))]
+    pub deadline_share: Option<f64>,
+    /// Trace jobs: relative deadline as a multiple of T_C^L, in [1, 1000] [default: 2].
+    #[arg(long, value_parser = number_in(1.0, 1000.0))]
+    pub deadline_factor: Option<f64>,
+    /// Solver of the `milp` policy [default: microlp].
+    #[arg(long, value_enum)]
+    pub milp_backend: Option<MilpBackendArg>,
+    /// Per-decision time limit of the `milp` policy in seconds, in (0, 3600]; past it the
+    /// decision falls back to GIO [default: 1].
+    #[arg(long, value_parser = number_in(1e-6, 3600.0))]
+    pub milp_time_limit: Option<f64>,
+    /// Delay each start by the measured wall-clock decision time (results then depend on
+    /// machine speed).
+    #[arg(long)]
+    pub charge_decision_time: bool,
+    /// Seconds from turning a VM on until it runs executors, in [0, 86400].
+    #[arg(long, default_value_t = 0.0, value_parser = number_in(0.0, 86_400.0))]
+    pub boot_latency: f64,
+    /// Seconds an idle VM stays on before it is turned off, in [0, 10 years].
+    #[arg(long, default_value_t = 0.0, value_parser = number_in(0.0, MAX_SECONDS))]
+    pub keep_alive: f64,
+    /// Seed of every random choice; repetition r uses seed + r.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Repetitions with seeds seed, seed + 1, …; tables show mean ± 95 % confidence
+    /// interval (Student t).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub repetitions: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: FormatArg,
+    /// Table format: show every column (the default fits 120 columns).
+    #[arg(long)]
+    pub wide: bool,
+    /// Report wall-clock decision times (mean / p99 / max µs); they differ from run to
+    /// run, so they are left out otherwise and outputs are byte-reproducible.
+    #[arg(long)]
+    pub timings: bool,
+    /// Worker threads for the runs (0: one per core); any count gives the same output.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16))]
+    #[serde(skip)]
+    pub threads: u16,
+    /// Write, per run, jobs.csv, vms.csv, cost_over_time.csv and summary.json (with
+    /// provenance) under DIR/<workload>/<policy>-seed<seed>/, and DIR/results.csv with one
+    /// row per (workload, policy, repetition).
+    #[arg(long, value_name = "DIR")]
+    #[serde(skip)]
+    pub out: Option<PathBuf>,
+}

@@ -1,0 +1,406 @@
+//! From `frugal simulate`'s options to a checked plan of runs: every flag that cannot
+//! apply is refused here, before anything runs.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use frugal_core::job::Job;
+use frugal_core::policy::{PolicyKind, PolicyParams};
+use frugal_core::queue::QueueDiscipline;
+use frugal_core::{Cluster, DurationModel, Rut};
+use frugal_sim::experiment::Setup;
+use frugal_sim::workload::{
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimMapping, SwimRecord,
+    SyntheticConfig, map_swim, parse_swim, read_jobs_csv, replicate_days, select_hour, synthetic,
+};
+
+use super::args::{HourArg, LoadArg, SimulateArgs};
+use crate::choices::{ClusterSource, PolicyChoice};
+
+/// One workload to compare the policies on. Its jobs are generated per run from the
+/// run's seed, so a plan stays small whatever the repetitions.
+pub struct Workload {
+    /// Label in tables and output directories.
+    pub label: String,
+    /// Jobs per run.
+    pub jobs: usize,
+    source: Source,
+}
+
+enum Source {
+    /// The same jobs for every seed (a job CSV).
+    Fixed(Vec<Job>),
+    /// The paper 000 generator; its seed is the run's.
+    Synthetic(SyntheticConfig),
+    /// Trace records mapped with the run's seed.
+    Swim(Vec<(f64, SwimRecord)>, SwimMapping),
+}
+
+impl Workload {
+    /// The jobs of the run with `seed`.
+    pub fn jobs_for(&self, seed: u64) -> Vec<Job> {
+        match &self.source {
+            Source::Fixed(jobs) => jobs.clone(),
+            Source::Synthetic(cfg) => synthetic(&SyntheticConfig { seed, ..*cfg }),
+            Source::Swim(selected, m) => {
+                let refs: Vec<(f64, &SwimRecord)> = selected.iter().map(|(t, r)| (*t, r)).collect();
+                map_swim(&refs, &SwimMapping { seed, ..*m })
+            }
+        }
+    }
+}
+
+/// An input file and its digest, for provenance.
+pub struct Input {
+    /// What it is (`trace`, `jobs_csv`, `cluster`, `checkpoint`).
+    pub role: &'static str,
+    /// Path as given, or the embedded file's name.
+    pub path: String,
+    /// SHA-256 of its bytes, hex.
+    pub sha256: String,
+}
+
+/// Everything a `simulate` run needs, checked.
+pub struct Plan {
+    /// Conditions shared by every run.
+    pub setup: Setup,
+    /// The policies, the baseline included.
+    pub policies: Vec<PolicyChoice>,
+    /// The workloads.
+    pub workloads: Vec<Workload>,
+    /// Seed of repetition 0.
+    pub seed: u64,
+    /// Input files read.
+    pub inputs: Vec<Input>,
+    /// One line describing the cluster and conditions.
+    pub header: String,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn read_input(role: &'static str, path: &Path, inputs: &mut Vec<Input>) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("{role} file {}", path.display()))?;
+    inputs.push(Input {
+        role,
+        path: path.display().to_string(),
+        sha256: sha256_hex(&bytes),
+    });
+    String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))
+}
+
+/// Checks `a` and builds the plan.
+///
+/// # Errors
+/// A message naming the flag (or the file, line and field) for every option that is
+/// out of range, cannot apply or conflicts with another.
+pub fn plan(a: &SimulateArgs) -> Result<Plan> {
+    let mut inputs = Vec::new();
+    if let ClusterSource::File(p) = &a.cluster {
+        let bytes = std::fs::read(p).ok();
+        if let Some(b) = bytes {
+            inputs.push(Input {
+                role: "cluster",
+                path: p.display().to_string(),
+                sha256: sha256_hex(&b),
+            });
+        }
+    }
+    let (cluster, billing) = a.cluster.build(a.pricing, a.billing)?;
+    let mut policies = a.policies.clone().unwrap_or_else(PolicyChoice::all_builtin);
+    if !policies.contains(&a.baseline) {
+        policies.insert(0, a.baseline.clone());
+    }
+    let queue = a.queue.map(|q| q.discipline());
+    let params = policy_params(a, &policies, queue)?;
+    for p in &policies {
+        if let PolicyChoice::Rl(path) = p {
+            p.build(&params, &cluster)
+                .context("--policies / --baseline")?;
+            for (role, file) in [
+                ("checkpoint", path.clone()),
+                ("checkpoint", {
+                    let mut m = path.as_os_str().to_owned();
+                    m.push(".json");
+                    m.into()
+                }),
+            ] {
+                let bytes = std::fs::read(&file)
+                    .with_context(|| format!("--policies rl:{}", file.display()))?;
+                inputs.push(Input {
+                    role,
+                    path: file.display().to_string(),
+                    sha256: sha256_hex(&bytes),
+                });
+            }
+        }
+    }
+    if a.repetitions > 1 && a.jobs_csv.is_some() && !a.charge_decision_time {
+        bail!(
+            "--repetitions {}: a job CSV is fixed and every policy deterministic, so the \
+             repetitions would repeat one run",
+            a.repetitions
+        );
+    }
+    let workloads = workloads(a, &mut inputs)?;
+    let setup = Setup {
+        cluster,
+        billing,
+        queue,
+        admission_control: a.admission_control,
+        policy: params,
+        charge_decision_time: a.charge_decision_time,
+        duration: DurationModel {
+            hybrid_rule: a.hybrid_rule.rule(),
+            kind_penalty: a.kind_penalty,
+        },
+        boot_latency_s: a.boot_latency,
+        keep_alive_s: a.keep_alive,
+    };
+    let header = format!(
+        "cluster {} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s)",
+        a.cluster,
+        setup.cluster.len(),
+        setup.cluster.total_capacity,
+        match &a.cluster {
+            ClusterSource::Preset(p) if p.takes_pricing() => format!(
+                "pricing model {}",
+                serde_json::to_value(a.pricing.unwrap_or(crate::choices::PricingArg::Model1))
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            ),
+            ClusterSource::Preset(_) => "AWS hourly prices".to_string(),
+            ClusterSource::File(_) => "prices from the file".to_string(),
+        },
+        setup.billing.name(),
+        if a.admission_control { "on" } else { "off" },
+        a.seed,
+        a.repetitions
+    );
+    Ok(Plan {
+        setup,
+        policies,
+        workloads,
+        seed: a.seed,
+        inputs,
+        header,
+    })
+}
+
+/// RUT and MILP settings; refuses those no run would use.
+fn policy_params(
+    a: &SimulateArgs,
+    policies: &[PolicyChoice],
+    queue: Option<QueueDiscipline>,
+) -> Result<PolicyParams> {
+    let uses = |k: PolicyKind| policies.contains(&PolicyChoice::Builtin(k));
+    let mut params = PolicyParams::default();
+    if let Some(alpha) = a.alpha {
+        let deadline_first = queue == Some(QueueDiscipline::DeadlineFirst)
+            || (queue.is_none() && uses(PolicyKind::BestFitDecreasing));
+        if !uses(PolicyKind::BestFitDecreasing) && !deadline_first {
+            bail!(
+                "--alpha weighs CPU in best-fit-decreasing and the deadline-first queue; \
+                 neither runs here"
+            );
+        }
+        params.rut = Rut::with_alpha(alpha).map_err(anyhow::Error::msg)?;
+    }
+    if !uses(PolicyKind::Milp) {
+        for (flag, given) in [
+            ("--milp-backend", a.milp_backend.is_some()),
+            ("--milp-time-limit", a.milp_time_limit.is_some()),
+        ] {
+            if given {
+                bail!("{flag} applies to the milp policy, which is not among --policies");
+            }
+        }
+    }
+    if let Some(b) = a.milp_backend {
+        params.milp_backend = b.backend()?;
+    }
+    if let Some(t) = a.milp_time_limit {
+        params.milp_time_limit = Duration::try_from_secs_f64(t).context("--milp-time-limit")?;
+    }
+    Ok(params)
+}
+
+fn loads(arg: LoadArg) -> Vec<Load> {
+    match arg {
+        LoadArg::Light => vec![Load::Light],
+        LoadArg::High => vec![Load::High],
+        LoadArg::Both => vec![Load::Light, Load::High],
+    }
+}
+
+/// The workloads; refuses trace-only options elsewhere.
+fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>> {
+    let trace_only = [
+        ("--deadline-share", a.deadline_share.is_some()),
+        ("--deadline-factor", a.deadline_factor.is_some()),
+    ];
+    let hybrid_penalty = a.hybrid_penalty.unwrap_or(0.3);
+    if (a.jobs_csv.is_some() || a.synthetic)
+        && let Some((flag, _)) = trace_only.iter().find(|(_, given)| *given)
+    {
+        bail!(
+            "{flag} shapes the deadlines of trace jobs; {} jobs bring their own",
+            if a.synthetic { "synthetic" } else { "CSV" }
+        );
+    }
+    if let Some(path) = &a.jobs_csv {
+        let text = read_input("jobs_csv", path, inputs)?;
+        let read = read_jobs_csv(&text, &path.display().to_string(), hybrid_penalty)?;
+        if a.hybrid_penalty.is_some() && read.derived_t_hybrid == 0 {
+            bail!(
+                "--hybrid-penalty: every job of {} gives its own t_hybrid_s, so the penalty \
+                 would not apply (leave t_hybrid_s empty to derive it)",
+                path.display()
+            );
+        }
+        if read.jobs.is_empty() {
+            bail!("{}: no job", path.display());
+        }
+        return Ok(vec![Workload {
+            label: path.display().to_string(),
+            jobs: read.jobs.len(),
+            source: Source::Fixed(read.jobs),
+        }]);
+    }
+    if a.synthetic {
+        let n = a.jobs.unwrap_or(1000) as usize;
+        return Ok(loads(a.load)
+            .into_iter()
+            .map(|load| Workload {
+                label: format!(
+                    "synthetic {} load, {n} jobs (paper 000 §6.1)",
+                    if load == Load::Light { "light" } else { "high" }
+                ),
+                jobs: n,
+                source: Source::Synthetic(SyntheticConfig {
+                    load,
+                    jobs: n,
+                    hybrid_penalty,
+                    seed: 0,
+                }),
+            })
+            .collect());
+    }
+    let (text, name) = match &a.trace {
+        Some(p) => (read_input("trace", p, inputs)?, p.display().to_string()),
+        None => {
+            inputs.push(Input {
+                role: "trace",
+                path: format!("embedded:{EMBEDDED_FB2009_NAME}"),
+                sha256: sha256_hex(EMBEDDED_FB2009.as_bytes()),
+            });
+            (
+                EMBEDDED_FB2009.to_string(),
+                EMBEDDED_FB2009_NAME.to_string(),
+            )
+        }
+    };
+    let records = parse_swim(&text, &name)?;
+    let selections: Vec<(SwimHour, Option<usize>, String)> = match a.hour {
+        Some(HourArg::Hour(h)) => vec![(
+            SwimHour::Hour(h),
+            a.jobs.map(|n| n as usize),
+            format!("{name} hour {h}"),
+        )],
+        Some(HourArg::Day) => vec![(
+            SwimHour::Day,
+            a.jobs.map(|n| n as usize),
+            format!("{name} day"),
+        )],
+        None => loads(a.load)
+            .into_iter()
+            .map(|l| match l {
+                Load::Light => (
+                    SwimHour::Hour(0),
+                    Some(50),
+                    format!("light load: {name} hour 0, first 50 jobs"),
+                ),
+                Load::High => (
+                    SwimHour::Hour(6),
+                    Some(100),
+                    format!("high load: {name} hour 6, first 100 jobs"),
+                ),
+            })
+            .collect(),
+    };
+    let mapping = SwimMapping {
+        hybrid_penalty,
+        deadline_share: a.deadline_share.unwrap_or(0.5),
+        deadline_factor: a.deadline_factor.unwrap_or(2.0),
+        seed: 0,
+    };
+    let mut out = Vec::new();
+    for (hour, n, label) in selections {
+        let long;
+        let source = match (hour, n) {
+            (SwimHour::Day, Some(n)) if n > records.len() => {
+                long = replicate_days(&records, n);
+                &long
+            }
+            _ => &records,
+        };
+        let selected: Vec<(f64, SwimRecord)> = select_hour(source, hour, n)
+            .into_iter()
+            .map(|(t, r)| (t, r.clone()))
+            .collect();
+        if selected.is_empty() {
+            bail!("{label}: the trace has no job there");
+        }
+        if let Some(n) = n.filter(|&n| n > selected.len()) {
+            bail!(
+                "--jobs {n}: {label} holds only {} jobs (`--hour day` replays the day for more)",
+                selected.len()
+            );
+        }
+        out.push(Workload {
+            label,
+            jobs: selected.len(),
+            source: Source::Swim(selected, mapping),
+        });
+    }
+    Ok(out)
+}
+
+impl Plan {
+    /// Provenance of run `repetition` for `summary.json`: frugal's version and commit,
+    /// the effective configuration, the seed and the digest of every input file.
+    pub fn provenance(&self, args: &SimulateArgs, repetition: u64) -> Value {
+        json!({
+            "frugal_version": env!("CARGO_PKG_VERSION"),
+            "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
+            "command": "simulate",
+            "configuration": args,
+            "effective": {
+                "cluster_vms": self.setup.cluster.len(),
+                "billing": self.setup.billing.name(),
+                "rut_alpha": self.setup.policy.rut.alpha,
+                "milp_backend": format!("{:?}", self.setup.policy.milp_backend).to_lowercase(),
+                "milp_time_limit_s": self.setup.policy.milp_time_limit.as_secs_f64(),
+            },
+            "repetition": repetition,
+            "seed": self.seed.wrapping_add(repetition),
+            "inputs": self.inputs.iter().map(|i| json!({
+                "role": i.role, "path": i.path, "sha256": i.sha256,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The cluster every run starts from.
+    pub fn cluster(&self) -> &Cluster {
+        &self.setup.cluster
+    }
+}

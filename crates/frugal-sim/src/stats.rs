@@ -1,0 +1,53 @@
+//! Means and confidence intervals over repetitions.
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The mean of a sample and the half-width of its two-sided 95 % confidence interval,
+/// t₀.₉₇₅,ₙ₋₁ · s / √n (Student t, s the sample standard deviation); no interval for fewer
+/// than two values.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Half-width of the 95 % confidence interval, `None` for a single value.
+    pub ci95: Option<f64>,
+}
+
+impl Estimate {
+    /// The estimate of `values`; `None` if there are none.
+    pub fn of(values: &[f64]) -> Option<Estimate> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = values.iter().sum::<f64>() / n as f64;
+        if n < 2 {
+            return Some(Estimate { mean, ci95: None });
+        }
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+            .expect("n ≥ 2 gives a valid Student t")
+            .inverse_cdf(0.975);
+        Some(Estimate {
+            mean,
+            ci95: Some(t * (var / n as f64).sqrt()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn student_t_interval_by_hand() {
+        // n = 4, mean 2.5, s² = 5/3; t(0.975, 3) = 3.182446305…
+        let e = Estimate::of(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert_eq!(e.mean, 2.5);
+        let want = 3.182_446_305_284_263 * (5.0f64 / 3.0 / 4.0).sqrt();
+        assert!((e.ci95.unwrap() - want).abs() < 1e-9, "{:?}", e.ci95);
+        assert_eq!(Estimate::of(&[7.0]).unwrap().ci95, None);
+        assert_eq!(Estimate::of(&[]), None);
+    }
+}
