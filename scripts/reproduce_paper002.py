@@ -29,7 +29,7 @@ def evaluate(out: Path, pattern: str, policies: list[str]) -> dict[str, dict]:
         "--policies", ",".join(policies), "--out", str(out))
     results = {}
     for summary in out.glob("*/*/summary.json"):
-        s = json.loads(summary.read_text())
+        s = json.loads(summary.read_text())["run"]
         results[s["policy"]] = s
     return results
 
@@ -49,7 +49,7 @@ def main():
         base = evaluate(a.out / f"eval-{pattern}-baselines", pattern, BASELINES)
         for name in BASELINES:
             rows.append({"pattern": pattern, "policy": name, "beta": "", "seed": "",
-                         "cost": base[name]["total_cost"], "mean_jct_s": base[name]["mean_jct_s"]})
+                         "cost": base[name]["cost_usd"], "mean_jct_s": base[name]["mean_jct_s"]})
         for beta in a.betas.split(","):
             for agent, iters in (("dqn", a.dqn_iterations), ("reinforce", a.reinforce_iterations)):
                 for seed in a.seeds.split(","):
@@ -58,8 +58,8 @@ def main():
                         "--iterations", str(iters), "--seed", seed, "--eval-every", str(iters), "--out", str(ck))
                     r = evaluate(a.out / f"eval-{ck.stem}", pattern, [f"rl:{ck}"])[f"rl:{ck}"]
                     rows.append({"pattern": pattern, "policy": agent, "beta": beta, "seed": seed,
-                                 "cost": r["total_cost"], "mean_jct_s": r["mean_jct_s"]})
-                    print(f"{pattern} {agent} beta={beta} seed={seed}: cost {r['total_cost']:.3f}, "
+                                 "cost": r["cost_usd"], "mean_jct_s": r["mean_jct_s"]})
+                    print(f"{pattern} {agent} beta={beta} seed={seed}: cost {r["cost_usd"]:.3f}, "
                           f"JCT {r['mean_jct_s']:.0f}", file=sys.stderr)
     with open(a.out / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))

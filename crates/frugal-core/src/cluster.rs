@@ -138,6 +138,9 @@ pub struct Cluster {
     pub by_size: Vec<VmId>,
     /// True if at least one VM is on premise.
     pub has_local_site: bool,
+    /// Resources reserved by executors over all VMs, kept by [`Cluster::reserve`] and
+    /// [`Cluster::release`] (so [`Cluster::used`] is O(1)).
+    used: Resources,
 }
 
 /// A VM group when building a cluster: `count` VMs of one type at one site and price.
@@ -201,6 +204,7 @@ impl Cluster {
             by_price,
             by_size,
             has_local_site,
+            used: Resources::ZERO,
         }
     }
 
@@ -243,11 +247,9 @@ impl Cluster {
         left == 0
     }
 
-    /// Resources reserved by executors over all VMs.
+    /// Resources reserved by executors over all VMs (O(1)).
     pub fn used(&self) -> Resources {
-        self.vms.iter().fold(Resources::ZERO, |a, v| {
-            a.plus(&v.capacity.minus(&v.free).unwrap_or(Resources::ZERO))
-        })
+        self.used
     }
 
     /// A copy with every VM off and empty: the cluster as it was built.
@@ -260,6 +262,7 @@ impl Cluster {
             v.busy_until = 0.0;
             v.off_since = f64::NEG_INFINITY;
         }
+        c.used = Resources::ZERO;
         c
     }
 
@@ -298,6 +301,7 @@ impl Cluster {
             let vm = &mut self.vms[id as usize];
             vm.free = vm.free.minus(&demand.times(n)).expect("checked above");
             vm.executors += n;
+            self.used = self.used.plus(&demand.times(n));
             let ready_at = vm.ready_if_reserved(now, boot_latency_s);
             ready = ready.max(ready_at);
             if !vm.is_active() {
@@ -328,6 +332,10 @@ impl Cluster {
             vm.free = vm.free.plus(&demand.times(n));
             debug_assert!(vm.capacity.fits(&vm.free));
             vm.executors -= n;
+            self.used = self
+                .used
+                .minus(&demand.times(n))
+                .expect("released executors were reserved");
         }
     }
 
