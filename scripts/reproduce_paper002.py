@@ -59,7 +59,7 @@ def main():
                     r = evaluate(a.out / f"eval-{ck.stem}", pattern, [f"rl:{ck}"])[f"rl:{ck}"]
                     rows.append({"pattern": pattern, "policy": agent, "beta": beta, "seed": seed,
                                  "cost": r["cost_usd"], "mean_jct_s": r["mean_jct_s"]})
-                    print(f"{pattern} {agent} beta={beta} seed={seed}: cost {r["cost_usd"]:.3f}, "
+                    print(f"{pattern} {agent} beta={beta} seed={seed}: cost {r['cost_usd']:.3f}, "
                           f"JCT {r['mean_jct_s']:.0f}", file=sys.stderr)
     with open(a.out / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
