@@ -1,18 +1,18 @@
 //! `frugal train`: trains a DQN or REINFORCE agent on the RL environment.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use frugal_agents::{AgentKind, Checkpoint, TrainConfig, evaluate, train};
-use frugal_core::{Preset, PricingModel};
 use frugal_env::workloads::{Pattern, Split, swim_workloads};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
+
+use crate::choices::{PresetName, PricingArg, number_in};
 
 /// Learning algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -32,36 +32,57 @@ pub enum WorkloadArg {
     Burst,
 }
 
+/// One periodic greedy evaluation on the held-out hour, a row of the CSV log.
+#[derive(serde::Serialize)]
+struct EvalRow {
+    iteration: usize,
+    wall_s: f64,
+    eval_cost_usd: f64,
+    eval_mean_jct_s: f64,
+    eval_return: f64,
+}
+
+/// How the environment treats an infeasible action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeArg {
+    /// Action masks; an infeasible action is ignored with the invalid reward
+    Masked,
+    /// An infeasible action ends the episode with −200 (paper 002 Table 3)
+    Paper,
+}
+
 /// Options of `frugal train`.
 #[derive(Args, Debug)]
 pub struct TrainArgs {
     /// Algorithm.
     #[arg(long, value_enum, default_value = "reinforce")]
     pub agent: AgentArg,
-    /// Weight of cost against job run time in the episodic reward (paper 002 Eq. 14).
-    #[arg(long, default_value_t = 0.5)]
+    /// Weight of cost against job run time in the episodic reward (paper 002 Eq. 14), in
+    /// [0, 1].
+    #[arg(long, default_value_t = 0.5, value_parser = number_in(0.0, 1.0))]
     pub beta: f64,
     /// Arrival pattern.
     #[arg(long, value_enum, default_value = "burst")]
     pub workload: WorkloadArg,
     /// Training iterations (paper 002 Table 5: 10,000 normal, 20,000 burst).
-    #[arg(long, default_value_t = 2000)]
-    pub iterations: usize,
-    /// Cluster preset (paper 002 Table 4 by default).
-    #[arg(long, default_value = "paper002-cloud")]
-    pub cluster: String,
-    /// Pricing model of hybrid presets.
-    #[arg(long, default_value = "real")]
-    pub pricing: String,
-    /// Invalid-action handling: masked (action masks) or paper (−200 and end).
-    #[arg(long, default_value = "masked", value_parser = ["masked", "paper"])]
-    pub mode: String,
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub iterations: u32,
+    /// Cluster preset.
+    #[arg(long, value_enum, default_value = "paper002-cloud")]
+    pub cluster: PresetName,
+    /// Pricing model of the hybrid presets.
+    #[arg(long, value_enum, default_value = "real")]
+    pub pricing: PricingArg,
+    /// Invalid-action handling.
+    #[arg(long, value_enum, default_value = "masked")]
+    pub mode: ModeArg,
     /// Seed of weights, exploration and episode draws.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Iterations between greedy evaluations on the evaluation hour.
-    #[arg(long, default_value_t = 100)]
-    pub eval_every: usize,
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub eval_every: u32,
     /// Checkpoint path (weights; the description goes to PATH.json).
     #[arg(long, default_value = "agent.safetensors")]
     pub out: PathBuf,
@@ -70,19 +91,15 @@ pub struct TrainArgs {
 /// Trains, evaluating periodically, and writes the checkpoint.
 pub fn run(a: &TrainArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    let preset = Preset::parse(&a.cluster)
-        .with_context(|| format!("--cluster: unknown preset {:?}", a.cluster))?;
-    let pricing = PricingModel::parse(&a.pricing)
-        .with_context(|| format!("--pricing: unknown model {:?}", a.pricing))?;
-    let cluster = preset.config(pricing).build(&a.cluster)?;
+    let preset = a.cluster.preset();
+    let cluster = preset.config(a.pricing.model()).build(preset.name())?;
     let pattern = match a.workload {
         WorkloadArg::Normal => Pattern::Normal,
         WorkloadArg::Burst => Pattern::Burst,
     };
-    let mode = if a.mode == "paper" {
-        Mode::Paper
-    } else {
-        Mode::Masked
+    let mode = match a.mode {
+        ModeArg::Masked => Mode::Masked,
+        ModeArg::Paper => Mode::Paper,
     };
     let env_cfg = |split| {
         EnvConfig::paper002(
@@ -98,7 +115,8 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         AgentArg::Dqn => AgentKind::Dqn,
         AgentArg::Reinforce => AgentKind::Reinforce,
     };
-    let cfg = TrainConfig::paper002(agent, a.iterations, a.seed);
+    let (iterations, eval_every) = (a.iterations as usize, a.eval_every as usize);
+    let cfg = TrainConfig::paper002(agent, iterations, a.seed);
     let bar = ProgressBar::new(a.iterations as u64);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} it  {msg}")
@@ -110,20 +128,20 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     let mut eval_error = None;
     let net = train(&mut env, &cfg, |stats, net| {
         bar.inc(1);
-        if stats.iteration % a.eval_every.max(1) == 0 || stats.iteration == a.iterations {
+        if stats.iteration % eval_every == 0 || stats.iteration == iterations {
             match evaluate(&mut eval_env, net, a.seed) {
                 Ok((k, ret)) => {
                     bar.set_message(format!(
                         "eval: cost ${:.2}, mean JCT {:.0} s, return {:.0}",
                         k.cost, k.mean_jct_s, ret
                     ));
-                    log.push((
-                        stats.iteration,
-                        t0.elapsed().as_secs_f64(),
-                        k.cost,
-                        k.mean_jct_s,
-                        ret,
-                    ));
+                    log.push(EvalRow {
+                        iteration: stats.iteration,
+                        wall_s: t0.elapsed().as_secs_f64(),
+                        eval_cost_usd: k.cost,
+                        eval_mean_jct_s: k.mean_jct_s,
+                        eval_return: ret,
+                    });
                 }
                 Err(e) => eval_error = Some(e),
             }
@@ -144,13 +162,12 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         }),
     };
     ck.save(&net, &a.out)?;
-    writeln!(
-        out,
-        "iteration,wall_s,eval_cost,eval_mean_jct_s,eval_return"
-    )?;
-    for (it, wall, cost, jct, ret) in &log {
-        writeln!(out, "{it},{wall:.1},{cost:.4},{jct:.1},{ret:.1}")?;
+    // stdout is the evaluation log as CSV; the note goes to stderr.
+    let mut w = csv::Writer::from_writer(&mut out);
+    for row in &log {
+        w.serialize(row).map_err(std::io::Error::from)?;
     }
-    writeln!(out, "checkpoint written to {} (+ .json)", a.out.display())?;
+    w.flush()?;
+    eprintln!("checkpoint written to {} (+ .json)", a.out.display());
     Ok(())
 }
