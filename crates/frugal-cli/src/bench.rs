@@ -259,6 +259,7 @@ fn bench_setup(preset: Preset) -> Setup {
         admission_control: false,
         policy: PolicyParams::default(),
         charge_decision_time: false,
+        backfill: frugal_core::Backfill::Off,
         duration: Default::default(),
         boot_latency_s: 0.0,
         keep_alive_s: 0.0,

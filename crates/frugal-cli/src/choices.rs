@@ -443,3 +443,23 @@ pub fn number_in(
         Err(_) => Err(format!("not a number: {s:?}")),
     }
 }
+
+/// Backfilling behind a blocked head job in the blocking queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackfillArg {
+    /// The head blocks the jobs behind it (the papers' schedulers)
+    None,
+    /// EASY backfilling: jobs that fit now and end before the head's reservation start
+    Easy,
+}
+
+impl BackfillArg {
+    /// The core setting.
+    pub fn mode(self) -> frugal_core::Backfill {
+        match self {
+            BackfillArg::None => frugal_core::Backfill::Off,
+            BackfillArg::Easy => frugal_core::Backfill::Easy,
+        }
+    }
+}

@@ -78,6 +78,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
         policy: a.policy.clone(),
         queue: None,
         admission_control: false,
+        backfill: crate::choices::BackfillArg::Easy,
         speedup: a.speedup,
     };
     let (cfg, policy) = build(&serve)?;

@@ -13,7 +13,7 @@ use frugal_service::backend::SparkConfig;
 use frugal_service::{BackendConfig, Durability, ServiceConfig};
 
 use crate::choices::{
-    ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
+    BackfillArg, ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
 };
 
 /// Options of `frugal serve`.
@@ -64,6 +64,10 @@ pub struct ServeArgs {
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
+    /// Behind a head job that cannot be placed: EASY backfilling (no job waits forever
+    /// behind it) or none (the papers' head-of-line blocking).
+    #[arg(long, value_enum, default_value = "easy")]
+    pub backfill: BackfillArg,
     /// emulated: service seconds per wall-clock second.
     #[arg(long, default_value_t = 60.0)]
     pub speedup: f64,
@@ -117,6 +121,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             duration: DurationModel::default(),
             boot_latency_s: 0.0,
             charge_decision_time: false,
+            backfill: a.backfill.mode(),
         },
         backend,
     };

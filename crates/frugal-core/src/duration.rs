@@ -60,6 +60,12 @@ impl DurationModel {
         }
     }
 
+    /// The longest run time `job` can have under any placement, seconds: the larger of
+    /// T_C^L and T_C^H, with the kind penalty.
+    pub fn longest(&self, job: &Job) -> f64 {
+        job.t_local.max(job.t_hybrid) * (1.0 + self.kind_penalty.max(0.0))
+    }
+
     /// Run time in seconds of `job` under `placement` (from start to finish).
     pub fn duration(&self, job: &Job, cluster: &Cluster, placement: &Placement) -> f64 {
         let base = if self.is_hybrid(cluster, placement) {

@@ -37,7 +37,35 @@ pub struct SchedulerConfig {
     /// pass up to and including its decision, as a real scheduler would (paper 000 §7;
     /// §6.3.1 excluded it). Makes runs depend on machine speed: off by default.
     pub charge_decision_time: bool,
+    /// What the blocking queues (FCFS, EDF, the deadline queue of deadline-first) do
+    /// behind a head job that cannot be placed.
+    pub backfill: Backfill,
 }
+
+/// Head-of-line blocking in the blocking queue disciplines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backfill {
+    /// The head blocks every job behind it, as the papers' schedulers do (the default of
+    /// the simulator, so its numbers are the papers'). One long job on the cluster and a
+    /// head that needs the whole cluster then hold the queue until the long job ends.
+    #[default]
+    Off,
+    /// EASY backfilling (Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001), with a
+    /// conservative availability profile: the head gets a reservation at the *shadow
+    /// time*, the earliest time at which the cluster has free slots for all its executors
+    /// if every VM frees only when its last executor's estimated finish (`busy_until`)
+    /// has passed; a job behind it (at most [`BACKFILL_DEPTH`] of them) starts now if it
+    /// fits now and its longest possible run time (T_C^H or T_C^L, with the kind penalty)
+    /// ends by the shadow time. Backfilled jobs are done before the head's reservation,
+    /// so the head starts at its shadow time at the latest (with accurate estimates) and
+    /// no job waits forever behind it.
+    Easy,
+}
+
+/// Jobs behind a blocked head that one pass considers for backfilling (Slurm's
+/// `bf_max_job_test` plays the same role), so a pass stays O(depth) however long the
+/// queue.
+pub const BACKFILL_DEPTH: usize = 100;
 
 /// What the scheduler did with a job during a pass.
 #[derive(Clone, Debug, PartialEq)]
@@ -284,7 +312,7 @@ impl Scheduler {
     }
 
     /// Walks the main queue in order, stopping at the first job that cannot be placed
-    /// (head-of-line blocking).
+    /// (head-of-line blocking), then backfilling behind it if configured.
     fn walk(&mut self, jobs: &[Job], cluster: &mut Cluster, now: f64, out: &mut Vec<Decision>) {
         let mut after: Option<QueueKey> = None;
         while let Some((key, tried)) = self.main.next_after(after.as_ref()) {
@@ -294,10 +322,44 @@ impl Scheduler {
                 }
                 Outcome::Failed => {
                     self.main.mark_tried(&key, self.epoch);
+                    if self.config.backfill == Backfill::Easy {
+                        self.backfill(&jobs[key.2], key, jobs, cluster, now, out);
+                    }
                     return;
                 }
             }
             after = Some(key);
+        }
+    }
+
+    /// EASY backfilling behind `head` (see [`Backfill::Easy`]).
+    fn backfill(
+        &mut self,
+        head: &Job,
+        head_key: QueueKey,
+        jobs: &[Job],
+        cluster: &mut Cluster,
+        now: f64,
+        out: &mut Vec<Decision>,
+    ) {
+        let shadow = shadow_time(cluster, head, now);
+        let mut after = head_key;
+        for _ in 0..BACKFILL_DEPTH {
+            let Some((key, tried)) = self.main.next_after(Some(&after)) else {
+                return;
+            };
+            after = key;
+            let job = &jobs[key.2];
+            if now + self.config.duration.longest(job) > shadow {
+                // It could still run when the head's reservation starts.
+                continue;
+            }
+            match self.try_job(key.2, tried, jobs, cluster, now, out) {
+                Outcome::Done => {
+                    self.main.remove(&key);
+                }
+                Outcome::Failed => self.main.mark_tried(&key, self.epoch),
+            }
         }
     }
 
@@ -430,6 +492,40 @@ impl Scheduler {
         });
         Outcome::Done
     }
+}
+
+/// The head's reservation for EASY backfilling: the earliest time ≥ `now` at which the
+/// cluster has free slots for all of `head`'s executors, counting a busy VM as fully
+/// free from its `busy_until` on (and not before: a conservative profile, so jobs that
+/// end by this time cannot delay the head). Infinite if the cluster never has the room.
+pub fn shadow_time(cluster: &Cluster, head: &Job, now: f64) -> f64 {
+    let d = &head.executor_demand;
+    let need = u64::from(head.executors);
+    let mut slots: u64 = cluster
+        .vms
+        .iter()
+        .map(|v| u64::from(v.free.copies_of(d)))
+        .sum();
+    if slots >= need {
+        return now;
+    }
+    let mut frees: Vec<(f64, u64)> = cluster
+        .vms
+        .iter()
+        .filter(|v| v.executors > 0)
+        .map(|v| {
+            let gain = u64::from(v.capacity.copies_of(d)) - u64::from(v.free.copies_of(d));
+            (v.busy_until.max(now), gain)
+        })
+        .collect();
+    frees.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (t, gain) in frees {
+        slots += gain;
+        if slots >= need {
+            return t;
+        }
+    }
+    f64::INFINITY
 }
 
 /// When every VM of `placement` can run executors, if it were reserved at `now`

@@ -22,6 +22,7 @@ fn scheduler(discipline: QueueDiscipline, admission_control: bool) -> Scheduler 
             },
             boot_latency_s: 0.0,
             charge_decision_time: false,
+            backfill: frugal_core::Backfill::Off,
         },
     )
 }
@@ -115,4 +116,70 @@ fn admission_control_drops_jobs_that_cannot_meet_their_deadline() {
     s.run_pass(&jobs, &mut c, 60.0, &mut out);
     assert_eq!(out[0], Decision::Dropped { job: 0 });
     assert_eq!(started(&out), vec![1]);
+}
+
+/// A long job holds part of the cluster; the EDF head needs the whole cluster. Without
+/// backfilling every job behind the head waits for the long job; with EASY backfilling a
+/// job that ends before the head's reservation runs now, one that could not is held.
+#[test]
+fn easy_backfilling_runs_what_ends_before_the_heads_reservation() {
+    use frugal_core::{Backfill, Placement, Resources};
+    let setup = |backfill: Backfill, long_until: f64| {
+        let mut c = cluster(&[(4, 16, Cloud, 0.001), (4, 16, Cloud, 0.001)]);
+        let mut p = Placement::default();
+        p.add(0, 1);
+        c.reserve(&p, &Resources::from_gib(2, 2), 0.0, 0.0, &mut Vec::new())
+            .unwrap();
+        c.extend_busy(&p, long_until);
+        let mut jobs = vec![
+            job("whole", 2, 4, 1, 100.0),
+            job("short", 1, 2, 1, 10.0),
+            job("long", 1, 2, 1, 100.0),
+        ];
+        for (i, j) in jobs.iter_mut().enumerate() {
+            j.deadline = Some(1000.0 + i as f64);
+            j.t_hybrid = j.t_local;
+        }
+        let mut s = scheduler(QueueDiscipline::Edf, false);
+        let mut cfg = *s.config();
+        cfg.backfill = backfill;
+        s = frugal_core::Scheduler::new(PolicyKind::FirstFit.build(&PolicyParams::default()), cfg);
+        for (i, j) in jobs.iter().enumerate() {
+            s.enqueue(i, j, &c);
+        }
+        let mut out = Vec::new();
+        s.run_pass(&jobs, &mut c, 0.0, &mut out);
+        started(&out)
+    };
+    // The long job ends at 1e6 s: the head's reservation is then.
+    assert_eq!(setup(Backfill::Off, 1e6), Vec::<usize>::new());
+    // short: 10 s × (1 + 0.3 kind penalty, its worst case) = 13 s ≤ 1e6 s: backfilled;
+    // long: 130 s ≤ 1e6 s too.
+    assert_eq!(setup(Backfill::Easy, 1e6), vec![1, 2]);
+    // Ending at 50 s: short (≤ 13 s) fits before the reservation, long (≤ 130 s) not.
+    assert_eq!(setup(Backfill::Easy, 50.0), vec![1]);
+}
+
+#[test]
+fn the_shadow_time_counts_a_vm_free_only_after_its_last_executor() {
+    use frugal_core::scheduler::shadow_time;
+    use frugal_core::{Placement, Resources};
+    let mut c = cluster(&[(4, 16, Cloud, 0.001), (4, 16, Cloud, 0.001)]);
+    let d = Resources::from_gib(2, 2);
+    for (vm, until) in [(0, 30.0), (1, 70.0)] {
+        let mut p = Placement::default();
+        p.add(vm, 1);
+        c.reserve(&p, &d, 0.0, 0.0, &mut Vec::new()).unwrap();
+        c.extend_busy(&p, until);
+    }
+    // Free now: one 2-core slot per VM. Three 2-core executors fit once VM 0 frees (30 s),
+    // four once VM 1 frees too (70 s), five never.
+    let mut head = job("h", 2, 2, 1, 10.0);
+    assert_eq!(shadow_time(&c, &head, 5.0), 5.0);
+    head.executors = 3;
+    assert_eq!(shadow_time(&c, &head, 5.0), 30.0);
+    head.executors = 4;
+    assert_eq!(shadow_time(&c, &head, 5.0), 70.0);
+    head.executors = 5;
+    assert_eq!(shadow_time(&c, &head, 5.0), f64::INFINITY);
 }

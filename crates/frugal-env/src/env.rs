@@ -79,6 +79,7 @@ impl EnvConfig {
                     duration: DurationModel::default(),
                     boot_latency_s: 0.0,
                     charge_decision_time: false,
+                    backfill: frugal_core::Backfill::Off,
                 },
                 billing: BillingGranularity::PerSecond,
                 keep_alive_s: 0.0,

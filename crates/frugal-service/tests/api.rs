@@ -32,6 +32,7 @@ fn config(url: &str, speedup: f64) -> ServiceConfig {
             duration: DurationModel::default(),
             boot_latency_s: 0.0,
             charge_decision_time: false,
+            backfill: frugal_core::Backfill::Off,
         },
         backend: BackendConfig::Emulated { speedup },
     }

@@ -29,6 +29,8 @@ pub struct Setup {
     pub policy: PolicyParams,
     /// Add each decision's wall-clock time to simulated time before the job starts.
     pub charge_decision_time: bool,
+    /// Backfilling behind a blocked head job.
+    pub backfill: frugal_core::Backfill,
     /// Completion-time model.
     pub duration: DurationModel,
     /// VM boot latency, seconds.
@@ -52,6 +54,7 @@ impl Setup {
                 admission_control: self.admission_control,
                 rut: self.policy.rut,
                 charge_decision_time: self.charge_decision_time,
+                backfill: self.backfill,
                 duration: self.duration,
                 boot_latency_s: self.boot_latency_s,
             },

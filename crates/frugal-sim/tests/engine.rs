@@ -56,6 +56,7 @@ fn cfg(billing: BillingGranularity, boot: f64, keep_alive: f64) -> SimConfig {
             },
             boot_latency_s: boot,
             charge_decision_time: false,
+            backfill: frugal_core::Backfill::Off,
         },
         billing,
         keep_alive_s: keep_alive,

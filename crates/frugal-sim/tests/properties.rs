@@ -81,9 +81,9 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
         any::<bool>(),
         0u32..3,
         0u32..3,
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
     )
-        .prop_map(|(p, q, admission, boot, keep, hourly)| {
+        .prop_map(|(p, q, admission, boot, keep, (hourly, easy))| {
             let policy = PolicyKind::ALL[p];
             let queue = QueueDiscipline::ALL.get(q).copied();
             let discipline =
@@ -96,6 +96,11 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
                     duration: DurationModel::default(),
                     boot_latency_s: f64::from(boot) * 30.0,
                     charge_decision_time: false,
+                    backfill: if easy {
+                        frugal_core::Backfill::Easy
+                    } else {
+                        frugal_core::Backfill::Off
+                    },
                 },
                 billing: if hourly {
                     BillingGranularity::PerHour

@@ -8,8 +8,8 @@ use serde::Serialize;
 use frugal_core::job::MAX_SECONDS;
 
 use crate::choices::{
-    BillingArg, ClusterParser, ClusterSource, FormatArg, HybridRuleArg, MilpBackendArg,
-    PolicyChoice, PolicyParser, PricingArg, QueueArg, number_in,
+    BackfillArg, BillingArg, ClusterParser, ClusterSource, FormatArg, HybridRuleArg,
+    MilpBackendArg, PolicyChoice, PolicyParser, PricingArg, QueueArg, number_in,
 };
 
 /// Load levels of the default SWIM replay and of the synthetic generator.
@@ -93,6 +93,10 @@ pub struct SimulateArgs {
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
+    /// Behind a head job that cannot be placed (FCFS, EDF, deadline-first's deadline
+    /// queue): block (the papers') or EASY backfilling.
+    #[arg(long, value_enum, default_value = "none")]
+    pub backfill: BackfillArg,
     /// RUT alpha, the CPU weight of best-fit-decreasing and the deadline-first queue
     /// (paper 004 Eq. 5), in [0, 1]; beta = 1 − alpha [default: 0.8].
     #[arg(long, value_parser = number_in(0.0, 1.0))]

@@ -158,6 +158,7 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         admission_control: a.admission_control,
         policy: params,
         charge_decision_time: a.charge_decision_time,
+        backfill: a.backfill.mode(),
         duration: DurationModel {
             hybrid_rule: a.hybrid_rule.rule(),
             kind_penalty: a.kind_penalty,
