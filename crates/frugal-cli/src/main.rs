@@ -3,6 +3,7 @@
 mod bench;
 mod choices;
 mod loadtest;
+mod record_exit;
 mod serve;
 mod simulate;
 mod table;
@@ -15,8 +16,34 @@ use clap::{CommandFactory, Parser, Subcommand};
 #[derive(Parser)]
 #[command(name = "frugal", version)]
 struct Cli {
+    /// Log lines on stderr: human-readable text or one JSON object per line. The level
+    /// comes from RUST_LOG (default: info).
+    #[arg(long, global = true, value_enum, default_value = "text")]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable text
+    Text,
+    /// One JSON object per line
+    Json,
+}
+
+/// Sends `tracing` events to stderr in `format`, at the level RUST_LOG asks for.
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
 }
 
 #[derive(Subcommand)]
@@ -44,6 +71,11 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run a program and record its exit status in a file (the Spark backend starts
+    /// drivers through it, without a shell, so a restarted service learns how a driver
+    /// ended while it was down).
+    #[command(hide = true)]
+    RecordExit(record_exit::RecordExitArgs),
 }
 
 /// What the user asked for cannot be done as asked (options, input files): exit status 2,
@@ -67,10 +99,12 @@ impl From<anyhow::Error> for Usage {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    init_logging(cli.log_format);
     let result = match cli.command {
         None => match Cli::try_parse_from(["frugal", "simulate"]) {
             Ok(Cli {
                 command: Some(Command::Simulate(args)),
+                ..
             }) => simulate::run(&args),
             _ => unreachable!("`frugal simulate` parses"),
         },
@@ -83,6 +117,7 @@ fn main() -> std::process::ExitCode {
             clap_complete::generate(shell, &mut Cli::command(), "frugal", &mut std::io::stdout());
             Ok(())
         }
+        Some(Command::RecordExit(args)) => record_exit::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,27 +1,60 @@
 //! `frugal serve`: the scheduler service, on the emulated backend or a real Spark
 //! standalone cluster.
 
+use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
-use clap::Args;
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use rand::RngExt;
 
 use frugal_core::policy::{PlacementPolicy, PolicyParams};
 use frugal_core::{DurationModel, SchedulerConfig};
 use frugal_service::backend::SparkConfig;
-use frugal_service::{BackendConfig, Durability, ServiceConfig};
+use frugal_service::{BackendConfig, Durability, Limits, ServiceConfig, StoreLimits};
 
 use crate::choices::{
     BackfillArg, ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
+    number_in,
 };
+
+/// The bundled Spark applications (the default `--apps-dir` when it exists).
+const BUNDLED_APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spark");
+
+/// The environment variable holding the API token (overrides `--token-file`).
+pub const TOKEN_ENV: &str = "FRUGAL_API_TOKEN";
+
+/// Which backend runs the jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// In-process cluster in real time (× --speedup); nothing to install
+    Emulated,
+    /// A real Spark standalone master and workers on loopback (Java 17, pip pyspark)
+    SparkStandalone,
+}
+
+/// What an acknowledged submission survives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DurabilityArg {
+    /// A crash of frugal, SIGKILL included
+    Process,
+    /// Also an OS crash or power loss (a disk flush per commit)
+    Power,
+}
 
 /// Options of `frugal serve`.
 #[derive(Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct ServeArgs {
-    /// Address to listen on.
+    /// Address of the API.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
+    /// Also serve /healthz, /readyz and /metrics (no token) on this address.
+    #[arg(long)]
+    pub metrics_bind: Option<SocketAddr>,
     /// SQLite database file (created if missing); accepted jobs, placements and VM power
     /// history survive restarts there.
     #[arg(long, default_value = "frugal.db")]
@@ -29,14 +62,20 @@ pub struct ServeArgs {
     /// Database URL instead of --db, e.g. postgres://user:password@localhost/frugal.
     #[arg(long)]
     pub database_url: Option<String>,
-    /// What an acknowledged submission survives: `process` (a crash of frugal, SIGKILL
-    /// included) or `power` (also an OS crash or power loss: a disk flush per commit).
-    #[arg(long, default_value = "process")]
-    pub durability: String,
-    /// Backend: `emulated` (in-process, no setup) or `spark-standalone` (a real Spark
-    /// master and workers on loopback; needs Java 17 and `pip install pyspark`).
-    #[arg(long, default_value = "emulated")]
-    pub backend: String,
+    /// What an acknowledged submission survives.
+    #[arg(long, value_enum, default_value = "process")]
+    pub durability: DurabilityArg,
+    /// The API token: read from this file, which is created (mode 0600, a random
+    /// 256-bit token) if missing; the environment variable FRUGAL_API_TOKEN overrides it.
+    /// Clients send `Authorization: Bearer <token>`.
+    #[arg(long, default_value = "frugal.token")]
+    pub token_file: PathBuf,
+    /// Directory submitted applications must be in [default: the bundled spark/ apps].
+    #[arg(long)]
+    pub apps_dir: Option<PathBuf>,
+    /// Backend.
+    #[arg(long, value_enum, default_value = "emulated")]
+    pub backend: BackendArg,
     /// spark-standalone: Python with pyspark (drivers and executors run it).
     #[arg(long, default_value = "python3")]
     pub python: PathBuf,
@@ -46,7 +85,7 @@ pub struct ServeArgs {
     /// spark-standalone: master RPC port (its web UI is on --spark-ui-port).
     #[arg(long, default_value_t = 17077)]
     pub spark_port: u16,
-    /// spark-standalone: master web UI port.
+    /// spark-standalone: master web UI port (bound to loopback).
     #[arg(long, default_value_t = 18080)]
     pub spark_ui_port: u16,
     /// Cluster preset or TOML file (as for `simulate`).
@@ -68,17 +107,79 @@ pub struct ServeArgs {
     /// behind it) or none (the papers' head-of-line blocking).
     #[arg(long, value_enum, default_value = "easy")]
     pub backfill: BackfillArg,
-    /// emulated: service seconds per wall-clock second.
-    #[arg(long, default_value_t = 60.0)]
+    /// emulated: service seconds per wall-clock second, in (0, 1e6].
+    #[arg(long, default_value_t = 60.0, value_parser = number_in(1e-6, 1e6))]
     pub speedup: f64,
+    /// Open client connections at most.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
+    /// Seconds a client has to send a request's headers (slowloris), in (0, 3600].
+    #[arg(long, default_value_t = 5.0, value_parser = number_in(0.001, 3600.0))]
+    pub header_timeout: f64,
+    /// Seconds to read and answer a request (408 past it), in (0, 3600].
+    #[arg(long, default_value_t = 10.0, value_parser = number_in(0.001, 3600.0))]
+    pub request_timeout: f64,
+    /// Jobs waiting for placement at most (503 with Retry-After past it).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queued: u32,
+    /// Service seconds an ended job stays in memory (then only in the database), in
+    /// [0, 10 years].
+    #[arg(long, default_value_t = 3600.0, value_parser = number_in(0.0, 315_576_000.0))]
+    pub retention: f64,
+    /// SQLite: WAL size (MiB) past which a truncating checkpoint runs.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub wal_limit_mib: u32,
 }
 
-/// Starts the service and serves until interrupted.
+/// Starts the service and serves until interrupted; an error (exit status 1) if the
+/// scheduling loop ever stops.
 pub fn run(a: &ServeArgs) -> Result<()> {
+    raise_file_limit();
     let (cfg, policy) = build(a)?;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(frugal_service::serve(cfg, policy))?;
     Ok(())
+}
+
+/// Raises the open-file limit to its hard maximum: every client connection is a file
+/// descriptor, and the default soft limit (often 1,024) would let a few hundred idle
+/// connections starve new clients. The connection cap stays below it.
+fn raise_file_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+    }
+}
+
+/// The token: `FRUGAL_API_TOKEN`, else the file's first line, else a new random token
+/// written to the file (mode 0600).
+pub fn token(file: &Path) -> Result<String> {
+    if let Ok(t) = std::env::var(TOKEN_ENV)
+        && !t.trim().is_empty()
+    {
+        return Ok(t.trim().to_string());
+    }
+    match std::fs::read_to_string(file) {
+        Ok(text) => {
+            let t = text.lines().next().unwrap_or("").trim().to_string();
+            anyhow::ensure!(!t.is_empty(), "--token-file {}: empty", file.display());
+            Ok(t)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let bytes: [u8; 32] = rand::rng().random();
+            let t: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(file)
+                .with_context(|| format!("--token-file {}", file.display()))?;
+            writeln!(f, "{t}")?;
+            tracing::info!(file = %file.display(), "wrote a new API token");
+            Ok(t)
+        }
+        Err(e) => Err(e).with_context(|| format!("--token-file {}", file.display())),
+    }
 }
 
 /// The service's configuration and policy from the command line.
@@ -87,31 +188,37 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     let choice = &a.policy;
     let params = PolicyParams::default();
     let policy = choice.build(&params, &cluster)?;
-    if !(a.speedup.is_finite() && a.speedup > 0.0) {
-        bail!("--speedup: must be > 0");
-    }
     let discipline = a.queue.map_or(policy.default_queue(), QueueArg::discipline);
-    let backend = match a.backend.as_str() {
-        "emulated" => BackendConfig::Emulated { speedup: a.speedup },
-        "spark-standalone" => {
+    let apps_dir = match &a.apps_dir {
+        Some(d) => d.clone(),
+        None => PathBuf::from(BUNDLED_APPS),
+    };
+    let apps_dir = std::fs::canonicalize(&apps_dir)
+        .with_context(|| format!("--apps-dir {}", apps_dir.display()))?;
+    let backend = match a.backend {
+        BackendArg::Emulated => BackendConfig::Emulated { speedup: a.speedup },
+        BackendArg::SparkStandalone => {
             let work_dir = std::path::absolute(&a.spark_dir)?;
             let mut spark = SparkConfig::discover(&a.python, &work_dir)?;
             spark.master_port = a.spark_port;
             spark.master_ui_port = a.spark_ui_port;
+            spark.apps_dir = apps_dir.clone();
+            spark.exit_recorder = std::env::current_exe().ok();
             BackendConfig::SparkStandalone(spark)
         }
-        other => bail!("--backend: unknown backend {other:?} (emulated, spark-standalone)"),
     };
     let database_url = a
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite:{}", a.db.display()));
-    let durability = Durability::parse(&a.durability)
-        .with_context(|| format!("--durability: {:?} is not process or power", a.durability))?;
     let cfg = ServiceConfig {
         bind: a.bind,
-        database_url: database_url.clone(),
-        durability,
+        metrics_bind: a.metrics_bind,
+        database_url,
+        durability: match a.durability {
+            DurabilityArg::Process => Durability::Process,
+            DurabilityArg::Power => Durability::Power,
+        },
         cluster,
         billing,
         scheduler: SchedulerConfig {
@@ -124,19 +231,29 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             backfill: a.backfill.mode(),
         },
         backend,
+        token: token(&a.token_file)?,
+        apps_dir,
+        limits: Limits {
+            max_connections: a.max_connections as usize,
+            header_read_timeout: Duration::from_secs_f64(a.header_timeout),
+            request_timeout: Duration::from_secs_f64(a.request_timeout),
+            max_queued: a.max_queued as usize,
+            retention_s: a.retention,
+            store: StoreLimits {
+                wal_limit_bytes: u64::from(a.wal_limit_mib) << 20,
+                ..StoreLimits::default()
+            },
+            ..Limits::default()
+        },
     };
-    let speed = match &cfg.backend {
-        BackendConfig::Emulated { speedup } => format!("emulated backend x{speedup}"),
-        BackendConfig::SparkStandalone(s) => format!("Spark {}", s.spark_home.display()),
-    };
-    eprintln!(
-        "frugal serve: {} on {} ({} VMs, policy {}, {} queue, {speed}), state in {}",
-        a.bind,
-        a.cluster,
-        cfg.cluster.len(),
-        choice.label(),
-        discipline.name(),
-        database_url.split('@').next_back().unwrap_or_default(),
+    tracing::info!(
+        bind = %a.bind,
+        cluster = %a.cluster,
+        vms = cfg.cluster.len(),
+        policy = %choice.label(),
+        queue = discipline.name(),
+        backend = ?a.backend,
+        "frugal serve"
     );
     Ok((cfg, policy))
 }

@@ -128,7 +128,7 @@ proptest! {
                 prop_assert!(code == 0 || code == 2, "{argv:?}: exit {code}");
                 prop_assert!(!e.to_string().is_empty());
             }
-            Ok(Cli { command: Some(Command::Simulate(a)) }) => {
+            Ok(Cli { command: Some(Command::Simulate(a)), .. }) => {
                 if let Err(e) = simulate::plan(&a) {
                     let message = format!("{e:#}");
                     prop_assert!(!message.is_empty());

@@ -35,7 +35,7 @@ fn sigkill_and_restart_lose_no_accepted_job() {
     // 40 jobs of 300 s (0.5 s of wall time at 600x), more than the cluster runs at once.
     for i in 0..40 {
         let job = format!(
-            r#"{{"id":"job_{i}","executors":3,"executor_cores":4,"executor_memory_gib":8,"estimated_duration_s":300}}"#
+            r#"{{"id":"job_{i}","executors":3,"executor_cores":4,"executor_memory_gib":8,"estimated_duration_s":300,"application_path":"wordcount.py"}}"#
         );
         let (status, body) = common::http(port, "POST", "/jobs", &job).unwrap();
         assert_eq!(status, 202, "{body}");

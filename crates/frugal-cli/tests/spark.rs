@@ -189,9 +189,14 @@ fn exact_placement_vms_off_cost_and_restart_mid_job() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let intervals = rt.block_on(async {
         let url = format!("sqlite:{}", spark.dir.join("state.db").display());
-        let store = frugal_service::Store::open(&url, frugal_service::Durability::Process)
-            .await
-            .unwrap();
+        let store = frugal_service::Store::open(
+            &url,
+            frugal_service::Durability::Process,
+            frugal_service::clock::Clock::new(1.0),
+            frugal_service::StoreLimits::default(),
+        )
+        .await
+        .unwrap();
         store.vm_intervals().await.unwrap()
     });
     for v in vms["vms"].as_array().unwrap() {
@@ -202,7 +207,7 @@ fn exact_placement_vms_off_cost_and_restart_mid_job() {
             .filter(|i| i.0 == id)
             .map(|i| i.2.expect("closed") - i.1)
             .sum();
-        let cost = v["accrued_cost"].as_f64().unwrap();
+        let cost = v["accrued_cost_usd"].as_f64().unwrap();
         let expected = on * v["price_per_second"].as_f64().unwrap();
         assert!(
             (cost - expected).abs() < 1e-9,

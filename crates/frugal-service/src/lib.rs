@@ -1,32 +1,40 @@
 //! frugal-service: the long-running scheduler service (paper 004 §5, paper 000 §7.1).
-//! It accepts job submissions over HTTP, stores them durably (SQLite or PostgreSQL),
-//! schedules them with the simulator's queues, admission control and placement policies
-//! (the same `frugal_core::Scheduler`), and drives a [`backend::Backend`] that runs jobs
-//! and powers VMs on and off.
+//! It accepts job submissions over an authenticated HTTP API, stores them durably
+//! (SQLite or PostgreSQL), schedules them with the simulator's queues, admission control
+//! and placement policies (the same `frugal_core::Scheduler`), and drives a
+//! [`backend::Backend`] that runs jobs and powers VMs on and off.
 //!
-//! Time is in service seconds: wall-clock seconds since the Unix epoch times the
-//! backend's speed-up (1 on real clusters), so it keeps running across restarts.
+//! Entry points: [`start`] (the service without HTTP, for tests and embedding),
+//! [`serve`] (the service behind its HTTP listeners until a signal, or an error exit if
+//! the scheduling loop ever stops), [`router`] (the API as an axum router). Times: see
+//! [`clock`]. Threat model and protections: `docs/security.md`.
 
 #![warn(missing_docs)]
 
 mod api;
 pub mod backend;
+pub mod clock;
+mod metrics;
+mod server;
 mod state;
 mod store;
 mod submission;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 
-pub use api::router;
-pub use state::{Effect, JobState, Restored, State};
-pub use store::{Durability, Store, StoreError, StoredJob};
+pub use api::{API_DOC, router};
+pub use state::{Effect, Entry, JobState, Restored, State};
+pub use store::{Durability, JobUpdate, SCHEMA_VERSION, Store, StoreError, StoreLimits, StoredJob};
 pub use submission::{Invalid, Submission};
 
 use backend::{Backend, BackendEvent, Emulated, Launch, SparkConfig, SparkStandalone};
+use clock::Clock;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Cluster;
 use frugal_core::placement::Placement;
@@ -45,11 +53,49 @@ pub enum BackendConfig {
     SparkStandalone(SparkConfig),
 }
 
+/// Bounds that keep the service responsive under overload and slow clients.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Open client connections at most; past it the listener stops accepting until one
+    /// closes (new clients wait in the kernel's backlog).
+    pub max_connections: usize,
+    /// A connection must send a request's headers within this (slowloris).
+    pub header_read_timeout: Duration,
+    /// A request, body included, must be read and answered within this (408 otherwise).
+    pub request_timeout: Duration,
+    /// Largest request body, bytes (413 beyond).
+    pub max_body_bytes: usize,
+    /// Jobs waiting for placement at most; past it submissions get 503 with
+    /// `Retry-After` and nothing of them is stored.
+    pub max_queued: usize,
+    /// Service seconds an ended job stays in memory before only the database has it.
+    pub retention_s: f64,
+    /// The store's bounds (submissions waiting for their commit, SQLite WAL size).
+    pub store: StoreLimits,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 4096,
+            header_read_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(10),
+            max_body_bytes: 64 << 10,
+            max_queued: 100_000,
+            retention_s: 3600.0,
+            store: StoreLimits::default(),
+        }
+    }
+}
+
 /// Settings of the service.
 #[derive(Clone, Debug)]
 pub struct ServiceConfig {
-    /// Address to listen on.
+    /// Address of the API.
     pub bind: SocketAddr,
+    /// Another address serving only `/healthz`, `/readyz` and `/metrics` (they are on
+    /// the API's address too), e.g. for a monitoring network.
+    pub metrics_bind: Option<SocketAddr>,
     /// Database URL: `sqlite:PATH` (created if missing), `sqlite::memory:` or
     /// `postgres://user:password@host:port/database`.
     pub database_url: String,
@@ -59,10 +105,17 @@ pub struct ServiceConfig {
     pub cluster: Cluster,
     /// Billing granularity.
     pub billing: BillingGranularity,
-    /// Queue discipline, admission control, RUT and duration model.
+    /// Queue discipline, admission control, backfilling, RUT and duration model.
     pub scheduler: SchedulerConfig,
     /// The backend.
     pub backend: BackendConfig,
+    /// The bearer token every API request must carry (all routes but `/healthz`,
+    /// `/readyz` and `/metrics`).
+    pub token: String,
+    /// The directory submitted applications must be in (`application_path`).
+    pub apps_dir: PathBuf,
+    /// Bounds.
+    pub limits: Limits,
 }
 
 /// Errors of the service.
@@ -77,6 +130,13 @@ pub enum ServiceError {
     /// Binding or serving failed.
     #[error("server: {0}")]
     Io(#[from] std::io::Error),
+    /// The configuration cannot work.
+    #[error("configuration: {0}")]
+    Config(String),
+    /// The scheduling loop stopped (a bug): the process must exit so that its
+    /// supervisor restarts it.
+    #[error("the scheduling loop stopped: {0}")]
+    SchedulerStopped(String),
 }
 
 /// The running service, shared by the HTTP handlers and the scheduling loop.
@@ -84,31 +144,42 @@ pub struct Service {
     /// Durable store.
     pub store: Store,
     /// Live state (short critical sections only; never held across an await).
-    pub state: Mutex<State>,
+    state: Mutex<State>,
     backend: Box<dyn Backend>,
+    clock: Clock,
     wake: Notify,
-    metrics: api::Metrics,
-    scheduling: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    metrics: metrics::Metrics,
+    scheduling: Mutex<Option<tokio::task::AbortHandle>>,
+    loop_alive: AtomicBool,
+    stopped: Notify,
+    stop_reason: Mutex<Option<String>>,
+    /// Backend actions waiting for their changes to commit (in order).
+    pending: Mutex<Vec<Effect>>,
+    token: String,
+    apps_dir: PathBuf,
+    limits: Limits,
 }
 
 impl Service {
-    /// Current service time, seconds.
+    /// Current service time, seconds (see [`clock`]).
     pub fn now(&self) -> f64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs_f64()
-            * self.backend.speedup()
+        self.clock.now()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    /// The service's clock.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// Locks the live state (for inspection in tests; keep it short).
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// What the backend needs to run job `idx` on `placement`.
     fn launch_of(&self, idx: usize, placement: Option<Placement>) -> Launch {
         let st = self.lock();
-        let e = &st.entries[idx];
+        let e = st.entry(idx);
         Launch {
             idx,
             submission: e.submission.clone(),
@@ -119,21 +190,37 @@ impl Service {
         }
     }
 
-    /// Persists `effects` (waiting for the commit), then acts on them.
+    /// Persists `effects` and waits for the commit, then acts on them (and on actions
+    /// held back by an earlier failed commit), in order. If the commit fails, the
+    /// actions wait: the writes are retried by the store and the scheduling loop calls
+    /// this again until they commit, so the backend never acts on unrecorded changes.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the changes have not committed (they will be).
     async fn apply(&self, effects: Vec<Effect>) -> Result<(), StoreError> {
-        if effects.is_empty() {
-            return Ok(());
-        }
-        for e in &effects {
-            match *e {
+        let mut actions = Vec::new();
+        for e in effects {
+            match e {
                 Effect::Changed(idx) => self.store.update(self.lock().update_of(idx))?,
-                Effect::VmOn(vm, at) => self.store.vm_on(vm, at)?,
-                Effect::VmOff(vm, at) => self.store.vm_off(vm, at)?,
-                _ => {}
+                Effect::VmOn(vm, at) => {
+                    self.store.vm_on(vm, at)?;
+                    actions.push(e);
+                }
+                Effect::VmOff(vm, at) => {
+                    self.store.vm_off(vm, at)?;
+                    actions.push(e);
+                }
+                _ => actions.push(e),
             }
         }
+        self.pending_actions().extend(actions);
+        if self.pending_actions().is_empty() {
+            // Nothing waits on the commit: the writer commits (and retries) it.
+            return Ok(());
+        }
         self.store.flush().await?;
-        for e in effects {
+        let ready = std::mem::take(&mut *self.pending_actions());
+        for e in ready {
             match e {
                 Effect::Launch(idx) => self.backend.launch(self.launch_of(idx, None)),
                 Effect::AddExecutors { idx, placement } => {
@@ -147,6 +234,10 @@ impl Service {
             }
         }
         Ok(())
+    }
+
+    fn pending_actions(&self) -> std::sync::MutexGuard<'_, Vec<Effect>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Stops the scheduling loop where it is, without persisting anything more — what a
@@ -178,20 +269,59 @@ impl Service {
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
     }
+
+    /// True while the scheduling loop runs.
+    pub fn scheduler_alive(&self) -> bool {
+        self.loop_alive.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the scheduling loop has stopped; returns why.
+    pub async fn scheduler_stopped(&self) -> String {
+        loop {
+            let notified = self.stopped.notified();
+            if !self.scheduler_alive() {
+                return self
+                    .stop_reason
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone()
+                    .unwrap_or_default();
+            }
+            notified.await;
+        }
+    }
 }
 
 /// Opens the store and the backend, restores every accepted job — jobs the backend still
-/// runs are taken over, other running jobs are queued again — and starts the scheduling
-/// loop. Returns the shared service.
+/// runs are taken over, other running jobs are queued again — and starts the supervised
+/// scheduling loop. Returns the shared service.
 ///
 /// # Errors
 /// [`ServiceError::Store`] if the database cannot be opened or read,
-/// [`ServiceError::Spark`] if the Spark master cannot be started.
+/// [`ServiceError::Spark`] if the Spark master cannot be started,
+/// [`ServiceError::Config`] for an empty token or a missing applications directory.
 pub async fn start(
     cfg: &ServiceConfig,
     policy: Box<dyn PlacementPolicy>,
 ) -> Result<Arc<Service>, ServiceError> {
-    let store = Store::open(&cfg.database_url, cfg.durability).await?;
+    if cfg.token.trim().is_empty() {
+        return Err(ServiceError::Config("the API token is empty".into()));
+    }
+    if !cfg.apps_dir.is_dir() {
+        return Err(ServiceError::Config(format!(
+            "the applications directory {} does not exist",
+            cfg.apps_dir.display()
+        )));
+    }
+    let speedup = match &cfg.backend {
+        BackendConfig::Emulated { speedup } => *speedup,
+        BackendConfig::SparkStandalone(_) => 1.0,
+    };
+    if !(speedup.is_finite() && speedup > 0.0) {
+        return Err(ServiceError::Config("the speed-up must be > 0".into()));
+    }
+    let clock = Clock::new(speedup);
+    let store = Store::open(&cfg.database_url, cfg.durability, clock, cfg.limits.store).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let backend: Box<dyn Backend> = match &cfg.backend {
         BackendConfig::Emulated { speedup } => Box::new(Emulated::new(*speedup, tx)),
@@ -209,19 +339,51 @@ pub async fn start(
         store,
         state: Mutex::new(State::new(cfg.cluster.emptied(), scheduler, cfg.billing)),
         backend,
+        clock,
         wake: Notify::new(),
-        metrics: api::Metrics::new(),
+        metrics: metrics::Metrics::new(),
         scheduling: Mutex::new(None),
+        loop_alive: AtomicBool::new(true),
+        stopped: Notify::new(),
+        stop_reason: Mutex::new(None),
+        pending: Mutex::new(Vec::new()),
+        token: cfg.token.clone(),
+        apps_dir: cfg.apps_dir.clone(),
+        limits: cfg.limits,
     });
     let effects = restore(&svc).await?;
     svc.apply(effects).await?;
     let task = tokio::spawn(scheduling_loop(Arc::clone(&svc), rx));
-    *svc.scheduling.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+    *svc.scheduling.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
+    tokio::spawn(supervise(Arc::clone(&svc), task));
     svc.wake();
     Ok(svc)
 }
 
+/// Waits for the scheduling loop to end — it never should — and records it: `/readyz`
+/// fails from then on and [`serve`] returns an error, so the process exits non-zero.
+async fn supervise(svc: Arc<Service>, task: tokio::task::JoinHandle<()>) {
+    let reason = match task.await {
+        Ok(()) => "it returned".to_string(),
+        Err(e) if e.is_cancelled() => return,
+        Err(e) => match e.try_into_panic() {
+            Ok(p) => p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "it panicked".to_string()),
+            Err(e) => e.to_string(),
+        },
+    };
+    tracing::error!(reason = %reason, "the scheduling loop stopped");
+    *svc.stop_reason.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason);
+    svc.loop_alive.store(false, Ordering::SeqCst);
+    svc.stopped.notify_waiters();
+}
+
 /// Rebuilds the live state from the store, reconciling running jobs with the backend.
+/// A stored submission that fails today's validation (e.g. a duration written by an
+/// older, laxer version) is marked failed rather than scheduled.
 async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
     let now = svc.now();
     let mut effects = Vec::new();
@@ -234,11 +396,20 @@ async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
         let placement = parse(s.placement).map(|v| Placement {
             executors_per_vm: v,
         });
+        if !restored.has_ended()
+            && let Err(e) = s.submission.revalidate()
+        {
+            let mut st = svc.lock();
+            let (idx, _) = st.add(s.submission, job, JobState::Failed, now);
+            st.set_ended(idx, now, format!("invalid stored submission: {e}"));
+            effects.push(Effect::Changed(idx));
+            continue;
+        }
         if restored == JobState::Running
             && let Some(placement) = placement.clone()
         {
             let launch = Launch {
-                idx: svc.lock().entries.len(),
+                idx: svc.lock().next_index(),
                 submission: s.submission.clone(),
                 placement: placement.clone(),
                 duration_s: s.finish.unwrap_or(0.0) - s.start.unwrap_or(0.0),
@@ -250,25 +421,28 @@ async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
                     finish: s.finish,
                     observed: parse(s.observed),
                 };
-                svc.lock().add_running(s.submission, job, r);
+                svc.lock().add_running(s.submission, job, r, now);
                 continue;
             }
-        }
-        let mut st = svc.lock();
-        if restored == JobState::Running {
-            let idx = st.add(s.submission, job, JobState::Queued);
-            st.entries[idx].reason = Some("re-queued after a restart".into());
+            let mut st = svc.lock();
+            let (idx, added) = st.add(s.submission, job, JobState::Queued, now);
+            st.set_reason(idx, "re-queued after a restart");
+            effects.extend(added);
             effects.push(Effect::Changed(idx));
             continue;
         }
-        let idx = st.add(s.submission, job, restored);
-        if restored != JobState::Queued {
-            let en = &mut st.entries[idx];
-            en.start = s.start;
-            en.finish = s.finish;
-            en.reason = s.reason;
-            en.placement = placement;
-            en.observed = parse(s.observed);
+        let mut st = svc.lock();
+        let (idx, added) = st.add(s.submission, job, restored, now);
+        effects.extend(added);
+        if restored.has_ended() {
+            st.restore_ended(
+                idx,
+                s.start,
+                s.finish,
+                s.reason,
+                placement,
+                parse(s.observed),
+            );
         }
     }
     let intervals = svc.store.vm_intervals().await?;
@@ -276,25 +450,49 @@ async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
     Ok(effects)
 }
 
-/// Serves the HTTP API on `cfg.bind` until SIGINT or SIGTERM, then shuts the backend
-/// down.
+/// Serves the API on `cfg.bind` (and the health and metrics routes on
+/// `cfg.metrics_bind`) until SIGINT or SIGTERM, then shuts the backend down.
 ///
 /// # Errors
-/// [`ServiceError`] if the store, the backend or the listener fails.
+/// [`ServiceError`] if the store, the backend or a listener fails, or
+/// [`ServiceError::SchedulerStopped`] if the scheduling loop ever stops (the caller
+/// should exit non-zero).
 pub async fn serve(
     cfg: ServiceConfig,
     policy: Box<dyn PlacementPolicy>,
 ) -> Result<(), ServiceError> {
     let svc = start(&cfg, policy).await?;
     let listener = tokio::net::TcpListener::bind(cfg.bind).await?;
-    axum::serve(listener, router(Arc::clone(&svc)))
-        .with_graceful_shutdown(stop_signal())
-        .await?;
+    tracing::info!(address = %listener.local_addr()?, backend = svc.backend_name(), "serving the API");
+    let stop = Arc::new(Notify::new());
+    let mut servers = tokio::task::JoinSet::new();
+    let limits = cfg.limits;
+    {
+        let (app, stop) = (router(Arc::clone(&svc)), Arc::clone(&stop));
+        servers.spawn(async move { server::serve(listener, app, &limits, stop).await });
+    }
+    if let Some(addr) = cfg.metrics_bind {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        tracing::info!(address = %listener.local_addr()?, "serving health and metrics");
+        let (app, stop) = (api::ops_router(Arc::clone(&svc)), Arc::clone(&stop));
+        servers.spawn(async move { server::serve(listener, app, &limits, stop).await });
+    }
+    let outcome = tokio::select! {
+        _ = stop_signal() => Ok(()),
+        reason = svc.scheduler_stopped() => Err(ServiceError::SchedulerStopped(reason)),
+        Some(r) = servers.join_next() => match r {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(ServiceError::Io(e)),
+            Err(e) => Err(ServiceError::Io(std::io::Error::other(e))),
+        },
+    };
+    stop.notify_waiters();
+    while servers.join_next().await.is_some() {}
     let stopping = Arc::clone(&svc);
     tokio::task::spawn_blocking(move || stopping.shutdown())
         .await
         .map_err(std::io::Error::other)?;
-    Ok(())
+    outcome
 }
 
 async fn stop_signal() {
@@ -312,12 +510,22 @@ async fn stop_signal() {
     }
 }
 
+/// How often the loop evicts ended jobs past their retention.
+const EVICT_EVERY: Duration = Duration::from_secs(5);
+
 async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<BackendEvent>) {
+    let mut evict = tokio::time::interval(EVICT_EVERY);
     loop {
         let mut effects = Vec::new();
+        let retry = !svc.pending_actions().is_empty();
         tokio::select! {
             _ = svc.wake.notified() => {}
             Some(ev) = events.recv() => effects.extend(handle(&svc, ev)),
+            _ = evict.tick() => {
+                let before = svc.now() - svc.limits.retention_s;
+                svc.lock().evict(before);
+            }
+            _ = tokio::time::sleep(store::RETRY_EVERY), if retry => {}
         }
         while let Ok(ev) = events.try_recv() {
             effects.extend(handle(&svc, ev));
@@ -330,7 +538,7 @@ async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<
         };
         svc.metrics.observe_decisions(&times);
         if let Err(e) = svc.apply(effects).await {
-            eprintln!("frugal serve: could not persist a change: {e}");
+            tracing::warn!(error = %e, "changes not committed yet; their actions wait");
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The service's live state: the cluster, the scheduler (the simulator's queues,
 //! admission control and policy — the same code) and every accepted job.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
@@ -15,7 +15,7 @@ use crate::store::JobUpdate;
 use crate::submission::Submission;
 
 /// Lifecycle of an accepted job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
     /// Waiting for resources.
@@ -58,6 +58,11 @@ impl JobState {
     /// Parses a stored name.
     pub fn parse(s: &str) -> Option<JobState> {
         JobState::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+
+    /// True for the final states.
+    pub fn has_ended(&self) -> bool {
+        !matches!(self, JobState::Queued | JobState::Running)
     }
 }
 
@@ -117,20 +122,25 @@ pub struct Restored {
     pub observed: Option<Vec<(VmId, u32)>>,
 }
 
-/// The live state.
+/// The live state. Accepted jobs live in slots: a job that ended is kept in memory for a
+/// retention period (see [`State::evict`]) and then only in the database, and its slot
+/// is reused.
 pub struct State {
     /// The cluster.
     pub cluster: Cluster,
     empty: Cluster,
     scheduler: Scheduler,
-    /// Accepted jobs, in submission order (their index is the scheduler's job index).
-    pub entries: Vec<Entry>,
+    /// Job slots (the index is the scheduler's job index); `None` for a free slot.
+    entries: Vec<Option<Entry>>,
     jobs: Vec<Job>,
+    free: Vec<usize>,
     by_id: HashMap<String, usize>,
+    /// Jobs that ended, by end time (service seconds), oldest first.
+    ended: VecDeque<(f64, usize)>,
     /// Open power-on time of each VM.
     on_since: Vec<Option<f64>>,
-    /// Closed power-on intervals of each VM.
-    intervals: Vec<Vec<(f64, f64)>>,
+    /// Dollars billed for each VM's closed power-on intervals.
+    closed_cost: Vec<f64>,
     /// Billing granularity.
     pub billing: BillingGranularity,
 }
@@ -145,16 +155,36 @@ impl State {
             scheduler,
             entries: Vec::new(),
             jobs: Vec::new(),
+            free: Vec::new(),
             by_id: HashMap::new(),
+            ended: VecDeque::new(),
             on_since: vec![None; n],
-            intervals: vec![Vec::new(); n],
+            closed_cost: vec![0.0; n],
             billing,
         }
     }
 
-    /// The index of job `id`.
+    /// The index of job `id`, if it is in memory.
     pub fn find(&self, id: &str) -> Option<usize> {
         self.by_id.get(id).copied()
+    }
+
+    /// The job in slot `idx`.
+    ///
+    /// # Panics
+    /// If the slot is free (indices come from [`State::find`] and backend events of
+    /// running jobs, which are never evicted).
+    pub fn entry(&self, idx: usize) -> &Entry {
+        self.entries[idx].as_ref().expect("a live job slot")
+    }
+
+    fn entry_mut(&mut self, idx: usize) -> &mut Entry {
+        self.entries[idx].as_mut().expect("a live job slot")
+    }
+
+    /// Every job in memory.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().flatten()
     }
 
     /// Jobs waiting in the queue.
@@ -162,9 +192,14 @@ impl State {
         self.scheduler.queued()
     }
 
+    /// Jobs in memory (queued, running, and ended within the retention).
+    pub fn in_memory(&self) -> usize {
+        self.by_id.len()
+    }
+
     /// The row to store for job `idx`.
     pub fn update_of(&self, idx: usize) -> JobUpdate {
-        let e = &self.entries[idx];
+        let e = self.entry(idx);
         let json = |v: &Vec<(VmId, u32)>| serde_json::to_string(v).expect("placements serialise");
         JobUpdate {
             id: e.submission.id.clone(),
@@ -182,12 +217,28 @@ impl State {
         self.scheduler.take_decision_times()
     }
 
-    /// Adds an accepted job in `state` (restored jobs may be finished already); queued
-    /// jobs the policy can never place are dropped with a reason. Returns its index.
-    pub fn add(&mut self, submission: Submission, job: Job, state: JobState) -> usize {
-        let idx = self.entries.len();
+    /// Adds an accepted job in `state` (restored jobs may have ended already) at `now`.
+    /// A queued job the policy can never place is dropped with a reason (and a change to
+    /// persist). Returns its index and the effects.
+    pub fn add(
+        &mut self,
+        submission: Submission,
+        job: Job,
+        state: JobState,
+        now: f64,
+    ) -> (usize, Vec<Effect>) {
+        let idx = match self.free.pop() {
+            Some(i) => {
+                self.jobs[i] = job.clone();
+                i
+            }
+            None => {
+                self.jobs.push(job.clone());
+                self.entries.push(None);
+                self.jobs.len() - 1
+            }
+        };
         self.by_id.insert(submission.id.clone(), idx);
-        self.jobs.push(job.clone());
         let mut entry = Entry {
             submission,
             job,
@@ -198,36 +249,102 @@ impl State {
             reason: None,
             observed: None,
         };
+        let mut effects = Vec::new();
         if state == JobState::Queued {
             if self.scheduler.can_ever_place(&entry.job, &self.empty) {
                 self.scheduler.enqueue(idx, &entry.job, &self.cluster);
             } else {
                 entry.state = JobState::Dropped;
                 entry.reason = Some("the policy cannot place it even on the empty cluster".into());
+                effects.push(Effect::Changed(idx));
             }
         }
-        self.entries.push(entry);
-        idx
+        let ended = entry.state.has_ended();
+        self.entries[idx] = Some(entry);
+        if ended {
+            self.ended.push_back((now, idx));
+        }
+        (idx, effects)
+    }
+
+    /// The index the next added job gets.
+    pub fn next_index(&self) -> usize {
+        self.free.last().copied().unwrap_or(self.jobs.len())
+    }
+
+    /// Sets why job `idx` is in its state.
+    pub fn set_reason(&mut self, idx: usize, reason: &str) {
+        self.entry_mut(idx).reason = Some(reason.to_string());
+    }
+
+    /// Job `idx`, added in a final state, ended at `now` for `reason`.
+    pub fn set_ended(&mut self, idx: usize, now: f64, reason: String) {
+        let e = self.entry_mut(idx);
+        e.finish = Some(now);
+        e.reason = Some(reason);
+    }
+
+    /// The stored details of a job restored in a final state.
+    pub fn restore_ended(
+        &mut self,
+        idx: usize,
+        start: Option<f64>,
+        finish: Option<f64>,
+        reason: Option<String>,
+        placement: Option<Placement>,
+        observed: Option<Vec<(VmId, u32)>>,
+    ) {
+        let e = self.entry_mut(idx);
+        e.start = start;
+        e.finish = finish;
+        e.reason = reason;
+        e.placement = placement;
+        e.observed = observed;
+    }
+
+    /// Forgets jobs that ended before `before` (service seconds): they stay in the
+    /// database (and the API reads them from there) but no longer take memory. Returns
+    /// how many were evicted.
+    pub fn evict(&mut self, before: f64) -> usize {
+        let mut n = 0;
+        while let Some(&(at, idx)) = self.ended.front() {
+            if at >= before {
+                break;
+            }
+            self.ended.pop_front();
+            if let Some(e) = self.entries[idx].take() {
+                self.by_id.remove(&e.submission.id);
+                self.free.push(idx);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Records that job `idx` reached a final state at `now`.
+    fn ended_at(&mut self, idx: usize, now: f64) {
+        self.ended.push_back((now, idx));
     }
 
     /// Adds a job the backend still runs after a restart, reserving its executors.
-    pub fn add_running(&mut self, submission: Submission, job: Job, restored: Restored) -> usize {
-        let idx = self.add(submission, job, JobState::Running);
-        let e = &mut self.entries[idx];
+    pub fn add_running(
+        &mut self,
+        submission: Submission,
+        job: Job,
+        restored: Restored,
+        now: f64,
+    ) -> usize {
+        let (idx, _) = self.add(submission, job, JobState::Running, now);
+        let e = self.entry_mut(idx);
         e.start = restored.start;
         e.finish = restored.finish;
         e.observed = restored.observed;
         let at = restored.start.unwrap_or(e.job.arrival);
+        let demand = e.job.executor_demand;
+        e.placement = Some(restored.placement.clone());
         self.cluster
-            .reserve(
-                &restored.placement,
-                &e.job.executor_demand,
-                at,
-                0.0,
-                &mut Vec::new(),
-            )
+            .reserve(&restored.placement, &demand, at, 0.0, &mut Vec::new())
             .expect("a restored placement fits the cluster it was made on");
-        e.placement = Some(restored.placement);
         idx
     }
 
@@ -241,14 +358,15 @@ impl State {
         let mut effects = Vec::new();
         for &(vm, on, off) in intervals {
             let i = vm as usize;
-            if i >= self.intervals.len() {
+            if i >= self.closed_cost.len() {
                 continue;
             }
+            let price = self.cluster.vm(vm).price_per_second;
             match off {
-                Some(off) => self.intervals[i].push((on, off)),
+                Some(off) => self.closed_cost[i] += self.billing.cost(off - on, price),
                 None if self.cluster.vm(vm).executors > 0 => self.on_since[i] = Some(on),
                 None => {
-                    self.intervals[i].push((on, now));
+                    self.closed_cost[i] += self.billing.cost(now - on, price);
                     effects.push(Effect::VmOff(vm, now));
                 }
             }
@@ -275,7 +393,7 @@ impl State {
                         self.on_since[vm as usize] = Some(now);
                         effects.push(Effect::VmOn(vm, now));
                     }
-                    let e = &mut self.entries[job];
+                    let e = self.entry_mut(job);
                     e.state = JobState::Running;
                     e.placement = Some(placement);
                     e.start = Some(start);
@@ -284,9 +402,10 @@ impl State {
                     effects.push(Effect::Launch(job));
                 }
                 Decision::Dropped { job } => {
-                    let e = &mut self.entries[job];
+                    let e = self.entry_mut(job);
                     e.state = JobState::Dropped;
                     e.reason = Some("admission control: it would miss its deadline".into());
+                    self.ended_at(job, now);
                     effects.push(Effect::Changed(job));
                 }
             }
@@ -304,7 +423,9 @@ impl State {
         reason: Option<String>,
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
-        let e = &mut self.entries[idx];
+        let Some(e) = self.entries[idx].as_mut() else {
+            return effects;
+        };
         if e.state != JobState::Running {
             return effects;
         }
@@ -315,19 +436,21 @@ impl State {
         }
         let placement = e.placement.clone().expect("running jobs are placed");
         self.release(idx, &placement, now, &mut effects);
+        self.ended_at(idx, now);
         effects.push(Effect::Changed(idx));
         effects
     }
 
     /// Frees `part` of job `idx`'s executors at `now` and turns the VMs left idle off.
     fn release(&mut self, idx: usize, part: &Placement, now: f64, effects: &mut Vec<Effect>) {
-        let demand = self.entries[idx].job.executor_demand;
+        let demand = self.entry(idx).job.executor_demand;
         self.cluster.release(part, &demand);
         self.scheduler.resources_freed();
         for &(vm, _) in &part.executors_per_vm {
             if self.cluster.power_off(vm, now) {
                 if let Some(on) = self.on_since[vm as usize].take() {
-                    self.intervals[vm as usize].push((on, now));
+                    let price = self.cluster.vm(vm).price_per_second;
+                    self.closed_cost[vm as usize] += self.billing.cost(now - on, price);
                 }
                 effects.push(Effect::VmOff(vm, now));
             }
@@ -338,7 +461,9 @@ impl State {
     /// died). They are released (the VM is turned off if that leaves it idle) and the
     /// policy places replacements at once; if it cannot, the job fails with a reason.
     pub fn lost(&mut self, idx: usize, vm: VmId, now: f64) -> Vec<Effect> {
-        let e = &self.entries[idx];
+        let Some(e) = self.entries[idx].as_ref() else {
+            return Vec::new();
+        };
         let Some(placement) = e.placement.clone().filter(|_| e.state == JobState::Running) else {
             return Vec::new();
         };
@@ -362,9 +487,9 @@ impl State {
             now,
             &mut effects,
         );
-        let mut lost_part = self.entries[idx].job.clone();
+        let mut lost_part = self.entry(idx).job.clone();
         lost_part.executors = n;
-        let until = self.entries[idx].finish.unwrap_or(now).max(now);
+        let until = self.entry(idx).finish.unwrap_or(now).max(now);
         match self
             .scheduler
             .place_now(&lost_part, &mut self.cluster, now, until)
@@ -382,7 +507,7 @@ impl State {
                     }
                 }
                 merged.executors_per_vm.sort_unstable();
-                let e = &mut self.entries[idx];
+                let e = self.entry_mut(idx);
                 e.placement = Some(merged);
                 e.reason = Some(format!(
                     "{n} executor(s) lost on VM {vm} at {now:.0} s were replaced"
@@ -394,7 +519,7 @@ impl State {
                 });
             }
             None => {
-                self.entries[idx].placement = Some(kept.clone());
+                self.entry_mut(idx).placement = Some(kept.clone());
                 let reason =
                     format!("{n} executor(s) lost on VM {vm} and no capacity to replace them");
                 effects.extend(self.finish(idx, now, JobState::Failed, Some(reason)));
@@ -406,7 +531,9 @@ impl State {
 
     /// Records the executors per VM the backend reports for job `idx`.
     pub fn observed(&mut self, idx: usize, executors_per_vm: Vec<(VmId, u32)>) -> Vec<Effect> {
-        let e = &mut self.entries[idx];
+        let Some(e) = self.entries[idx].as_mut() else {
+            return Vec::new();
+        };
         if e.state != JobState::Running || e.observed.as_ref() == Some(&executors_per_vm) {
             return Vec::new();
         }
@@ -414,14 +541,19 @@ impl State {
         vec![Effect::Changed(idx)]
     }
 
-    /// Cancels job `idx` at `now`; returns the effects, or None if it had already ended.
+    /// Cancels job `idx` at `now`; returns the effects (none if it was cancelled
+    /// already), or None if it had ended otherwise.
     pub fn cancel(&mut self, idx: usize, now: f64) -> Option<Vec<Effect>> {
-        match self.entries[idx].state {
+        match self.entry(idx).state {
             JobState::Queued => {
                 self.scheduler.cancel(idx, &self.jobs[idx], &self.cluster);
-                self.entries[idx].state = JobState::Cancelled;
+                let e = self.entry_mut(idx);
+                e.state = JobState::Cancelled;
+                e.finish = Some(now);
+                self.ended_at(idx, now);
                 Some(vec![Effect::Changed(idx)])
             }
+            JobState::Cancelled => Some(Vec::new()),
             JobState::Running => {
                 let mut effects = self.finish(idx, now, JobState::Cancelled, None);
                 effects.push(Effect::Stop(idx));
@@ -434,12 +566,13 @@ impl State {
     /// Dollars accrued by `vm` up to `now`.
     pub fn vm_cost(&self, vm: VmId, now: f64) -> f64 {
         let i = vm as usize;
-        self.billing.accrued(
-            &self.intervals[i],
-            self.on_since[i],
-            now,
-            self.cluster.vm(vm).price_per_second,
-        )
+        self.closed_cost[i]
+            + self.billing.accrued(
+                &[],
+                self.on_since[i],
+                now,
+                self.cluster.vm(vm).price_per_second,
+            )
     }
 
     /// Dollars accrued by the VMs of `site` up to `now`.
@@ -467,6 +600,7 @@ mod tests {
         Fail(usize),
         Lost(usize, usize),
         Cancel(usize),
+        Evict,
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -476,6 +610,7 @@ mod tests {
             any::<usize>().prop_map(Op::Fail),
             (any::<usize>(), any::<usize>()).prop_map(|(j, v)| Op::Lost(j, v)),
             any::<usize>().prop_map(Op::Cancel),
+            Just(Op::Evict),
         ]
     }
 
@@ -504,7 +639,11 @@ mod tests {
     /// The `i % n`-th running job, if any runs.
     fn running(st: &State, i: usize) -> Option<usize> {
         let r: Vec<usize> = (0..st.entries.len())
-            .filter(|&j| st.entries[j].state == JobState::Running)
+            .filter(|&j| {
+                st.entries[j]
+                    .as_ref()
+                    .is_some_and(|e| e.state == JobState::Running)
+            })
             .collect();
         (!r.is_empty()).then(|| r[i % r.len()])
     }
@@ -527,7 +666,7 @@ mod tests {
                         );
                         let s = Submission::parse(body.as_bytes()).unwrap();
                         let job = s.job(now);
-                        st.add(s, job, JobState::Queued);
+                        st.add(s, job, JobState::Queued, now);
                     }
                     Op::Finish(i) => if let Some(j) = running(&st, i) {
                         st.finish(j, now, JobState::Completed, None);
@@ -536,19 +675,26 @@ mod tests {
                         st.finish(j, now, JobState::Failed, Some("test".into()));
                     },
                     Op::Lost(i, v) => if let Some(j) = running(&st, i) {
-                        let p = st.entries[j].placement.clone().unwrap();
+                        let p = st.entry(j).placement.clone().unwrap();
                         let vm = p.executors_per_vm[v % p.executors_per_vm.len()].0;
                         st.lost(j, vm, now);
                     },
-                    Op::Cancel(i) => if !st.entries.is_empty() {
-                        let j = i % st.entries.len();
-                        st.cancel(j, now);
-                    },
+                    Op::Cancel(i) => {
+                        let live: Vec<usize> = (0..st.entries.len())
+                            .filter(|&j| st.entries[j].is_some())
+                            .collect();
+                        if !live.is_empty() {
+                            st.cancel(live[i % live.len()], now);
+                        }
+                    }
+                    Op::Evict => {
+                        st.evict(now - 15.0);
+                    }
                 }
                 st.schedule(now);
                 let mut executors = vec![0u32; st.cluster.len()];
                 let mut used = vec![frugal_core::Resources::default(); st.cluster.len()];
-                for e in st.entries.iter().filter(|e| e.state == JobState::Running) {
+                for e in st.entries().filter(|e| e.state == JobState::Running) {
                     for &(vm, n) in &e.placement.as_ref().unwrap().executors_per_vm {
                         executors[vm as usize] += n;
                         used[vm as usize] = used[vm as usize].plus(&e.job.executor_demand.times(n));
@@ -561,6 +707,11 @@ mod tests {
                     prop_assert_eq!(v.is_active(), executors[i] > 0);
                     prop_assert_eq!(st.on_since[i].is_some(), executors[i] > 0);
                 }
+                // Only ended jobs leave memory, and an id maps to its own slot.
+                for (id, &j) in &st.by_id {
+                    prop_assert_eq!(&st.entry(j).submission.id, id);
+                }
+                prop_assert_eq!(st.in_memory(), st.entries().count());
             }
         }
     }

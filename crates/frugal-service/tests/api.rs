@@ -1,93 +1,26 @@
 //! The API in process, on a real SQLite file and the emulated backend.
 
+mod common;
+
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
-use frugal_core::{
-    BillingGranularity, DurationModel, PolicyKind, PolicyParams, Preset, PricingModel,
-    QueueDiscipline, Rut, SchedulerConfig,
-};
-use frugal_service::{BackendConfig, Durability, Service, ServiceConfig, Store, router, start};
-
-fn config(url: &str, speedup: f64) -> ServiceConfig {
-    ServiceConfig {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        database_url: url.to_string(),
-        durability: Durability::Power,
-        cluster: Preset::SmallHybrid
-            .config(PricingModel::Model1)
-            .build("small")
-            .unwrap(),
-        billing: BillingGranularity::PerSecond,
-        scheduler: SchedulerConfig {
-            discipline: QueueDiscipline::Edf,
-            admission_control: false,
-            rut: Rut::default(),
-            duration: DurationModel::default(),
-            boot_latency_s: 0.0,
-            charge_decision_time: false,
-            backfill: frugal_core::Backfill::Off,
-        },
-        backend: BackendConfig::Emulated { speedup },
-    }
-}
-
-async fn service(url: &str, speedup: f64) -> Arc<Service> {
-    start(
-        &config(url, speedup),
-        PolicyKind::Optimal.build(&PolicyParams::default()),
-    )
-    .await
-    .unwrap()
-}
-
-async fn call(
-    svc: &Arc<Service>,
-    method: &str,
-    uri: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value) {
-    let req = Request::builder().method(method).uri(uri);
-    let req = match body {
-        Some(b) => req
-            .header("content-type", "application/json")
-            .body(Body::from(b.to_string())),
-        None => req.body(Body::empty()),
-    }
-    .unwrap();
-    let resp = router(Arc::clone(svc)).oneshot(req).await.unwrap();
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
-fn job(id: &str, executors: u32, seconds: f64) -> Value {
-    json!({"id": id, "kind": "network_bound", "executors": executors, "executor_cores": 2,
-           "executor_memory_gib": 4, "estimated_duration_s": seconds, "application_path": "pagerank.py"})
-}
-
-/// A fresh SQLite database URL.
-fn tmp_db(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("frugal-svc-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    format!("sqlite:{}", dir.join("state.db").display())
-}
+use common::{call, call_raw, config, job, repo, service, service_with, tmp_db};
+use frugal_core::{PolicyKind, PolicyParams};
+use frugal_service::{Service, start};
 
 #[tokio::test]
 async fn submissions_are_validated_and_idempotent() {
     let svc = service(&tmp_db("idem"), 1.0).await;
     let (s, body) = call(&svc, "POST", "/jobs", Some(job("pr_1", 2, 600.0))).await;
     assert_eq!(s, StatusCode::ACCEPTED, "{body}");
+    assert!(
+        body["submitted_at"].as_str().unwrap().ends_with('Z'),
+        "{body}"
+    );
     assert_eq!(
         call(&svc, "POST", "/jobs", Some(job("pr_1", 2, 600.0)))
             .await
@@ -100,7 +33,7 @@ async fn submissions_are_validated_and_idempotent() {
             .0,
         StatusCode::CONFLICT
     );
-    let mut bad = job("pr_2", 2, 600.0);
+    let mut bad = job("pr-2", 2, 600.0);
     bad["executor_cores"] = json!("two");
     let (s, body) = call(&svc, "POST", "/jobs", Some(bad)).await;
     assert_eq!(
@@ -108,7 +41,7 @@ async fn submissions_are_validated_and_idempotent() {
         (StatusCode::UNPROCESSABLE_ENTITY, Some("executor_cores"))
     );
     assert_eq!(
-        call(&svc, "GET", "/jobs/pr_2", None).await.0,
+        call(&svc, "GET", "/jobs/pr-2", None).await.0,
         StatusCode::NOT_FOUND
     );
     let (_, list) = call(&svc, "GET", "/jobs", None).await;
@@ -116,6 +49,146 @@ async fn submissions_are_validated_and_idempotent() {
         list["jobs"].as_array().unwrap().len(),
         1,
         "nothing half-valid is queued"
+    );
+}
+
+#[tokio::test]
+async fn every_route_but_health_and_metrics_needs_the_token() {
+    let svc = service(&tmp_db("auth"), 1.0).await;
+    let body = job("a_1", 1, 60.0).to_string();
+    for (method, uri) in [
+        ("POST", "/jobs"),
+        ("GET", "/jobs"),
+        ("GET", "/jobs/a_1"),
+        ("DELETE", "/jobs/a_1"),
+        ("GET", "/vms"),
+        ("GET", "/openapi.json"),
+    ] {
+        for token in [None, Some("wrong"), Some("")] {
+            let (s, headers, _) =
+                call_raw(&svc, method, uri, Some("application/json"), token, &body).await;
+            assert_eq!(s, StatusCode::UNAUTHORIZED, "{method} {uri} with {token:?}");
+            assert!(headers.contains_key("www-authenticate"));
+        }
+    }
+    assert_eq!(
+        call(&svc, "GET", "/jobs/a_1", None).await.0,
+        StatusCode::NOT_FOUND
+    );
+    for uri in ["/healthz", "/readyz", "/metrics"] {
+        let (s, _, _) = call_raw(&svc, "GET", uri, None, None, "").await;
+        assert_eq!(s, StatusCode::OK, "{uri}");
+    }
+}
+
+#[tokio::test]
+async fn bad_bodies_get_the_right_status_and_no_panic() {
+    let svc = service(&tmp_db("bodies"), 60.0).await;
+    let ok = job("b_1", 1, 60.0).to_string();
+    let status = |ct: &str, body: String| {
+        let svc = Arc::clone(&svc);
+        let ct = ct.to_string();
+        async move {
+            call_raw(&svc, "POST", "/jobs", Some(&ct), Some(common::TOKEN), &body)
+                .await
+                .0
+        }
+    };
+    assert_eq!(
+        status("text/plain", ok.clone()).await,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    assert_eq!(
+        status("application/x-www-form-urlencoded", ok.clone()).await,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    assert_eq!(
+        status("application/json", format!("{ok}xyz")).await,
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        status("application/json", "{".into()).await,
+        StatusCode::BAD_REQUEST
+    );
+    let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(100 << 10));
+    assert_eq!(
+        status("application/json", big).await,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    for (field, value) in [
+        ("estimated_duration_s", json!(1e22)),
+        ("deadline_s", json!(1e300)),
+        ("hybrid_duration_s", json!(f64::MAX)),
+        ("executors", json!(u32::MAX)),
+        ("executor_memory_gib", json!(1e12)),
+        ("application_path", json!("../../etc/passwd")),
+        ("application_path", json!("/bin/sh")),
+        ("main_class", json!("--conf spark.x=y")),
+    ] {
+        let mut b = job("b_2", 1, 60.0);
+        b[field] = value;
+        let (s, body) = call(&svc, "POST", "/jobs", Some(b)).await;
+        assert_eq!(
+            (s, body["field"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some(field)),
+            "{body}"
+        );
+    }
+    // The loop is alive and places what comes next.
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(job("b_3", 1, 60.0)))
+            .await
+            .0,
+        StatusCode::ACCEPTED
+    );
+    wait_state(&svc, "b_3", "completed", Duration::from_secs(5)).await;
+}
+
+async fn wait_state(svc: &Arc<Service>, id: &str, state: &str, within: Duration) -> Value {
+    let t0 = Instant::now();
+    loop {
+        let (_, j) = call(svc, "GET", &format!("/jobs/{id}"), None).await;
+        if j["state"] == state {
+            return j;
+        }
+        assert!(
+            t0.elapsed() < within,
+            "{id} not {state} within {within:?}: {j}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn concurrent_identical_retries_all_succeed() {
+    let svc = service(&tmp_db("retries"), 1.0).await;
+    let calls: Vec<_> = (0..32)
+        .map(|_| {
+            let svc = Arc::clone(&svc);
+            tokio::spawn(async move {
+                call(&svc, "POST", "/jobs", Some(job("same", 1, 60.0)))
+                    .await
+                    .0
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for c in calls {
+        statuses.push(c.await.unwrap());
+    }
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == StatusCode::ACCEPTED)
+            .count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses
+            .iter()
+            .all(|s| *s == StatusCode::ACCEPTED || *s == StatusCode::OK),
+        "{statuses:?}"
     );
 }
 
@@ -135,10 +208,12 @@ async fn jobs_run_vms_power_off_and_cost_is_on_time_times_price() {
     let (_, j) = call(&svc, "GET", "/jobs/j0", None).await;
     assert_eq!(j["state"], "running", "{j}");
     assert_eq!(j["placement"][0]["executors"], 2);
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(
+        j["estimated_finish_at"].is_string() && j["finished_at"].is_null(),
+        "{j}"
+    );
     for i in 0..3 {
-        let (_, j) = call(&svc, "GET", &format!("/jobs/j{i}"), None).await;
-        assert_eq!(j["state"], "completed", "{j}");
+        wait_state(&svc, &format!("j{i}"), "completed", Duration::from_secs(5)).await;
     }
     let (_, vms) = call(&svc, "GET", "/vms", None).await;
     let vms = vms["vms"].as_array().unwrap().clone();
@@ -146,45 +221,17 @@ async fn jobs_run_vms_power_off_and_cost_is_on_time_times_price() {
         vms.iter().all(|v| v["state"] == "off"),
         "idle VMs are turned off"
     );
-    assert_cost_is_on_time_times_price(&db, &vms).await;
-    let (s, metrics) = call_text(&svc, "/metrics").await;
+    common::assert_cost_is_on_time_times_price(&db, 600.0, &vms).await;
+    let (s, _, metrics) = call_raw(&svc, "GET", "/metrics", None, None, "").await;
     assert_eq!(s, StatusCode::OK);
     assert!(
         metrics.contains("frugal_jobs{state=\"completed\"} 3"),
         "{metrics}"
     );
     assert!(
-        metrics.contains("frugal_decision_latency_seconds_count"),
+        metrics.contains("frugal_submissions_total{outcome=\"accepted\"} 3"),
         "{metrics}"
     );
-}
-
-/// Every VM's accrued cost equals its stored on-time times its price.
-async fn assert_cost_is_on_time_times_price(url: &str, vms: &[Value]) {
-    let store = Store::open(url, Durability::Process).await.unwrap();
-    let intervals = store.vm_intervals().await.unwrap();
-    assert!(!intervals.is_empty());
-    for v in vms {
-        let id = v["id"].as_u64().unwrap() as u32;
-        let on: f64 = intervals
-            .iter()
-            .filter(|i| i.0 == id)
-            .map(|i| i.2.expect("closed") - i.1)
-            .sum();
-        let cost = on * v["price_per_second"].as_f64().unwrap();
-        assert!(
-            (cost - v["accrued_cost"].as_f64().unwrap()).abs() < 1e-6,
-            "{v}"
-        );
-    }
-}
-
-async fn call_text(svc: &Arc<Service>, uri: &str) -> (StatusCode, String) {
-    let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
-    let resp = router(Arc::clone(svc)).oneshot(req).await.unwrap();
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8(bytes.to_vec()).unwrap())
 }
 
 /// Jobs run, one is cancelled, the service stops abruptly and a new one on the same
@@ -206,7 +253,14 @@ async fn store_scenario(url: &str) {
         call(&svc, "DELETE", "/jobs/s_long", None).await.0,
         StatusCode::OK
     );
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        call(&svc, "DELETE", "/jobs/s_long", None).await.0,
+        StatusCode::OK,
+        "idempotent"
+    );
+    for i in 0..6 {
+        wait_state(&svc, &format!("s{i}"), "completed", Duration::from_secs(5)).await;
+    }
     let (_, before) = call(&svc, "GET", "/jobs", None).await;
     svc.halt();
     drop(svc);
@@ -232,7 +286,7 @@ async fn store_scenario(url: &str) {
     let (_, vms) = call(&svc, "GET", "/vms", None).await;
     let vms = vms["vms"].as_array().unwrap().clone();
     assert!(vms.iter().all(|v| v["state"] == "off"));
-    assert_cost_is_on_time_times_price(url, &vms).await;
+    common::assert_cost_is_on_time_times_price(url, 600.0, &vms).await;
 }
 
 #[tokio::test]
@@ -286,11 +340,268 @@ async fn a_restart_loses_no_accepted_job() {
 }
 
 #[tokio::test]
-async fn openapi_lists_every_route() {
-    let svc = service(&tmp_db("openapi"), 1.0).await;
-    let (s, spec) = call(&svc, "GET", "/openapi.json", None).await;
+async fn listing_is_paginated_and_filtered() {
+    let svc = service(&tmp_db("pages"), 1.0).await;
+    for i in 0..25 {
+        call(
+            &svc,
+            "POST",
+            "/jobs",
+            Some(job(&format!("p{i:02}"), 1, 3600.0)),
+        )
+        .await;
+    }
+    call(&svc, "DELETE", "/jobs/p03", None).await;
+    let mut seen = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let (s, page) = call(&svc, "GET", &format!("/jobs?limit=10{cursor}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{page}");
+        seen.extend(
+            page["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["id"].as_str().unwrap().to_string()),
+        );
+        match page["next_cursor"].as_str() {
+            Some(c) => cursor = format!("&cursor={c}"),
+            None => break,
+        }
+    }
+    assert_eq!(
+        seen,
+        (0..25).map(|i| format!("p{i:02}")).collect::<Vec<_>>()
+    );
+    let (_, cancelled) = call(&svc, "GET", "/jobs?state=cancelled", None).await;
+    assert_eq!(cancelled["jobs"][0]["id"], "p03");
+    assert_eq!(cancelled["jobs"].as_array().unwrap().len(), 1);
+    for bad in [
+        "limit=0",
+        "limit=5000",
+        "cursor=x",
+        "state=sleeping",
+        "limit=-1",
+    ] {
+        assert_eq!(
+            call(&svc, "GET", &format!("/jobs?{bad}"), None).await.0,
+            StatusCode::BAD_REQUEST,
+            "{bad}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn ended_jobs_leave_memory_and_stay_readable_and_idempotent() {
+    let mut cfg = config(&tmp_db("evict"), 600.0);
+    cfg.limits.retention_s = 0.0;
+    let svc = service_with(cfg, PolicyKind::FirstFit).await;
+    call(&svc, "POST", "/jobs", Some(job("e1", 1, 6.0))).await;
+    wait_state(&svc, "e1", "completed", Duration::from_secs(5)).await;
+    let t0 = Instant::now();
+    while svc.lock().find("e1").is_some() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "e1 was never evicted"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (s, j) = call(&svc, "GET", "/jobs/e1", None).await;
+    assert_eq!(
+        (s, j["state"].as_str()),
+        (StatusCode::OK, Some("completed")),
+        "{j}"
+    );
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(job("e1", 1, 6.0))).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(job("e1", 2, 6.0))).await.0,
+        StatusCode::CONFLICT
+    );
+    assert_eq!(
+        call(&svc, "DELETE", "/jobs/e1", None).await.0,
+        StatusCode::CONFLICT
+    );
+}
+
+#[tokio::test]
+async fn a_long_job_and_a_whole_cluster_job_do_not_starve_the_queue() {
+    // EDF, small-hybrid (72 cores). `huge` (8 × 4 cores) runs ~forever; `whole` needs all
+    // 72 cores: it waits for `huge`, and without backfilling so would everything behind it.
+    let svc = service(&tmp_db("starve"), 600.0).await;
+    let mut huge = job("huge", 8, 3e8);
+    huge["executor_cores"] = json!(4);
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(huge)).await.0,
+        StatusCode::ACCEPTED
+    );
+    let mut whole = job("whole", 18, 60.0);
+    whole["executor_cores"] = json!(4);
+    whole["deadline_s"] = json!(100);
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(whole)).await.0,
+        StatusCode::ACCEPTED
+    );
+    for i in 0..5 {
+        let mut small = job(&format!("small{i}"), 1, 60.0);
+        small["deadline_s"] = json!(200 + i);
+        call(&svc, "POST", "/jobs", Some(small)).await;
+    }
+    for i in 0..5 {
+        wait_state(
+            &svc,
+            &format!("small{i}"),
+            "completed",
+            Duration::from_secs(10),
+        )
+        .await;
+    }
+    let (_, w) = call(&svc, "GET", "/jobs/whole", None).await;
+    assert_eq!(
+        w["state"], "queued",
+        "the head waits for its reservation: {w}"
+    );
+}
+
+#[tokio::test]
+async fn a_corrupt_database_fails_start_up_quickly_naming_the_file() {
+    let url = tmp_db("corrupt");
+    let path = url.strip_prefix("sqlite:").unwrap();
+    std::fs::write(path, vec![0x5a_u8; 8192]).unwrap();
+    let t0 = Instant::now();
+    let e = start(
+        &config(&url, 1.0),
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+    )
+    .await
+    .err()
+    .expect("start-up fails");
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    let message = e.to_string();
+    assert!(
+        message.contains(path) && message.contains("not a database"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_database_with_a_newer_schema_is_refused() {
+    let url = tmp_db("newer");
+    drop(service(&url, 1.0).await);
+    common::run_sql(
+        &url,
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (99, 'from the future', TRUE, x'00', 0)",
+    )
+    .await;
+    let e = start(
+        &config(&url, 1.0),
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+    )
+    .await
+    .err()
+    .expect("start-up fails");
+    let message = e.to_string();
+    assert!(message.contains("schema version 99 is newer"), "{message}");
+}
+
+#[tokio::test]
+async fn an_invalid_stored_job_is_failed_not_scheduled_after_a_restart() {
+    let url = tmp_db("stored-invalid");
+    drop(service(&url, 1.0).await);
+    let bad = json!({"id": "old", "kind": "cpu_bound", "executors": 1, "executor_cores": 1,
+        "executor_memory_gib": 1.0, "estimated_duration_s": 1e22, "hybrid_duration_s": null,
+        "deadline_s": null, "application_path": "wordcount.py", "main_class": "",
+        "arguments": [], "input_path": "", "output_path": ""});
+    common::run_sql(
+        &url,
+        &format!(
+            "INSERT INTO jobs (id, submission, arrival, state) VALUES ('old', '{bad}', 0, 'queued')"
+        ),
+    )
+    .await;
+    let svc = service(&url, 60.0).await;
+    let (_, old) = call(&svc, "GET", "/jobs/old", None).await;
+    assert_eq!(old["state"], "failed", "{old}");
+    assert!(
+        old["reason"]
+            .as_str()
+            .unwrap()
+            .contains("estimated_duration_s"),
+        "{old}"
+    );
+    call(&svc, "POST", "/jobs", Some(job("new", 1, 6.0))).await;
+    wait_state(&svc, "new", "completed", Duration::from_secs(5)).await;
+}
+
+/// A placement policy that panics on a job named `boom`: a stand-in for any bug in the
+/// scheduling loop.
+struct Boom;
+
+impl frugal_core::PlacementPolicy for Boom {
+    fn name(&self) -> &'static str {
+        "boom"
+    }
+
+    fn place(
+        &mut self,
+        job: &frugal_core::Job,
+        cluster: &frugal_core::Cluster,
+        now: f64,
+    ) -> Option<frugal_core::Placement> {
+        assert!(job.id != "boom", "a bug in the scheduling loop");
+        frugal_core::policy::FirstFit.place(job, cluster, now)
+    }
+
+    fn default_queue(&self) -> frugal_core::QueueDiscipline {
+        frugal_core::QueueDiscipline::Fcfs
+    }
+}
+
+#[tokio::test]
+async fn a_dead_scheduling_loop_fails_readiness() {
+    let svc = start(&config(&tmp_db("dead"), 60.0), Box::new(Boom))
+        .await
+        .unwrap();
+    let (s, _, _) = call_raw(&svc, "GET", "/readyz", None, None, "").await;
     assert_eq!(s, StatusCode::OK);
-    for p in ["/jobs", "/jobs/{id}", "/vms", "/metrics", "/openapi.json"] {
+    call(&svc, "POST", "/jobs", Some(job("boom", 1, 60.0))).await;
+    let reason = tokio::time::timeout(Duration::from_secs(5), svc.scheduler_stopped())
+        .await
+        .expect("the supervisor notices");
+    assert!(reason.contains("a bug in the scheduling loop"), "{reason}");
+    let (s, _, body) = call_raw(&svc, "GET", "/readyz", None, None, "").await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(body.contains("\"scheduler\":false"), "{body}");
+}
+
+#[tokio::test]
+async fn the_openapi_document_is_generated_and_committed() {
+    let svc = service(&tmp_db("openapi"), 1.0).await;
+    let (s, _, served) =
+        call_raw(&svc, "GET", "/openapi.json", None, Some(common::TOKEN), "").await;
+    assert_eq!(s, StatusCode::OK);
+    let spec: Value = serde_json::from_str(&served).unwrap();
+    for p in [
+        "/jobs",
+        "/jobs/{id}",
+        "/vms",
+        "/metrics",
+        "/healthz",
+        "/readyz",
+    ] {
         assert!(spec["paths"][p].is_object(), "{p} missing");
     }
+    assert!(spec["components"]["securitySchemes"]["bearer"].is_object());
+    let committed = repo().join("docs/openapi.json");
+    if std::env::var_os("FRUGAL_UPDATE_OPENAPI").is_some() {
+        std::fs::write(&committed, format!("{served}\n")).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&committed).unwrap_or_default();
+    assert!(
+        on_disk.trim_end() == served.trim_end(),
+        "docs/openapi.json differs from the API: rerun with FRUGAL_UPDATE_OPENAPI=1"
+    );
 }

@@ -10,13 +10,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// One HTTP/1.1 request on loopback; returns (status, body), or None if nothing answers.
+/// The API token the test services run with.
+pub const TOKEN: &str = "frugal-test-token";
+
+/// One HTTP/1.1 request on loopback with the test token; returns (status, body), or None
+/// if nothing answers.
 pub fn http(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .ok()?;
@@ -53,12 +57,13 @@ pub fn spawn_serve(port: u16, args: &[&str], log: &Path, timeout: Duration) -> C
     let child = Command::new(env!("CARGO_BIN_EXE_frugal"))
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .args(args)
+        .env("FRUGAL_API_TOKEN", TOKEN)
         .stdout(Stdio::null())
         .stderr(out)
         .spawn()
         .expect("frugal serve starts");
     let t0 = Instant::now();
-    while http(port, "GET", "/jobs", "").is_none() {
+    while http(port, "GET", "/readyz", "").is_none_or(|(s, _)| s != 200) {
         assert!(
             t0.elapsed() < timeout,
             "the service did not come up: {}",

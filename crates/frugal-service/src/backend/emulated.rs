@@ -49,10 +49,19 @@ impl Backend for Emulated {
 
     fn power_off(&self, _vm: VmId) {}
 
+    /// Runs the job for its estimated duration, scaled to wall time. A duration no
+    /// timer can hold (submissions are bounded to 10 years, so only a bug gets here) is
+    /// reported as a failure, never a panic in the scheduling loop.
     fn launch(&self, job: Launch) {
-        let wall = Duration::from_secs_f64((job.duration_s / self.speedup).max(0.0));
         let events = self.events.clone();
         let idx = job.idx;
+        let Ok(wall) = Duration::try_from_secs_f64((job.duration_s / self.speedup).max(0.0)) else {
+            let _ = events.send(BackendEvent::Failed {
+                idx,
+                reason: format!("run time {} s cannot be emulated", job.duration_s),
+            });
+            return;
+        };
         let task = tokio::spawn(async move {
             tokio::time::sleep(wall).await;
             let _ = events.send(BackendEvent::Finished { idx });

@@ -70,6 +70,11 @@ pub trait Backend: Send + Sync {
         1.0
     }
 
+    /// True if it can take work now (for `/readyz`).
+    fn ready(&self) -> bool {
+        true
+    }
+
     /// Turns `vm` on.
     fn power_on(&self, vm: VmId);
 

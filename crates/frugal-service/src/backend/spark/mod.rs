@@ -8,7 +8,13 @@
 //! resource per executor, so its executors can land nowhere else and nothing else can
 //! land there. A VM is on while it hosts reservation workers. Progress comes from the
 //! driver's REST API (`/api/v1/applications/<app>/allexecutors`), completion from the
-//! driver's exit status (recorded by a shell wrapper in the job's directory).
+//! driver's exit status (recorded in the job's directory by `frugal record-exit`, which
+//! starts `spark-submit` without a shell).
+//!
+//! Hardening: applications run only from the applications directory (checked at
+//! submission and again here), their arguments follow the application so they cannot
+//! become `spark-submit` options, the master's REST submission server is off and every
+//! daemon and UI binds to loopback addresses.
 //!
 //! State lives in the work directory (`jobs/<id>/`: PID files, logs, exit status), so a
 //! restarted service finds running jobs again.
@@ -54,6 +60,12 @@ pub struct SparkConfig {
     pub driver_memory_mib: u32,
     /// Interval between polls of each running job, seconds.
     pub poll_s: f64,
+    /// The directory applications are run from.
+    pub apps_dir: PathBuf,
+    /// The `frugal` executable, whose `record-exit` subcommand starts each driver and
+    /// records its exit status; without it the status is taken from the child process
+    /// (lost if the service dies while the driver runs).
+    pub exit_recorder: Option<PathBuf>,
 }
 
 /// Errors setting up the Spark backend.
@@ -107,6 +119,8 @@ impl SparkConfig {
             master_ui_port: 18080,
             driver_memory_mib: 512,
             poll_s: 1.0,
+            apps_dir: work_dir.join("apps"),
+            exit_recorder: None,
         })
     }
 
@@ -189,7 +203,10 @@ impl SparkStandalone {
         if !monitor::master_alive(&agent, cfg.master_ui_port) {
             let mut cmd = spark_class(&cfg, "org.apache.spark.deploy.master.Master");
             cmd.env("SPARK_LOCAL_IP", "127.0.0.1")
-                .env("SPARK_MASTER_OPTS", FAST_JVM)
+                .env(
+                    "SPARK_MASTER_OPTS",
+                    format!("-Dspark.master.rest.enabled=false {FAST_JVM}"),
+                )
                 .args(["--host", "127.0.0.1", "--port"])
                 .arg(cfg.master_port.to_string())
                 .arg("--webui-port")
@@ -198,6 +215,7 @@ impl SparkStandalone {
                 &mut cmd,
                 &cfg.work_dir.join("master.log"),
                 &cfg.work_dir.join("master.pid"),
+                None,
             )?;
             let t0 = Instant::now();
             while !monitor::master_alive(&agent, cfg.master_ui_port) {
@@ -295,25 +313,34 @@ fn start_workers(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result
             &mut cmd,
             &workers.join(format!("{vm}-{k}.log")),
             &workers.join(format!("{vm}-{k}.pid")),
+            None,
         )?;
     }
     Ok(())
 }
 
-/// Submits `job`'s application through a shell wrapper that records spark-submit's exit
-/// status in `dir/exit_code`, so the status survives a service restart.
+/// Submits `job`'s application with `spark-submit`, started without a shell: through
+/// `frugal record-exit`, which records the exit status in `dir/exit_code` so it survives
+/// a service restart, or directly with a thread recording it when no recorder is set.
 fn start_driver(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result<()> {
     let s = &job.submission;
     let id = &s.id;
+    let application = s
+        .application(&cfg.apps_dir)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string()))?;
     let ui = free_port()?;
     fs::write(dir.join("ui_port"), ui.to_string())?;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(r#"code=0; "$@" || code=$?; echo "$code" > "$EXIT.tmp" && mv "$EXIT.tmp" "$EXIT""#)
-        .arg("frugal-driver")
-        .arg(cfg.spark_home.join("bin/spark-submit"))
-        .env("EXIT", dir.join("exit_code"))
-        .env("SPARK_HOME", &cfg.spark_home)
+    let submit = cfg.spark_home.join("bin/spark-submit");
+    let exit_file = dir.join("exit_code");
+    let mut cmd = match &cfg.exit_recorder {
+        Some(frugal) => {
+            let mut c = Command::new(frugal);
+            c.arg("record-exit").arg(&exit_file).arg("--").arg(&submit);
+            c
+        }
+        None => Command::new(&submit),
+    };
+    cmd.env("SPARK_HOME", &cfg.spark_home)
         .env("SPARK_LOCAL_IP", "127.0.0.1")
         .env("PYSPARK_PYTHON", &cfg.python)
         .args(["--master", &cfg.master_url(), "--name", id])
@@ -338,14 +365,23 @@ fn start_driver(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result<
     if !s.main_class.is_empty() {
         cmd.args(["--class", &s.main_class]);
     }
-    cmd.arg(&s.application_path);
+    // Everything after the application is the application's own arguments.
+    cmd.arg(&application);
     for a in [&s.input_path, &s.output_path] {
         if !a.is_empty() {
             cmd.arg(a);
         }
     }
     cmd.args(&s.arguments);
-    spawn_group(&mut cmd, &dir.join("driver.log"), &dir.join("driver.pid"))?;
+    // Without the recorder, the reaping thread records the status (lost if the service
+    // dies while the driver runs).
+    let fallback = cfg.exit_recorder.is_none().then_some(exit_file.as_path());
+    spawn_group(
+        &mut cmd,
+        &dir.join("driver.log"),
+        &dir.join("driver.pid"),
+        fallback,
+    )?;
     Ok(())
 }
 

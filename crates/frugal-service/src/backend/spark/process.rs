@@ -12,8 +12,16 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 /// Starts `cmd` in a new process group with stdout and stderr appended to `log`, writes
-/// its PID to `pid_file` and reaps it when it exits. Returns the PID (= group id).
-pub fn spawn_group(cmd: &mut Command, log: &Path, pid_file: &Path) -> io::Result<u32> {
+/// its PID to `pid_file` and reaps it when it exits — writing its exit status (128 + n
+/// for death by signal n) atomically to `exit_file` if given. Returns the PID (= group
+/// id).
+pub fn spawn_group(
+    cmd: &mut Command,
+    log: &Path,
+    pid_file: &Path,
+    exit_file: Option<&Path>,
+) -> io::Result<u32> {
+    use std::os::unix::process::ExitStatusExt;
     let out = fs::OpenOptions::new().create(true).append(true).open(log)?;
     cmd.process_group(0)
         .stdin(Stdio::null())
@@ -22,7 +30,17 @@ pub fn spawn_group(cmd: &mut Command, log: &Path, pid_file: &Path) -> io::Result
     let mut child = cmd.spawn()?;
     let pid = child.id();
     fs::write(pid_file, pid.to_string())?;
-    std::thread::spawn(move || child.wait());
+    let exit_file = exit_file.map(Path::to_path_buf);
+    std::thread::spawn(move || {
+        let Ok(status) = child.wait() else { return };
+        if let Some(file) = exit_file {
+            let code = status
+                .code()
+                .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+            let tmp = file.with_extension("tmp");
+            let _ = fs::write(&tmp, format!("{code}\n")).and_then(|_| fs::rename(&tmp, &file));
+        }
+    });
     Ok(pid)
 }
 
@@ -90,6 +108,7 @@ mod tests {
             Command::new("sh").args(["-c", "sleep 30"]),
             &dir.join("sleep.log"),
             &pid_file,
+            None,
         )
         .unwrap();
         assert_eq!(read_pid(&pid_file), Some(pid));

@@ -1,0 +1,139 @@
+//! Prometheus metrics, refreshed at each scrape.
+
+use prometheus::{
+    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+use frugal_core::cluster::Site;
+
+use crate::state::{JobState, State};
+
+/// The service's metrics.
+pub(crate) struct Metrics {
+    registry: Registry,
+    jobs: IntGaugeVec,
+    queue: IntGauge,
+    cost: GaugeVec,
+    decisions: IntCounter,
+    latency: Histogram,
+    deadline: IntGaugeVec,
+    time: Gauge,
+    /// Submissions by outcome (`accepted`, `duplicate`, `invalid`, `conflict`,
+    /// `overloaded`, `unavailable`, `unauthorized`).
+    pub(crate) submissions: IntCounterVec,
+}
+
+impl Metrics {
+    pub(crate) fn new() -> Metrics {
+        let registry = Registry::new();
+        let jobs = IntGaugeVec::new(
+            Opts::new(
+                "frugal_jobs",
+                "Jobs in memory by state (ended jobs leave after the retention)",
+            ),
+            &["state"],
+        )
+        .expect("valid");
+        let queue =
+            IntGauge::new("frugal_queue_length", "Jobs waiting in the queue").expect("valid");
+        let cost = GaugeVec::new(
+            Opts::new("frugal_cost_dollars", "VM cost accrued, by site"),
+            &["site"],
+        )
+        .expect("valid");
+        let decisions =
+            IntCounter::new("frugal_decisions_total", "Placement decisions made").expect("valid");
+        let latency = Histogram::with_opts(
+            HistogramOpts::new(
+                "frugal_decision_latency_seconds",
+                "Wall-clock time of one placement decision",
+            )
+            .buckets(prometheus::exponential_buckets(1e-7, 4.0, 12).expect("valid")),
+        )
+        .expect("valid");
+        let deadline = IntGaugeVec::new(
+            Opts::new(
+                "frugal_deadlines",
+                "Ended deadline jobs in memory by outcome",
+            ),
+            &["outcome"],
+        )
+        .expect("valid");
+        let time = Gauge::new("frugal_service_time_seconds", "Service clock").expect("valid");
+        let submissions = IntCounterVec::new(
+            Opts::new("frugal_submissions_total", "Job submissions by outcome"),
+            &["outcome"],
+        )
+        .expect("valid");
+        for c in [
+            Box::new(jobs.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(queue.clone()),
+            Box::new(cost.clone()),
+            Box::new(decisions.clone()),
+            Box::new(latency.clone()),
+            Box::new(deadline.clone()),
+            Box::new(time.clone()),
+            Box::new(submissions.clone()),
+        ] {
+            registry.register(c).expect("unique metric names");
+        }
+        Metrics {
+            registry,
+            jobs,
+            queue,
+            cost,
+            decisions,
+            latency,
+            deadline,
+            time,
+            submissions,
+        }
+    }
+
+    /// Records decision times (seconds) in the latency histogram.
+    pub(crate) fn observe_decisions(&self, seconds: &[f64]) {
+        self.decisions.inc_by(seconds.len() as u64);
+        for &t in seconds {
+            self.latency.observe(t);
+        }
+    }
+
+    /// Counts a submission's outcome.
+    pub(crate) fn submission(&self, outcome: &str) {
+        self.submissions.with_label_values(&[outcome]).inc();
+    }
+
+    /// The text exposition, after refreshing the gauges from `st` at `now`.
+    pub(crate) fn render(&self, st: &State, now: f64) -> Result<Vec<u8>, prometheus::Error> {
+        let mut counts = [0i64; JobState::ALL.len()];
+        let (mut met, mut missed) = (0, 0);
+        for e in st.entries() {
+            counts[e.state as usize] += 1;
+            match (e.state, e.finish, e.job.deadline) {
+                (JobState::Completed, Some(f), Some(d)) if f <= d => met += 1,
+                (JobState::Completed | JobState::Failed | JobState::Dropped, _, Some(_)) => {
+                    missed += 1
+                }
+                _ => {}
+            }
+        }
+        for s in JobState::ALL {
+            self.jobs
+                .with_label_values(&[s.as_str()])
+                .set(counts[s as usize]);
+        }
+        self.queue.set(st.queued() as i64);
+        for site in [Site::Local, Site::Cloud] {
+            self.cost
+                .with_label_values(&[site.as_str()])
+                .set(st.site_cost(site, now));
+        }
+        self.deadline.with_label_values(&["met"]).set(met);
+        self.deadline.with_label_values(&["missed"]).set(missed);
+        self.time.set(now);
+        let mut buf = Vec::new();
+        TextEncoder::new().encode(&self.registry.gather(), &mut buf)?;
+        Ok(buf)
+    }
+}

@@ -1,0 +1,556 @@
+//! Durable state: accepted jobs with their state and placement, and VM power history, in
+//! SQLite (the default, WAL journal) or PostgreSQL, chosen by URL.
+//!
+//! Every write goes through one writer task on its own connection, which commits
+//! whatever has queued up as one transaction (group commit): under load one flush
+//! covers many submissions, and a submission is acknowledged only after its transaction
+//! committed. A failed transaction is rolled back (the connection is replaced if even
+//! that fails); its submissions are refused (the API answers 503), its other writes —
+//! state changes and power records — are kept and committed with the next transaction,
+//! retried every [`RETRY_EVERY`] until the database accepts writes again (e.g. after a
+//! full disk has room again). The schema is versioned with sqlx migrations; a database
+//! with a newer schema than this build knows is refused. Times are stored as wall-clock
+//! Unix seconds (the [`Clock`] converts).
+
+mod writer;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions, install_default_drivers};
+use sqlx::migrate::{MigrateError, Migration, MigrationType, Migrator};
+use sqlx::{AnyConnection, AnyPool, ConnectOptions, SqlSafeStr};
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+use crate::clock::Clock;
+use crate::submission::Submission;
+use writer::{Write, writer};
+
+/// How long a failed write waits before it is retried.
+pub const RETRY_EVERY: Duration = Duration::from_millis(500);
+
+/// How long opening the database may take before start-up fails.
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What an acknowledged write survives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// A crash of the service process, SIGKILL included: commits reach the OS before
+    /// they are acknowledged (SQLite `synchronous = NORMAL` in WAL mode; PostgreSQL
+    /// `synchronous_commit = off`, whose server flushes within 0.6 s).
+    #[default]
+    Process,
+    /// Also an OS crash or power loss: every commit is flushed to disk before it is
+    /// acknowledged (SQLite `synchronous = FULL`; PostgreSQL `synchronous_commit = on`).
+    Power,
+}
+
+/// Bounds of the store.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StoreLimits {
+    /// Submissions waiting for their commit at once; more are refused
+    /// ([`StoreError::Busy`]).
+    pub max_pending_inserts: usize,
+    /// SQLite: WAL size in bytes past which a truncating checkpoint runs (the WAL stays
+    /// under this plus about one second of writes).
+    pub wal_limit_bytes: u64,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        StoreLimits {
+            max_pending_inserts: 16_384,
+            wal_limit_bytes: 64 << 20,
+        }
+    }
+}
+
+/// A stored job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredJob {
+    /// Acceptance order (the listing cursor).
+    pub seq: i64,
+    /// The submission as accepted.
+    pub submission: Submission,
+    /// Submission time, service seconds.
+    pub arrival: f64,
+    /// `queued`, `running`, `completed`, `failed`, `cancelled` or `dropped`.
+    pub state: String,
+    /// Placement as JSON `[[vm, executors], …]`, if started.
+    pub placement: Option<String>,
+    /// Start, service seconds.
+    pub start: Option<f64>,
+    /// Finish (or estimated finish while running), service seconds.
+    pub finish: Option<f64>,
+    /// Why it failed, was dropped or re-queued.
+    pub reason: Option<String>,
+    /// Executors per VM as last reported by the backend, JSON like `placement`.
+    pub observed: Option<String>,
+}
+
+/// A job's new state, to persist.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobUpdate {
+    /// Job id.
+    pub id: String,
+    /// State name.
+    pub state: &'static str,
+    /// Placement JSON.
+    pub placement: Option<String>,
+    /// Start, service seconds.
+    pub start: Option<f64>,
+    /// Finish, service seconds.
+    pub finish: Option<f64>,
+    /// Reason of a failure, drop or re-queue.
+    pub reason: Option<String>,
+    /// Observed executors per VM, JSON.
+    pub observed: Option<String>,
+}
+
+/// Errors of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be opened or read at start-up (names it).
+    #[error("database {db}: {message}")]
+    Open {
+        /// The database (file path or URL without password).
+        db: String,
+        /// What failed.
+        message: String,
+    },
+    /// The database refused a statement or the connection failed.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The transaction holding this write failed (the message is the database's).
+    #[error("database: the transaction failed: {0}")]
+    Batch(String),
+    /// Too many submissions are waiting for their commit.
+    #[error("database: too many submissions waiting for their commit")]
+    Busy,
+    /// The writer task is gone (the service is shutting down).
+    #[error("database: the writer has stopped")]
+    Closed,
+    /// A stored submission no longer parses (the row's id is given).
+    #[error("database: stored job {id}: {message}")]
+    Corrupt {
+        /// Job id of the row.
+        id: String,
+        /// What failed to parse.
+        message: String,
+    },
+}
+
+/// Whether the last transaction committed.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    failing: AtomicBool,
+}
+
+impl Health {
+    pub(crate) fn set(&self, ok: bool) {
+        self.failing.store(!ok, Ordering::Relaxed);
+    }
+
+    fn ok(&self) -> bool {
+        !self.failing.load(Ordering::Relaxed)
+    }
+}
+
+/// The database.
+#[derive(Clone)]
+pub struct Store {
+    pool: AnyPool,
+    writes: mpsc::UnboundedSender<Write>,
+    pending: Arc<Semaphore>,
+    health: Arc<Health>,
+    clock: Clock,
+}
+
+/// The SQL of each schema version for one database kind.
+fn migrator(sqlite: bool) -> Migrator {
+    let v = |version: i64, name: &'static str, sql: &'static str| {
+        Migration::new(
+            version,
+            name.into(),
+            MigrationType::Simple,
+            sql.into_sql_str(),
+            false,
+        )
+    };
+    Migrator::with_migrations(if sqlite {
+        vec![
+            v(
+                1,
+                "jobs and vm_power",
+                include_str!("../../migrations/sqlite/0001_jobs_and_vm_power.sql"),
+            ),
+            v(
+                2,
+                "listing indexes",
+                include_str!("../../migrations/sqlite/0002_listing_indexes.sql"),
+            ),
+        ]
+    } else {
+        vec![
+            v(
+                1,
+                "jobs and vm_power",
+                include_str!("../../migrations/postgres/0001_jobs_and_vm_power.sql"),
+            ),
+            v(
+                2,
+                "listing indexes",
+                include_str!("../../migrations/postgres/0002_listing_indexes.sql"),
+            ),
+        ]
+    })
+}
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// The per-connection settings for `durability`.
+fn settings(sqlite: bool, durability: Durability) -> &'static str {
+    match (sqlite, durability) {
+        (true, Durability::Process) => {
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
+             PRAGMA busy_timeout = 5000"
+        }
+        (true, Durability::Power) => {
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;
+             PRAGMA busy_timeout = 5000"
+        }
+        (false, Durability::Process) => "SET synchronous_commit = off",
+        (false, Durability::Power) => "SET synchronous_commit = on",
+    }
+}
+
+/// How errors name the database: the SQLite file, or the URL without its password.
+fn describe(url: &str) -> String {
+    if let Some(path) = url.strip_prefix("sqlite:") {
+        return path.split('?').next().unwrap_or(path).to_string();
+    }
+    match url.split_once('@') {
+        Some((scheme_user, host)) => {
+            let user = scheme_user.split(':').take(2).collect::<Vec<_>>().join(":");
+            format!("{user}@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// Opens one connection with the durability settings applied.
+async fn connect(url: &str, durability: Durability) -> Result<AnyConnection, sqlx::Error> {
+    let sqlite = url.starts_with("sqlite:");
+    let mut conn = AnyConnectOptions::from_url(&url.parse().map_err(sqlx::Error::config)?)?
+        .disable_statement_logging()
+        .connect()
+        .await?;
+    sqlx::raw_sql(settings(sqlite, durability))
+        .execute(&mut conn)
+        .await?;
+    Ok(conn)
+}
+
+impl Store {
+    /// Opens the database at `url` — `sqlite:PATH` (the file is created if missing),
+    /// `sqlite::memory:` or `postgres://user:password@host:port/database` — within
+    /// [`OPEN_TIMEOUT`], brings its schema to [`SCHEMA_VERSION`], and starts the writer
+    /// (and, for SQLite, the checkpointer) on the current tokio runtime. Acknowledged
+    /// writes survive what `durability` says.
+    ///
+    /// # Errors
+    /// [`StoreError::Open`] naming the database if it cannot be reached or read in time,
+    /// is not a database (a corrupt file), or has a newer schema than this build.
+    pub async fn open(
+        url: &str,
+        durability: Durability,
+        clock: Clock,
+        limits: StoreLimits,
+    ) -> Result<Store, StoreError> {
+        install_default_drivers();
+        let db = describe(url);
+        let open_err = |message: String| StoreError::Open {
+            db: db.clone(),
+            message,
+        };
+        let sqlite = url.starts_with("sqlite:");
+        let url = if sqlite && !url.contains("memory") && !url.contains('?') {
+            format!("{url}?mode=rwc")
+        } else {
+            url.to_string()
+        };
+        let mut conn = tokio::time::timeout(OPEN_TIMEOUT, connect(&url, durability))
+            .await
+            .map_err(|_| open_err(format!("no answer within {OPEN_TIMEOUT:?}")))?
+            .map_err(|e| open_err(e.to_string()))?;
+        tokio::time::timeout(OPEN_TIMEOUT, migrator(sqlite).run(&mut conn))
+            .await
+            .map_err(|_| open_err(format!("schema check took over {OPEN_TIMEOUT:?}")))?
+            .map_err(|e| {
+                open_err(match e {
+                    MigrateError::VersionMissing(v) => format!(
+                        "its schema version {v} is newer than this frugal's {SCHEMA_VERSION}: \
+                         use the frugal that wrote it, or a newer one"
+                    ),
+                    e => e.to_string(),
+                })
+            })?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(if sqlite { 2 } else { 4 })
+            .acquire_timeout(OPEN_TIMEOUT)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql(settings(sqlite, durability))
+                        .execute(conn)
+                        .await?;
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await
+            .map_err(|e| open_err(e.to_string()))?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let health = Arc::new(Health::default());
+        tokio::spawn(writer(
+            conn,
+            url.clone(),
+            durability,
+            rx,
+            Arc::clone(&health),
+        ));
+        if sqlite {
+            tokio::spawn(writer::checkpointer(
+                pool.clone(),
+                tx.downgrade(),
+                limits.wal_limit_bytes,
+            ));
+        }
+        Ok(Store {
+            pool,
+            writes: tx,
+            pending: Arc::new(Semaphore::new(limits.max_pending_inserts)),
+            health,
+            clock,
+        })
+    }
+
+    /// Stores a new job as `queued` (submitted at `arrival`, service seconds) and waits
+    /// for the commit; returns false if the id exists already.
+    ///
+    /// # Errors
+    /// [`StoreError::Busy`] past `max_pending_inserts`, [`StoreError::Batch`] if its
+    /// transaction failed (nothing of it is stored), [`StoreError::Closed`] at shutdown.
+    pub async fn insert(&self, s: &Submission, arrival: f64) -> Result<bool, StoreError> {
+        let _permit = self.pending.try_acquire().map_err(|_| StoreError::Busy)?;
+        let (ack, done) = oneshot::channel();
+        self.send(Write::Insert {
+            id: s.id.clone(),
+            submission: serde_json::to_string(s).expect("submissions serialise"),
+            arrival: self.clock.to_wall(arrival),
+            ack,
+        })?;
+        done.await
+            .map_err(|_| StoreError::Closed)?
+            .map_err(StoreError::Batch)
+    }
+
+    /// Queues a job's new state (committed in order with every other write).
+    ///
+    /// # Errors
+    /// [`StoreError::Closed`] at shutdown.
+    pub fn update(&self, mut u: JobUpdate) -> Result<(), StoreError> {
+        u.start = u.start.map(|t| self.clock.to_wall(t));
+        u.finish = u.finish.map(|t| self.clock.to_wall(t));
+        self.send(Write::Update(u))
+    }
+
+    /// Queues the record that `vm` was turned on at `at` (service seconds).
+    ///
+    /// # Errors
+    /// [`StoreError::Closed`] at shutdown.
+    pub fn vm_on(&self, vm: u32, at: f64) -> Result<(), StoreError> {
+        self.send(Write::VmOn(vm, self.clock.to_wall(at)))
+    }
+
+    /// Queues the record that `vm` was turned off at `at` (closes its open interval).
+    ///
+    /// # Errors
+    /// [`StoreError::Closed`] at shutdown.
+    pub fn vm_off(&self, vm: u32, at: f64) -> Result<(), StoreError> {
+        self.send(Write::VmOff(vm, self.clock.to_wall(at)))
+    }
+
+    /// Waits until every write queued before this call has committed.
+    ///
+    /// # Errors
+    /// [`StoreError::Batch`] if it has not (the writes stay queued and are retried),
+    /// [`StoreError::Closed`].
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        let (ack, done) = oneshot::channel();
+        self.send(Write::Barrier(ack))?;
+        done.await
+            .map_err(|_| StoreError::Closed)?
+            .map(|_| ())
+            .map_err(StoreError::Batch)
+    }
+
+    fn send(&self, w: Write) -> Result<(), StoreError> {
+        self.writes.send(w).map_err(|_| StoreError::Closed)
+    }
+
+    /// True if the last transaction committed and the database answers a query within
+    /// a second.
+    pub async fn ready(&self) -> bool {
+        self.health.ok()
+            && tokio::time::timeout(
+                Duration::from_secs(1),
+                sqlx::query("SELECT 1").execute(&self.pool),
+            )
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    fn row(&self, r: JobRow) -> Result<StoredJob, StoreError> {
+        let (seq, id, sub, arrival, state, placement, start, finish, reason, observed) = r;
+        let submission = serde_json::from_str(&sub).map_err(|e| StoreError::Corrupt {
+            id,
+            message: e.to_string(),
+        })?;
+        let c = self.clock;
+        Ok(StoredJob {
+            seq,
+            submission,
+            arrival: c.from_wall(arrival),
+            state,
+            placement,
+            start: start.map(|t| c.from_wall(t)),
+            finish: finish.map(|t| c.from_wall(t)),
+            reason,
+            observed,
+        })
+    }
+
+    /// Every job in submission order.
+    ///
+    /// # Errors
+    /// [`StoreError::Db`], or [`StoreError::Corrupt`] for a stored submission that no
+    /// longer parses.
+    pub async fn jobs(&self) -> Result<Vec<StoredJob>, StoreError> {
+        let rows: Vec<JobRow> = sqlx::query_as(SELECT_JOB_ORDERED)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter().map(|r| self.row(r)).collect()
+    }
+
+    /// The job with `id`, if stored.
+    ///
+    /// # Errors
+    /// [`StoreError::Db`], [`StoreError::Corrupt`].
+    pub async fn job(&self, id: &str) -> Result<Option<StoredJob>, StoreError> {
+        let row: Option<JobRow> = sqlx::query_as(SELECT_JOB_BY_ID)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| self.row(r)).transpose()
+    }
+
+    /// At most `limit` jobs after acceptance position `after` (0: from the first), in
+    /// acceptance order, optionally only those in `state`: one consistent snapshot (a
+    /// single statement), read without the scheduler's lock.
+    ///
+    /// # Errors
+    /// [`StoreError::Db`], [`StoreError::Corrupt`].
+    pub async fn list(
+        &self,
+        after: i64,
+        limit: u32,
+        state: Option<&str>,
+    ) -> Result<Vec<StoredJob>, StoreError> {
+        let rows: Vec<JobRow> = match state {
+            Some(s) => {
+                sqlx::query_as(LIST_JOBS_IN_STATE)
+                    .bind(s)
+                    .bind(after)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                sqlx::query_as(LIST_JOBS)
+                    .bind(after)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        rows.into_iter().map(|r| self.row(r)).collect()
+    }
+
+    /// Power-on intervals `(vm, on, off)` in service seconds; `off` is None while on.
+    ///
+    /// # Errors
+    /// [`StoreError::Db`].
+    pub async fn vm_intervals(&self) -> Result<Vec<(u32, f64, Option<f64>)>, StoreError> {
+        let rows: Vec<(i64, f64, Option<f64>)> =
+            sqlx::query_as("SELECT vm, on_at, off_at FROM vm_power ORDER BY seq")
+                .fetch_all(&self.pool)
+                .await?;
+        let c = self.clock;
+        Ok(rows
+            .into_iter()
+            .map(|(vm, on, off)| (vm as u32, c.from_wall(on), off.map(|t| c.from_wall(t))))
+            .collect())
+    }
+}
+
+type JobRow = (
+    i64,
+    String,
+    String,
+    f64,
+    String,
+    Option<String>,
+    Option<f64>,
+    Option<f64>,
+    Option<String>,
+    Option<String>,
+);
+
+/// The columns of a [`JobRow`], in order.
+macro_rules! job_columns {
+    () => {
+        "seq, id, submission, arrival, state, placement, start, finish, reason, observed"
+    };
+}
+
+const SELECT_JOB_ORDERED: &str = concat!("SELECT ", job_columns!(), " FROM jobs ORDER BY seq");
+const SELECT_JOB_BY_ID: &str = concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1");
+const LIST_JOBS: &str = concat!(
+    "SELECT ",
+    job_columns!(),
+    " FROM jobs WHERE seq > $1 ORDER BY seq LIMIT $2"
+);
+const LIST_JOBS_IN_STATE: &str = concat!(
+    "SELECT ",
+    job_columns!(),
+    " FROM jobs WHERE state = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn databases_are_named_without_passwords() {
+        assert_eq!(
+            describe("sqlite:/var/lib/frugal.db?mode=rwc"),
+            "/var/lib/frugal.db"
+        );
+        assert_eq!(
+            describe("postgres://frugal:secret@db:5432/frugal"),
+            "postgres://frugal@db:5432/frugal"
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! Helpers: a service in process on a fresh SQLite file, and requests through its router.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use frugal_core::{
+    Backfill, BillingGranularity, DurationModel, PolicyKind, PolicyParams, Preset, PricingModel,
+    QueueDiscipline, Rut, SchedulerConfig,
+};
+use frugal_service::clock::Clock;
+use frugal_service::{
+    BackendConfig, Durability, Limits, Service, ServiceConfig, Store, StoreLimits, router, start,
+};
+
+/// The token the test services run with.
+pub const TOKEN: &str = "test-token";
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A service on `url` with the emulated backend at `speedup`: small-scale hybrid
+/// cluster, EDF with EASY backfilling, the bundled applications.
+pub fn config(url: &str, speedup: f64) -> ServiceConfig {
+    ServiceConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        metrics_bind: None,
+        database_url: url.to_string(),
+        durability: Durability::Power,
+        cluster: Preset::SmallHybrid
+            .config(PricingModel::Model1)
+            .build("small")
+            .unwrap(),
+        billing: BillingGranularity::PerSecond,
+        scheduler: SchedulerConfig {
+            discipline: QueueDiscipline::Edf,
+            admission_control: false,
+            rut: Rut::default(),
+            duration: DurationModel::default(),
+            boot_latency_s: 0.0,
+            charge_decision_time: false,
+            backfill: Backfill::Easy,
+        },
+        backend: BackendConfig::Emulated { speedup },
+        token: TOKEN.into(),
+        apps_dir: repo().join("spark"),
+        limits: Limits::default(),
+    }
+}
+
+/// A started service with the `optimal` policy.
+pub async fn service(url: &str, speedup: f64) -> Arc<Service> {
+    service_with(config(url, speedup), PolicyKind::Optimal).await
+}
+
+/// A started service.
+pub async fn service_with(cfg: ServiceConfig, policy: PolicyKind) -> Arc<Service> {
+    start(&cfg, policy.build(&PolicyParams::default()))
+        .await
+        .unwrap()
+}
+
+/// One request through the router; returns status, headers and body text.
+pub async fn call_raw(
+    svc: &Arc<Service>,
+    method: &str,
+    uri: &str,
+    content_type: Option<&str>,
+    token: Option<&str>,
+    body: &str,
+) -> (StatusCode, HeaderMap, String) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(ct) = content_type {
+        req = req.header("content-type", ct);
+    }
+    if let Some(t) = token {
+        req = req.header("authorization", format!("Bearer {t}"));
+    }
+    let req = req.body(Body::from(body.to_string())).unwrap();
+    let resp = router(Arc::clone(svc)).oneshot(req).await.unwrap();
+    let (status, headers) = (resp.status(), resp.headers().clone());
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        headers,
+        String::from_utf8_lossy(&bytes).into_owned(),
+    )
+}
+
+/// An authenticated JSON request; returns status and JSON body (Null if not JSON).
+pub async fn call(
+    svc: &Arc<Service>,
+    method: &str,
+    uri: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let text = body.map(|b| b.to_string()).unwrap_or_default();
+    let (status, _, out) = call_raw(
+        svc,
+        method,
+        uri,
+        Some("application/json"),
+        Some(TOKEN),
+        &text,
+    )
+    .await;
+    (status, serde_json::from_str(&out).unwrap_or(Value::Null))
+}
+
+/// A network-bound job of `executors` × (2 cores, 4 GiB) running `seconds`.
+pub fn job(id: &str, executors: u32, seconds: f64) -> Value {
+    json!({"id": id, "kind": "network_bound", "executors": executors, "executor_cores": 2,
+           "executor_memory_gib": 4, "estimated_duration_s": seconds, "application_path": "pagerank.py"})
+}
+
+/// A fresh SQLite database URL.
+pub fn tmp_db(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("frugal-svc-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    format!("sqlite:{}", dir.join("state.db").display())
+}
+
+/// The store of `url` as a service with `speedup` reads it.
+pub async fn store(url: &str, speedup: f64) -> Store {
+    Store::open(
+        url,
+        Durability::Process,
+        Clock::new(speedup),
+        StoreLimits::default(),
+    )
+    .await
+    .unwrap()
+}
+
+/// Runs one SQL statement on the database at `url` (to prepare a test case).
+pub async fn run_sql(url: &str, sql: &str) {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string()))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
+
+/// Every VM's accrued cost equals its stored on-time times its price.
+pub async fn assert_cost_is_on_time_times_price(url: &str, speedup: f64, vms: &[Value]) {
+    let intervals = store(url, speedup).await.vm_intervals().await.unwrap();
+    assert!(!intervals.is_empty());
+    for v in vms {
+        let id = v["id"].as_u64().unwrap() as u32;
+        let on: f64 = intervals
+            .iter()
+            .filter(|i| i.0 == id)
+            .map(|i| i.2.expect("closed") - i.1)
+            .sum();
+        let cost = on * v["price_per_second"].as_f64().unwrap();
+        let accrued = v["accrued_cost_usd"].as_f64().unwrap();
+        assert!(
+            (cost - accrued).abs() < 1e-6 * cost.max(1.0),
+            "{v}: {cost} vs {accrued}"
+        );
+    }
+}
