@@ -77,7 +77,7 @@ fn peak_rss_mib() -> Option<f64> {
 pub fn run(a: &BenchArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if cfg!(debug_assertions) {
-        eprintln!("warning: debug build; run `cargo run --release -- bench` for real figures");
+        tracing::warn!("debug build: run `cargo run --release -- bench` for real figures");
     }
     let policies: Vec<PolicyKind> = match &a.policies {
         Some(names) => names.iter().map(|n| n.kind()).collect(),

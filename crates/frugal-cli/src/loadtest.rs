@@ -32,11 +32,15 @@ pub struct LoadtestArgs {
     #[arg(long, default_value_t = 10.0, value_parser = number_in(0.001, 3600.0))]
     pub seconds: f64,
     /// Concurrent clients, each with one keep-alive connection submitting back to back.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
     pub clients: u16,
-    /// Clients listing every job page by page (GET /jobs?limit=1000) in a loop.
+    /// Clients listing every job page by page (GET /jobs?limit=1000), one page per
+    /// --poll-interval-ms.
     #[arg(long, default_value_t = 0)]
     pub pollers: u16,
+    /// Milliseconds between a poller's pages (0: back to back).
+    #[arg(long, default_value_t = 100)]
+    pub poll_interval_ms: u64,
     /// Slowloris connections: each sends a request's headers one byte per second and
     /// reconnects when the service closes it.
     #[arg(long, default_value_t = 0)]
@@ -67,6 +71,9 @@ pub struct LoadtestArgs {
     /// The service's queue bound (jobs waiting for placement; 503 past it).
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_queued: u32,
+    /// The service's SQLite WAL limit, MiB (see `serve`).
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub wal_limit_mib: u32,
 }
 
 /// What one client saw.
@@ -161,6 +168,7 @@ impl Served {
 /// Runs the load test and prints its figures; an error if an acknowledged job is
 /// missing or the service answered anything but 202, 200 or 503.
 pub fn run(a: &LoadtestArgs) -> Result<()> {
+    crate::serve::raise_file_limit();
     let dir = std::env::temp_dir().join(format!("frugal-loadtest-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let database_url = a
@@ -182,6 +190,8 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
             format!("{:?}", a.durability).to_lowercase(),
             "--max-queued".into(),
             a.max_queued.to_string(),
+            "--wal-limit-mib".into(),
+            a.wal_limit_mib.to_string(),
             "--token-file".into(),
             dir.join("token").display().to_string(),
         ],
@@ -207,6 +217,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
                 tasks.push(tokio::spawn(poller(
                     addr,
                     setup.token.clone(),
+                    Duration::from_millis(a.poll_interval_ms),
                     Arc::clone(&stop),
                     Arc::clone(&polls),
                 )));
@@ -274,10 +285,11 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
         .collect();
     let ms = |v: &mut Vec<f64>, q: f64| percentile(v, q) * 1e3;
     println!(
-        "loadtest: {} clients, {} pollers, {} slowloris connections, {} SIGKILL rounds, {:.1} s; \
+        "loadtest: {} clients, {} pollers (a page per {} ms), {} slowloris connections, {} SIGKILL rounds, {:.1} s; \
          emulated backend x{}, {} store ({:?} durability), policy {}, cluster {}",
         a.clients,
         a.pollers,
+        a.poll_interval_ms,
         a.slowloris,
         a.kill_rounds,
         elapsed,
@@ -400,8 +412,15 @@ async fn client(
     Ok(report)
 }
 
-/// Lists every job, page by page, until told to stop; counts the pages.
-async fn poller(addr: SocketAddr, token: String, stop: Arc<AtomicBool>, pages: Arc<AtomicU64>) {
+/// Lists every job, page by page, one page per `interval`, until told to stop; counts
+/// the pages.
+async fn poller(
+    addr: SocketAddr,
+    token: String,
+    interval: Duration,
+    stop: Arc<AtomicBool>,
+    pages: Arc<AtomicU64>,
+) {
     let Ok(mut sender) = connect(addr).await else {
         return;
     };
@@ -427,6 +446,7 @@ async fn poller(addr: SocketAddr, token: String, stop: Arc<AtomicBool>, pages: A
             .as_str()
             .map(|c| format!("&cursor={c}"))
             .unwrap_or_default();
+        tokio::time::sleep(interval).await;
     }
 }
 

@@ -126,8 +126,9 @@ pub struct ServeArgs {
     /// [0, 10 years].
     #[arg(long, default_value_t = 3600.0, value_parser = number_in(0.0, 315_576_000.0))]
     pub retention: f64,
-    /// SQLite: WAL size (MiB) past which a truncating checkpoint runs.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    /// SQLite: WAL size (MiB) past which the WAL is truncated (it stays under this plus
+    /// a tenth of a second of writes).
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub wal_limit_mib: u32,
 }
 
@@ -144,7 +145,7 @@ pub fn run(a: &ServeArgs) -> Result<()> {
 /// Raises the open-file limit to its hard maximum: every client connection is a file
 /// descriptor, and the default soft limit (often 1,024) would let a few hundred idle
 /// connections starve new clients. The connection cap stays below it.
-fn raise_file_limit() {
+pub fn raise_file_limit() {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
         let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);

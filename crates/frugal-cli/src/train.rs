@@ -168,6 +168,6 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         w.serialize(row).map_err(std::io::Error::from)?;
     }
     w.flush()?;
-    eprintln!("checkpoint written to {} (+ .json)", a.out.display());
+    tracing::info!(checkpoint = %a.out.display(), "checkpoint written (+ .json)");
     Ok(())
 }

@@ -269,8 +269,20 @@ fn completions_are_generated_for_each_shell() {
 }
 
 #[test]
-fn loadtest_stores_every_accepted_submission() {
-    let (code, out, err) = frugal(&["loadtest", "--seconds", "1", "--clients", "4"]);
+fn loadtest_stores_every_accepted_submission_through_a_sigkill() {
+    let (code, out, err) = frugal(&[
+        "loadtest",
+        "--seconds",
+        "2",
+        "--clients",
+        "4",
+        "--pollers",
+        "1",
+        "--slowloris",
+        "20",
+        "--kill-rounds",
+        "1",
+    ]);
     assert_eq!(code, 0, "{out}{err}");
     let accepted: usize = out
         .split("submissions accepted")
@@ -284,4 +296,5 @@ fn loadtest_stores_every_accepted_submission() {
         "{out}"
     );
     assert!(out.contains(&format!("({accepted} placed)")), "{out}");
+    assert!(out.contains("job-list pages served"), "{out}");
 }

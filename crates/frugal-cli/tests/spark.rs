@@ -99,7 +99,7 @@ impl Spark {
         let job = json!({
             "id": id, "kind": "network_bound", "executors": 3, "executor_cores": 1,
             "executor_memory_gib": 0.5, "estimated_duration_s": 60,
-            "application_path": repo().join("spark/pagerank.py"),
+            "application_path": "pagerank.py",
             "input_path": self.dir.join("input/graph.txt"),
             "output_path": self.dir.join(format!("out-{id}")),
             "arguments": ["10"],

@@ -70,6 +70,9 @@ pub struct Limits {
     pub max_queued: usize,
     /// Service seconds an ended job stays in memory before only the database has it.
     pub retention_s: f64,
+    /// Ended jobs kept in memory at most (the oldest leave first), so memory stays
+    /// bounded whatever the submission rate: about 1.3 KiB per job in memory.
+    pub max_ended_in_memory: usize,
     /// The store's bounds (submissions waiting for their commit, SQLite WAL size).
     pub store: StoreLimits,
 }
@@ -83,6 +86,7 @@ impl Default for Limits {
             max_body_bytes: 64 << 10,
             max_queued: 100_000,
             retention_s: 3600.0,
+            max_ended_in_memory: 50_000,
             store: StoreLimits::default(),
         }
     }
@@ -523,7 +527,7 @@ async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<
             Some(ev) = events.recv() => effects.extend(handle(&svc, ev)),
             _ = evict.tick() => {
                 let before = svc.now() - svc.limits.retention_s;
-                svc.lock().evict(before);
+                svc.lock().evict(before, svc.limits.max_ended_in_memory);
             }
             _ = tokio::time::sleep(store::RETRY_EVERY), if retry => {}
         }

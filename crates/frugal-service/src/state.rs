@@ -302,13 +302,13 @@ impl State {
         e.observed = observed;
     }
 
-    /// Forgets jobs that ended before `before` (service seconds): they stay in the
-    /// database (and the API reads them from there) but no longer take memory. Returns
-    /// how many were evicted.
-    pub fn evict(&mut self, before: f64) -> usize {
+    /// Forgets jobs that ended before `before` (service seconds), and the oldest ended
+    /// jobs beyond the newest `keep`: they stay in the database (and the API reads them
+    /// from there) but no longer take memory. Returns how many were evicted.
+    pub fn evict(&mut self, before: f64, keep: usize) -> usize {
         let mut n = 0;
         while let Some(&(at, idx)) = self.ended.front() {
-            if at >= before {
+            if at >= before && self.ended.len() <= keep {
                 break;
             }
             self.ended.pop_front();
@@ -688,7 +688,7 @@ mod tests {
                         }
                     }
                     Op::Evict => {
-                        st.evict(now - 15.0);
+                        st.evict(now - 15.0, 3);
                     }
                 }
                 st.schedule(now);

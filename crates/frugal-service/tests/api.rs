@@ -258,10 +258,21 @@ async fn store_scenario(url: &str) {
         StatusCode::OK,
         "idempotent"
     );
-    for i in 0..6 {
-        wait_state(&svc, &format!("s{i}"), "completed", Duration::from_secs(5)).await;
-    }
-    let (_, before) = call(&svc, "GET", "/jobs", None).await;
+    // The listing reads committed state: wait until it shows every job's end.
+    let t0 = Instant::now();
+    let before = loop {
+        let (_, list) = call(&svc, "GET", "/jobs", None).await;
+        let ended = list["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|j| j["state"] == "completed" || j["state"] == "cancelled");
+        if ended {
+            break list;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(5), "{list}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     svc.halt();
     drop(svc);
 

@@ -244,16 +244,17 @@ pub(crate) async fn list(
             let next_cursor = (rows.len() == limit as usize)
                 .then(|| rows.last().map(|r| r.seq.to_string()))
                 .flatten();
+            let at = |t: f64| svc.clock.rfc3339(t);
             let jobs = rows
                 .iter()
                 .map(|r| {
-                    let v = JobView::of_stored(r, svc.clock);
+                    let state = JobState::parse(&r.state).unwrap_or(JobState::Queued);
                     JobSummary {
-                        id: v.id,
-                        state: v.state,
-                        submitted_at: v.submitted_at,
-                        started_at: v.started_at,
-                        finished_at: v.finished_at,
+                        id: r.id.clone(),
+                        state,
+                        submitted_at: at(r.arrival),
+                        started_at: r.start.map(at),
+                        finished_at: r.finish.filter(|_| state.has_ended()).map(at),
                     }
                 })
                 .collect();

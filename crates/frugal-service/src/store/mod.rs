@@ -52,8 +52,8 @@ pub struct StoreLimits {
     /// Submissions waiting for their commit at once; more are refused
     /// ([`StoreError::Busy`]).
     pub max_pending_inserts: usize,
-    /// SQLite: WAL size in bytes past which a truncating checkpoint runs (the WAL stays
-    /// under this plus about one second of writes).
+    /// SQLite: WAL size in bytes past which the writer truncates it (the WAL stays under
+    /// this plus a tenth of a second of writes).
     pub wal_limit_bytes: u64,
 }
 
@@ -61,7 +61,7 @@ impl Default for StoreLimits {
     fn default() -> Self {
         StoreLimits {
             max_pending_inserts: 16_384,
-            wal_limit_bytes: 64 << 20,
+            wal_limit_bytes: 128 << 20,
         }
     }
 }
@@ -87,6 +87,23 @@ pub struct StoredJob {
     pub reason: Option<String>,
     /// Executors per VM as last reported by the backend, JSON like `placement`.
     pub observed: Option<String>,
+}
+
+/// What a listing shows of a stored job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobBrief {
+    /// Acceptance order (the listing cursor).
+    pub seq: i64,
+    /// Job id.
+    pub id: String,
+    /// State name.
+    pub state: String,
+    /// Submission time, service seconds.
+    pub arrival: f64,
+    /// Start, service seconds.
+    pub start: Option<f64>,
+    /// Finish (or estimated finish while running), service seconds.
+    pub finish: Option<f64>,
 }
 
 /// A job's new state, to persist.
@@ -141,10 +158,12 @@ pub enum StoreError {
     },
 }
 
-/// Whether the last transaction committed.
+/// What the writer and the checkpointer share: whether the last transaction committed,
+/// and whether the WAL has outgrown its limit (the writer then truncates it).
 #[derive(Debug, Default)]
 pub(crate) struct Health {
     failing: AtomicBool,
+    pub(crate) wal_over_limit: AtomicBool,
 }
 
 impl Health {
@@ -325,6 +344,7 @@ impl Store {
                 pool.clone(),
                 tx.downgrade(),
                 limits.wal_limit_bytes,
+                Arc::clone(&health),
             ));
         }
         Ok(Store {
@@ -458,34 +478,53 @@ impl Store {
 
     /// At most `limit` jobs after acceptance position `after` (0: from the first), in
     /// acceptance order, optionally only those in `state`: one consistent snapshot (a
-    /// single statement), read without the scheduler's lock.
+    /// single statement), read without the scheduler's lock, and only the columns a
+    /// listing shows.
     ///
     /// # Errors
-    /// [`StoreError::Db`], [`StoreError::Corrupt`].
+    /// [`StoreError::Db`].
     pub async fn list(
         &self,
         after: i64,
         limit: u32,
         state: Option<&str>,
-    ) -> Result<Vec<StoredJob>, StoreError> {
-        let rows: Vec<JobRow> = match state {
+    ) -> Result<Vec<JobBrief>, StoreError> {
+        type Row = (i64, String, String, f64, Option<f64>, Option<f64>);
+        let rows: Vec<Row> = match state {
             Some(s) => {
-                sqlx::query_as(LIST_JOBS_IN_STATE)
-                    .bind(s)
-                    .bind(after)
-                    .bind(i64::from(limit))
-                    .fetch_all(&self.pool)
-                    .await?
+                sqlx::query_as(
+                    "SELECT seq, id, state, arrival, start, finish FROM jobs
+                     WHERE state = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                )
+                .bind(s)
+                .bind(after)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
             }
             None => {
-                sqlx::query_as(LIST_JOBS)
-                    .bind(after)
-                    .bind(i64::from(limit))
-                    .fetch_all(&self.pool)
-                    .await?
+                sqlx::query_as(
+                    "SELECT seq, id, state, arrival, start, finish FROM jobs
+                     WHERE seq > $1 ORDER BY seq LIMIT $2",
+                )
+                .bind(after)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
             }
         };
-        rows.into_iter().map(|r| self.row(r)).collect()
+        let c = self.clock;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, id, state, arrival, start, finish)| JobBrief {
+                seq,
+                id,
+                state,
+                arrival: c.from_wall(arrival),
+                start: start.map(|t| c.from_wall(t)),
+                finish: finish.map(|t| c.from_wall(t)),
+            })
+            .collect())
     }
 
     /// Power-on intervals `(vm, on, off)` in service seconds; `off` is None while on.
@@ -527,17 +566,6 @@ macro_rules! job_columns {
 
 const SELECT_JOB_ORDERED: &str = concat!("SELECT ", job_columns!(), " FROM jobs ORDER BY seq");
 const SELECT_JOB_BY_ID: &str = concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1");
-const LIST_JOBS: &str = concat!(
-    "SELECT ",
-    job_columns!(),
-    " FROM jobs WHERE seq > $1 ORDER BY seq LIMIT $2"
-);
-const LIST_JOBS_IN_STATE: &str = concat!(
-    "SELECT ",
-    job_columns!(),
-    " FROM jobs WHERE state = $1 AND seq > $2 ORDER BY seq LIMIT $3"
-);
-
 #[cfg(test)]
 mod tests {
     use super::*;
