@@ -616,3 +616,24 @@ async fn the_openapi_document_is_generated_and_committed() {
         "docs/openapi.json differs from the API: rerun with FRUGAL_UPDATE_OPENAPI=1"
     );
 }
+
+#[tokio::test]
+async fn a_job_no_placement_can_hold_is_dropped_and_stays_dropped() {
+    let url = tmp_db("never-fits");
+    let svc = service(&url, 1.0).await;
+    let (s, j) = call(&svc, "POST", "/jobs", Some(job("giant", 1000, 60.0))).await;
+    assert_eq!(
+        (s, j["state"].as_str()),
+        (StatusCode::ACCEPTED, Some("dropped")),
+        "{j}"
+    );
+    svc.halt();
+    drop(svc);
+    let svc = service(&url, 1.0).await;
+    let (_, j) = call(&svc, "GET", "/jobs/giant", None).await;
+    assert_eq!(j["state"], "dropped", "the drop was stored: {j}");
+    assert!(
+        j["reason"].as_str().unwrap().contains("cannot place"),
+        "{j}"
+    );
+}
