@@ -1,0 +1,35 @@
+//! frugal-traces: readers of the public workload traces that more than one frugal system
+//! replays, with errors that name the file, line and field.
+//!
+//! - [`swf`]: the Standard Workload Format of the Parallel Workloads Archive (Feitelson
+//!   et al.), the format of HPC and bag-of-tasks logs (NASA iPSC, KTH SP2, …), plain or
+//!   gzip-compressed.
+
+#![warn(missing_docs)]
+
+pub mod swf;
+
+/// Invalid trace input: names the file, the line (1-based) and the field.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{file}:{line}: field `{field}`: {message}")]
+pub struct TraceError {
+    /// File name.
+    pub file: String,
+    /// 1-based line number (0 when the file as a whole is at fault).
+    pub line: u64,
+    /// Field name.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl TraceError {
+    pub(crate) fn new(file: &str, line: u64, field: &str, message: impl Into<String>) -> Self {
+        TraceError {
+            file: file.to_string(),
+            line,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
