@@ -60,6 +60,18 @@ impl Policy {
     }
 }
 
+/// Which implementation of HA and FFD runs: the same schedules, different speed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Implementation {
+    /// [`ha::schedule`] (ordered set) and [`ffd::schedule`] (one pointer).
+    #[default]
+    Fast,
+    /// [`ha::schedule_naive`] (all pairs) and [`ffd::schedule_naive`] (scan from the
+    /// first core): the complexities the paper states, for its CPU-time figures.
+    Reference,
+}
+
 /// A policy could not schedule the bag.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RunError {
@@ -81,11 +93,15 @@ pub fn schedule(
     setup: &Setup,
     tasks: &[Task],
     alpha: u32,
+    implementation: Implementation,
 ) -> Result<(Schedule, u64), RunError> {
-    let mut s = match policy {
-        Policy::Ffd | Policy::FfdRa => ffd::schedule(setup, tasks, alpha)?,
-        Policy::Ha | Policy::HaRa => ha::schedule(setup, tasks, alpha)?,
-        Policy::Optimal => optimal::schedule(setup, tasks, alpha, Duration::from_secs(60))?,
+    use Implementation::{Fast, Reference};
+    let mut s = match (policy, implementation) {
+        (Policy::Ffd | Policy::FfdRa, Fast) => ffd::schedule(setup, tasks, alpha)?,
+        (Policy::Ffd | Policy::FfdRa, Reference) => ffd::schedule_naive(setup, tasks, alpha)?,
+        (Policy::Ha | Policy::HaRa, Fast) => ha::schedule(setup, tasks, alpha)?,
+        (Policy::Ha | Policy::HaRa, Reference) => ha::schedule_naive(setup, tasks, alpha)?,
+        (Policy::Optimal, _) => optimal::schedule(setup, tasks, alpha, Duration::from_secs(60))?,
     };
     let moves = match policy {
         Policy::FfdRa | Policy::HaRa => ra::rebalance(&mut s, tasks),
@@ -136,6 +152,8 @@ pub struct BotRow {
     /// CPU seconds of the algorithm, median of the timed repeats (Fig. 8); empty when
     /// not timed. The only column that varies between runs.
     pub overhead_s: Option<f64>,
+    /// The implementation timed (`fast` or `reference`; both give the same schedule).
+    pub implementation: Implementation,
     /// Tasks RA moved (0 without RA).
     pub ra_moves: u64,
     /// Tasks finishing after their deadline (0 for every policy here).
@@ -162,6 +180,8 @@ pub struct RunSpec<'a> {
     pub setup: &'a Setup,
     /// Timed repeats for the overhead (0: not timed).
     pub repeats: usize,
+    /// The implementation of HA and FFD to run and time.
+    pub implementation: Implementation,
     /// Electricity price, dollars per kWh (0: energy not priced).
     pub usd_per_kwh: f64,
 }
@@ -177,12 +197,12 @@ pub fn run(
     policy: Policy,
     bound: &RentBound,
 ) -> Result<BotRow, RunError> {
-    let (s, moves) = schedule(policy, spec.setup, tasks, spec.alpha)?;
+    let (s, moves) = schedule(policy, spec.setup, tasks, spec.alpha, spec.implementation)?;
     let overhead_s = (spec.repeats > 0).then(|| {
         let mut times = Vec::with_capacity(spec.repeats);
         for _ in 0..spec.repeats {
             let start = cpu_time::ThreadTime::now();
-            let out = schedule(policy, spec.setup, tasks, spec.alpha);
+            let out = schedule(policy, spec.setup, tasks, spec.alpha, spec.implementation);
             times.push(start.elapsed().as_secs_f64());
             drop(std::hint::black_box(out));
         }
@@ -211,6 +231,7 @@ pub fn run(
         energy_cost_usd,
         total_cost_usd: rent + energy_cost_usd,
         overhead_s,
+        implementation: spec.implementation,
         ra_moves: moves,
         deadline_misses: m.deadline_misses,
         deadline_met_pct: if tasks.is_empty() {

@@ -15,9 +15,11 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod compare;
 pub mod experiment;
 pub mod ffd;
 pub mod ha;
+pub mod machines;
 pub mod model;
 pub mod optimal;
 pub mod ra;

@@ -39,6 +39,9 @@ impl MachineType {
     }
 }
 
+/// Paper 003's machine file, shipped in the crate.
+pub const PAPER003: &str = include_str!("../machines/paper003.toml");
+
 /// The machines a bag may use.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Setup {
@@ -49,38 +52,15 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// Paper 003's machines: `scale` × (5 PMs of each Table 3 type: 8 × 2.378 GHz, 8 ×
-    /// 2.33 GHz, 4 × 2.216 GHz; 70 W idle, 110 W busy) and EC2 c3.large VMs (2 cores at
-    /// 2.7 GHz, $0.105 per started hour).
+    /// Paper 003's machines (`machines/paper003.toml`): `scale` × (5 PMs of each Table 3
+    /// type: 8 × 2.378 GHz, 8 × 2.33 GHz, 4 × 2.216 GHz; 70 W idle, 110 W busy) and EC2
+    /// c3.large VMs (2 cores at 2.7 GHz, $0.105 per started hour).
+    ///
+    /// # Panics
+    /// If `scale` × 15 exceeds the machine files' limit of 1,000,000 PMs.
     pub fn paper003(scale: u32) -> Setup {
-        let pm = |name: &str, cores, mhz| MachineType {
-            name: name.into(),
-            cores,
-            mhz,
-            price_per_hour: None,
-            watts: (70.0, 110.0),
-        };
-        let types = [
-            pm("type-1", 8, 2378),
-            pm("type-2", 8, 2330),
-            pm("type-3", 4, 2216),
-        ];
-        let mut pms = Vec::new();
-        for t in &types {
-            for _ in 0..5 * scale {
-                pms.push(t.clone());
-            }
-        }
-        Setup {
-            pms,
-            vm_types: vec![MachineType {
-                name: "c3.large".into(),
-                cores: 2,
-                mhz: 2700,
-                price_per_hour: Some(0.105),
-                watts: (0.0, 0.0),
-            }],
-        }
+        Setup::from_toml(PAPER003, "machines/paper003.toml", scale)
+            .expect("the shipped machine file is valid for this scale")
     }
 
     /// The VM type HA and FFD rent (§3.2, lines 9–14): among the types whose cores can

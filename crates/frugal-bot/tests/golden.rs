@@ -1,6 +1,7 @@
 //! Numbers fixed by the logs shipped in `data/swf/` (paper 003 Table 2, spec §2.2).
 
 use frugal_bot::bound::rent_lower_bound;
+use frugal_bot::experiment::Implementation::Fast;
 use frugal_bot::experiment::{Measures, schedule, validate};
 use frugal_bot::{Bag, Policy, Setup, ha};
 
@@ -34,7 +35,7 @@ fn nasa_matches_table_2() {
 fn ffd_at_alpha_1_has_one_task_per_core() {
     let bag = nasa();
     let setup = Setup::paper003(1);
-    let (s, _) = schedule(Policy::Ffd, &setup, &bag.tasks, 1).unwrap();
+    let (s, _) = schedule(Policy::Ffd, &setup, &bag.tasks, 1, Fast).unwrap();
     validate(&s, &bag.tasks).unwrap();
     let m = Measures::of(&s, &setup, &bag.tasks, 1);
     assert_eq!(m.vms, 8_983);
@@ -60,7 +61,7 @@ fn kth_ffd_at_alpha_1() {
     );
     assert_eq!(bag.tasks.len(), 28_467);
     let setup = Setup::paper003(1);
-    let (s, _) = schedule(Policy::Ffd, &setup, &bag.tasks, 1).unwrap();
+    let (s, _) = schedule(Policy::Ffd, &setup, &bag.tasks, 1, Fast).unwrap();
     let m = Measures::of(&s, &setup, &bag.tasks, 1);
     assert_eq!(m.vms, 14_184);
     assert_eq!(format!("{:.2}", m.rent_usd), "10082.73");
@@ -76,7 +77,7 @@ fn every_policy_on_nasa() {
         let bound = rent_lower_bound(&setup, &bag.tasks, alpha);
         let mut before = None;
         for policy in Policy::PAPER {
-            let (s, _) = schedule(policy, &setup, &bag.tasks, alpha).unwrap();
+            let (s, _) = schedule(policy, &setup, &bag.tasks, alpha, Fast).unwrap();
             validate(&s, &bag.tasks).unwrap();
             let m = Measures::of(&s, &setup, &bag.tasks, alpha);
             assert_eq!(m.deadline_misses, 0, "{policy:?} α={alpha}");

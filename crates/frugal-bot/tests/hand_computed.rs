@@ -2,6 +2,7 @@
 //! PM energy, the lower bound and the exact optimum.
 
 use frugal_bot::bound::rent_lower_bound;
+use frugal_bot::experiment::Implementation::Fast;
 use frugal_bot::experiment::{Measures, schedule, validate};
 use frugal_bot::model::{Core, Machine, Origin};
 use frugal_bot::{MachineType, Policy, Schedule, Setup, Task};
@@ -64,7 +65,7 @@ fn ha_chains_small_tasks_where_ffd_rents_two_vms() {
     // HA. Core 0 takes 1 (slack numerator 500·w − 2000·W = 500, tie with core 1 → lower
     // core), then 4 (slack 0 on core 0 vs 2000 on core 1), then 20 (0 vs 2,500). Core 0
     // (W = 25) now needs w ≥ 100; core 1 takes 5, then 30 (w ≥ 20).
-    let (ha, _) = schedule(Policy::Ha, &setup, &tasks, 1).unwrap();
+    let (ha, _) = schedule(Policy::Ha, &setup, &tasks, 1, Fast).unwrap();
     assert_eq!(
         layout(&ha, &tasks),
         vec![(Origin::Pm(0), vec![vec![1, 4, 20], vec![5, 30]])]
@@ -76,7 +77,7 @@ fn ha_chains_small_tasks_where_ffd_rents_two_vms() {
     // FFD, largest first: 30 → PM core 0; 20 needs W ≤ 5 there, so core 1; 5 fits
     // neither PM core (needs W ≤ 1.25) → VM 1 core 0; 4 needs W ≤ 1.4 → VM 1 core 1;
     // 1 fits no core → VM 2.
-    let (ffd, moves) = schedule(Policy::FfdRa, &setup, &tasks, 1).unwrap();
+    let (ffd, moves) = schedule(Policy::FfdRa, &setup, &tasks, 1, Fast).unwrap();
     assert_eq!(
         layout(&ffd, &tasks),
         vec![
@@ -95,7 +96,7 @@ fn ha_chains_small_tasks_where_ffd_rents_two_vms() {
     // The bound lets the two PM cores take everything (Cap covers all 60 GHz·s), so it is
     // 0 — and the optimum is 0 too.
     assert_eq!(rent_lower_bound(&setup, &tasks, 1).rent_usd, 0.0);
-    let (opt, _) = schedule(Policy::Optimal, &setup, &tasks, 1).unwrap();
+    let (opt, _) = schedule(Policy::Optimal, &setup, &tasks, 1, Fast).unwrap();
     assert_eq!(Measures::of(&opt, &setup, &tasks, 1).rent_usd, 0.0);
 }
 
@@ -109,7 +110,7 @@ fn rent_is_per_started_hour() {
     for (work, hours) in [(9720, 1), (9721, 2), (1, 1)] {
         let tasks = bag(&[work]);
         for policy in Policy::PAPER {
-            let (s, _) = schedule(policy, &setup, &tasks, 1).unwrap();
+            let (s, _) = schedule(policy, &setup, &tasks, 1, Fast).unwrap();
             let m = Measures::of(&s, &setup, &tasks, 1);
             assert_eq!((m.vms, m.vm_hours), (1, hours), "{policy:?} work {work}");
             assert!((m.rent_usd - 0.105 * hours as f64).abs() < 1e-12);
@@ -119,9 +120,9 @@ fn rent_is_per_started_hour() {
     }
 }
 
-/// Fig. 2 of the paper: a 2-core VM, tasks 1–3 (one unit each) on core 0, task 4 on core
-/// 1. RA moves task 3 to core 1: loads (3, 1) → (2, 2) and the lease drops from 3 to 2
-/// units (here a unit is one hour: 9,720 GHz·s on 2.7 GHz).
+/// Fig. 2 of the paper: a 2-core VM, tasks 1–3 (one unit each) on core 0, task 4 on the
+/// other core. RA moves task 3 over: loads (3, 1) → (2, 2) and the lease drops from 3 to
+/// 2 units (here a unit is one hour: 9,720 GHz·s on 2.7 GHz).
 #[test]
 fn ra_reproduces_figure_2() {
     let unit = 9720;
@@ -184,7 +185,7 @@ fn energy_of_a_mostly_idle_pm() {
     assert_eq!(m.utilisation, 0.125);
     // HA and FFD place it on PM 0 alone as well, so the energy is the same.
     for policy in Policy::PAPER {
-        let (s, _) = schedule(policy, &setup, &tasks, 1).unwrap();
+        let (s, _) = schedule(policy, &setup, &tasks, 1, Fast).unwrap();
         assert!((Measures::of(&s, &setup, &tasks, 1).energy_kwh - 0.075).abs() < 1e-12);
     }
 }
@@ -199,7 +200,7 @@ fn ha_opens_the_largest_pm_first_then_rents() {
     };
     // α = 1: one task per core on these PMs (any second task needs w ≥ 4·W), 13 equal tasks.
     let tasks = bag(&[100; 13]);
-    let (s, _) = schedule(Policy::Ha, &setup, &tasks, 1).unwrap();
+    let (s, _) = schedule(Policy::Ha, &setup, &tasks, 1, Fast).unwrap();
     let origins: Vec<Origin> = s.machines.iter().map(|m| m.origin).collect();
     assert_eq!(origins, vec![Origin::Pm(1), Origin::Pm(0), Origin::Vm(0)]);
     assert_eq!(s.machines[2].cores[0].tasks.len(), 1);
@@ -216,12 +217,12 @@ fn slow_vms_are_refused() {
         pms: vec![],
         vm_types: vec![slow],
     };
-    let err = schedule(Policy::Ha, &setup, &bag(&[5]), 1).unwrap_err();
+    let err = schedule(Policy::Ha, &setup, &bag(&[5]), 1, Fast).unwrap_err();
     assert!(
         err.to_string()
             .contains("no VM type can run a task by its deadline at alpha 1"),
         "{err}"
     );
     // At α = 2 the same VMs suffice (2 · 1900 > 2000).
-    assert!(schedule(Policy::Ffd, &setup, &bag(&[5]), 2).is_ok());
+    assert!(schedule(Policy::Ffd, &setup, &bag(&[5]), 2, Fast).is_ok());
 }

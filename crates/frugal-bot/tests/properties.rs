@@ -3,6 +3,7 @@
 //! the reference searches, RA only helps, and bound ≤ optimum ≤ heuristics.
 
 use frugal_bot::bound::rent_lower_bound;
+use frugal_bot::experiment::Implementation::Fast;
 use frugal_bot::experiment::{Measures, schedule, validate};
 use frugal_bot::{MachineType, Policy, Setup, Task, ffd, ha};
 use proptest::prelude::*;
@@ -50,7 +51,7 @@ proptest! {
         let bound = rent_lower_bound(&setup, &tasks, alpha);
         let mut base = None;
         for policy in Policy::PAPER {
-            let (s, moves) = schedule(policy, &setup, &tasks, alpha).unwrap();
+            let (s, moves) = schedule(policy, &setup, &tasks, alpha, Fast).unwrap();
             prop_assert_eq!(validate(&s, &tasks), Ok(()));
             let m = Measures::of(&s, &setup, &tasks, alpha);
             prop_assert_eq!(m.deadline_misses, 0, "{:?}", policy);
@@ -93,13 +94,13 @@ proptest! {
             vm_types: vec![machine(vm.0, vm.1, Some(f64::from(vm.2) / 100.0))],
         };
         let bound = rent_lower_bound(&setup, &tasks, alpha).rent_usd;
-        let (opt, _) = schedule(Policy::Optimal, &setup, &tasks, alpha).unwrap();
+        let (opt, _) = schedule(Policy::Optimal, &setup, &tasks, alpha, Fast).unwrap();
         prop_assert_eq!(validate(&opt, &tasks), Ok(()));
         let opt_m = Measures::of(&opt, &setup, &tasks, alpha);
         prop_assert_eq!(opt_m.deadline_misses, 0);
         prop_assert!(bound <= opt_m.rent_usd + 1e-9, "bound {} > optimum {}", bound, opt_m.rent_usd);
         for policy in Policy::PAPER {
-            let (s, _) = schedule(policy, &setup, &tasks, alpha).unwrap();
+            let (s, _) = schedule(policy, &setup, &tasks, alpha, Fast).unwrap();
             let rent = Measures::of(&s, &setup, &tasks, alpha).rent_usd;
             prop_assert!(opt_m.rent_usd <= rent + 1e-9, "{:?} {} beats the optimum {}", policy, rent, opt_m.rent_usd);
         }

@@ -1,8 +1,10 @@
 //! `frugal`: compare cost- and deadline-aware executor placement policies.
 
+mod bag_of_tasks;
 mod bench;
 mod choices;
 mod loadtest;
+mod progress;
 mod record_exit;
 mod serve;
 mod simulate;
@@ -54,6 +56,9 @@ enum Command {
     /// every policy on the light- and high-load hours of the FB-2009 trace, small-scale
     /// hybrid cluster, pricing model 1).
     Simulate(Box<simulate::SimulateArgs>),
+    /// Bags of tasks on a hybrid cloud (paper 003): HA, RA and FFD on SWF logs, with
+    /// hourly rent, PM energy and deadlines (default: the NASA iPSC log, α = 1..4).
+    BagOfTasks(Box<bag_of_tasks::BagOfTasksArgs>),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
     Bench(bench::BenchArgs),
@@ -111,6 +116,7 @@ fn main() -> std::process::ExitCode {
             _ => unreachable!("`frugal simulate` parses"),
         },
         Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),

@@ -1,25 +1,10 @@
 //! The `frugal` binary end to end.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn frugal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
-        .args(args)
-        .output()
-        .expect("frugal runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::path::Path;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("frugal-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{frugal, tmp};
 
 #[test]
 fn main_job_prints_both_tables_with_every_policy_within_120_columns() {

@@ -11,6 +11,38 @@ use std::io::Read;
 
 use crate::TraceError;
 
+/// An SWF log shipped inside frugal (`data/swf/`, with its terms in that folder's
+/// README), so the commands that replay it work from any directory.
+#[derive(Clone, Copy, Debug)]
+pub struct Embedded {
+    /// Short name used on the command line (`nasa`, `kth`).
+    pub name: &'static str,
+    /// The archive's file name.
+    pub file: &'static str,
+    /// The gzip-compressed log.
+    pub bytes: &'static [u8],
+}
+
+/// The shipped logs: NASA Ames iPSC/860 (1993) and KTH SP2 (1996–97), cleaned versions
+/// of the Parallel Workloads Archive.
+pub const EMBEDDED: [Embedded; 2] = [
+    Embedded {
+        name: "nasa",
+        file: "NASA-iPSC-1993-3.1-cln.swf.gz",
+        bytes: include_bytes!("../../../data/swf/NASA-iPSC-1993-3.1-cln.swf.gz"),
+    },
+    Embedded {
+        name: "kth",
+        file: "KTH-SP2-1996-2.1-cln.swf.gz",
+        bytes: include_bytes!("../../../data/swf/KTH-SP2-1996-2.1-cln.swf.gz"),
+    },
+];
+
+/// The shipped log called `name` (`nasa` or `kth`).
+pub fn embedded(name: &str) -> Option<&'static Embedded> {
+    EMBEDDED.iter().find(|e| e.name == name)
+}
+
 /// The 18 fields, in order.
 pub const FIELDS: [&str; 18] = [
     "job_number",

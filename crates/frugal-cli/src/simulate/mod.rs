@@ -7,19 +7,18 @@
 
 mod args;
 mod plan;
-
-use std::io::Write;
-use std::time::{Duration, Instant};
+mod table;
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use std::io::Write;
 
 use frugal_sim::RunResult;
 use frugal_sim::experiment::{AggregateRow, RunRow};
 use frugal_sim::output::{write_csv, write_run};
 
 pub use args::SimulateArgs;
+pub(crate) use plan::sha256_hex;
 pub use plan::{Plan, plan};
 
 use crate::Usage;
@@ -102,9 +101,9 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
                 let wl = &plan.workloads[*w];
                 writeln!(out, "\n{} ({} jobs)", wl.label, wl.jobs)?;
                 let text = if a.format == FormatArg::Table {
-                    crate::table::render(aggregates, a.wide, a.timings)
+                    table::render(aggregates, a.wide, a.timings)
                 } else {
-                    crate::table::markdown(aggregates, a.timings)
+                    table::markdown(aggregates, a.timings)
                 };
                 writeln!(out, "{text}")?;
             }
@@ -127,19 +126,13 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
 }
 
 /// Runs every key, in parallel on `threads` workers (0: one per core); results in key
-/// order. A progress bar appears on stderr after a second when stderr is a terminal.
+/// order, with a [`crate::progress::Progress`] bar.
 fn execute(plan: &Plan, keys: &[RunKey], threads: u16) -> Result<Vec<RunResult>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(usize::from(threads))
         .build()
         .context("starting the worker threads")?;
-    let bar = ProgressBar::with_draw_target(Some(keys.len() as u64), ProgressDrawTarget::hidden())
-        .with_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} (eta {eta})")
-                .expect("a valid template"),
-        );
-    let started = Instant::now();
-    let shown = std::sync::Once::new();
+    let progress = crate::progress::Progress::new(keys.len());
     let results = pool.install(|| {
         keys.par_iter()
             .map(|k| {
@@ -148,15 +141,12 @@ fn execute(plan: &Plan, keys: &[RunKey], threads: u16) -> Result<Vec<RunResult>>
                     plan.workloads[k.workload].jobs_for(plan.seed.wrapping_add(k.repetition));
                 let mut r = plan.setup.run_with(policy, &jobs);
                 r.summary.policy = plan.policies[k.policy].label();
-                if started.elapsed() > Duration::from_secs(1) {
-                    shown.call_once(|| bar.set_draw_target(ProgressDrawTarget::stderr()));
-                }
-                bar.inc(1);
+                progress.tick();
                 Ok(r)
             })
             .collect::<Result<Vec<_>>>()
     });
-    bar.finish_and_clear();
+    progress.finish();
     results
 }
 

@@ -1,14 +1,35 @@
-//! Helpers for tests that run `frugal serve` as a process and talk to it over HTTP.
+//! Helpers for tests that run `frugal` as a process: its output, scratch directories, and
+//! a `frugal serve` to talk to over HTTP.
 
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// Runs `frugal` with `args`: (exit code, stdout, stderr).
+pub fn frugal(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
+        .args(args)
+        .output()
+        .expect("frugal runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A scratch directory unique to this test process.
+pub fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("frugal-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
 
 /// The API token the test services run with.
 pub const TOKEN: &str = "frugal-test-token";

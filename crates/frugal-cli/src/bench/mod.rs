@@ -1,4 +1,7 @@
-//! `frugal bench`: decision latency per policy and whole-simulation speed and memory.
+//! `frugal bench`: decision latency per policy, whole-simulation speed and memory, the
+//! RL environment, the queue disciplines at scale and the bag-of-tasks policies.
+
+mod bot;
 
 use std::time::Instant;
 
@@ -22,6 +25,21 @@ use frugal_sim::workload::{
 
 use crate::choices::PolicyName;
 
+/// A part of `frugal bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Section {
+    /// (a) one placement decision per policy
+    Placement,
+    /// (b) whole simulations per policy
+    Simulation,
+    /// (c) RL environment steps
+    Env,
+    /// (d) queue disciplines on 10,000 jobs
+    Queues,
+    /// (e) bags of tasks: HA and FFD on NASA, a million tasks, the default comparison
+    BagOfTasks,
+}
+
 /// Options of `frugal bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -42,6 +60,9 @@ pub struct BenchArgs {
     /// Seed of the cluster state and the jobs.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Sections to run [default: all].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub sections: Option<Vec<Section>>,
 }
 
 /// A preset cluster with about half the VMs on and partly occupied: a mid-run state in
@@ -66,7 +87,7 @@ fn busy_cluster(preset: Preset, seed: u64) -> Cluster {
     c
 }
 
-fn peak_rss_mib() -> Option<f64> {
+pub(crate) fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -83,6 +104,33 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         Some(names) => names.iter().map(|n| n.kind()).collect(),
         None => PolicyKind::ALL.to_vec(),
     };
+    let on = |s: Section| a.sections.as_ref().is_none_or(|list| list.contains(&s));
+    if on(Section::Placement) {
+        placement_bench(&mut out, a, &policies)?;
+    }
+    if on(Section::Simulation) {
+        simulation_bench(&mut out, a, &policies)?;
+    }
+    if on(Section::Env) {
+        env_bench(&mut out, a.env_steps, a.seed)?;
+    }
+    if on(Section::Queues) {
+        queue_bench(&mut out, a.seed)?;
+    }
+    if on(Section::BagOfTasks) {
+        bot::bench(&mut out)?;
+    }
+    if let Some(mib) = peak_rss_mib() {
+        writeln!(
+            out,
+            "\npeak resident memory of this process (all runs): {mib:.1} MiB"
+        )?;
+    }
+    Ok(())
+}
+
+/// (a) one placement decision per policy on a busy small and large cluster.
+fn placement_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
         jobs: 4096,
@@ -103,7 +151,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             "{:<26} {:>8} {:>12} {:>12} {:>12} {:>8}",
             "policy", "calls", "mean µs", "p99 µs", "max µs", "placed"
         )?;
-        for &kind in &policies {
+        for &kind in policies {
             let calls = if kind == PolicyKind::Milp {
                 (a.decisions / 100).max(1)
             } else {
@@ -134,6 +182,11 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         }
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// (b) whole simulations of synthetic high-load jobs on the large-scale cluster.
+fn simulation_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
     let default_policies = a.policies.is_none();
     let setup = bench_setup(Preset::LargeHybrid);
     let jobs = synthetic(&SyntheticConfig {
@@ -168,20 +221,12 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             r.summary.total_cost
         )?;
     }
-    env_bench(&mut out, a.env_steps, a.seed)?;
-    queue_bench(&mut out, a.seed)?;
-    if let Some(mib) = peak_rss_mib() {
-        writeln!(
-            out,
-            "\npeak resident memory of this process (all runs): {mib:.1} MiB"
-        )?;
-    }
     Ok(())
 }
 
 /// Resets the process's peak resident memory (VmHWM), so the next reading covers only
 /// what follows; false where the kernel does not support it.
-fn reset_peak_rss() -> bool {
+pub(crate) fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
