@@ -4,7 +4,8 @@
 //! Metric definitions (the paper names them; the formulas marked [frugal] are ours where
 //! it is silent — `../shared/notes/paper003-spec.md` §1.10):
 //!
-//! - **rent** Σ_f p_f · ⌈τ_f⌉ h (Eq. 5–6), τ_f the VM's latest core finish.
+//! - **rent** Σ_f p_f · ⌈τ_f⌉ h (Eq. 5–6), τ_f the VM's latest core finish; dollars
+//!   rounded to a millionth.
 //! - **local load** seconds of task runtime on PM cores, reported in core-hours, and the
 //!   same work in GHz·h.
 //! - **makespan** the latest task finish, seconds.
@@ -210,7 +211,7 @@ pub fn run(
         times[times.len() / 2]
     });
     let m = Measures::of(&s, spec.setup, tasks, spec.alpha);
-    let energy_cost_usd = m.energy_kwh * spec.usd_per_kwh;
+    let energy_cost_usd = micro(m.energy_kwh * spec.usd_per_kwh);
     let rent = m.rent_usd;
     Ok(BotRow {
         trace: spec.trace.to_string(),
@@ -229,7 +230,7 @@ pub fn run(
         utilisation_pooled: m.utilisation_pooled,
         energy_kwh: m.energy_kwh,
         energy_cost_usd,
-        total_cost_usd: rent + energy_cost_usd,
+        total_cost_usd: micro(rent + energy_cost_usd),
         overhead_s,
         implementation: spec.implementation,
         ra_moves: moves,
@@ -239,7 +240,7 @@ pub fn run(
         } else {
             100.0 * (tasks.len() - m.deadline_misses) as f64 / tasks.len() as f64
         },
-        lower_bound_usd: bound.rent_usd,
+        lower_bound_usd: micro(bound.rent_usd),
         gap_pct: (bound.rent_usd > 0.0).then(|| 100.0 * (rent - bound.rent_usd) / bound.rent_usd),
     })
 }
@@ -276,6 +277,7 @@ impl Measures {
     pub fn of(schedule: &Schedule, setup: &Setup, tasks: &[Task], alpha: u32) -> Measures {
         let mut m = Measures::default();
         let (mut busy_all, mut capacity_all, mut util_sum) = (0.0, 0.0, 0.0);
+        let mut hours_by_type = vec![0u64; setup.vm_types.len()];
         for machine in &schedule.machines {
             let busy: f64 = machine.cores.iter().map(|c| machine.seconds(c.work)).sum();
             let n = machine.cores.len() as f64;
@@ -293,7 +295,7 @@ impl Measures {
                     let hours = machine.billed_hours();
                     m.vms += 1;
                     m.vm_hours += hours as u64;
-                    m.rent_usd += hours * setup.vm_types[v].price_per_hour.unwrap_or(0.0);
+                    hours_by_type[v] += hours as u64;
                     hours * 3600.0
                 }
             };
@@ -305,6 +307,12 @@ impl Measures {
             }
             m.deadline_misses += misses(machine, tasks, alpha);
         }
+        // Whole hours × price per type, rounded to micro-dollars: no float residue from
+        // summing thousands of leases ($56.28, not $56.279999999999376).
+        let rent: f64 = (hours_by_type.iter().zip(&setup.vm_types))
+            .map(|(&h, t)| h as f64 * t.price_per_hour.unwrap_or(0.0))
+            .sum();
+        m.rent_usd = micro(rent);
         let used = schedule.machines.len();
         m.utilisation = if used == 0 {
             0.0
@@ -318,6 +326,11 @@ impl Measures {
         };
         m
     }
+}
+
+/// `usd` rounded to a millionth of a dollar.
+fn micro(usd: f64) -> f64 {
+    (usd * 1e6).round() / 1e6
 }
 
 /// Tasks on `machine` that end after their deadline (cores run their tasks in order).

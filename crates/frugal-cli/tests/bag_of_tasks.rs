@@ -99,6 +99,22 @@ fn csv_has_the_papers_columns_and_is_reproducible_across_threads() {
         assert_eq!(&row[col("tasks")], "3000");
     }
     assert!(rows.iter().any(|r| &r[col("trace")] == "kth"));
+    // Logs joined by `+` concatenate: NASA's 18,066 tasks then KTH's.
+    let (code, out, err) = frugal(&[
+        "bag-of-tasks",
+        "--trace",
+        "nasa+kth",
+        "--tasks",
+        "20000",
+        "--alpha",
+        "1",
+        "--policies",
+        "ffd",
+        "--repeats",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("nasa+kth: 20000 of 46533 tasks (46715 records; dropped 181 without run time, 1 without processors"), "{out}");
 }
 
 #[test]
@@ -130,7 +146,13 @@ fn out_writes_results_versus_and_provenance() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["command"], "bag-of-tasks");
     assert_eq!(summary["traces"][0]["tasks"], 18066);
-    assert_eq!(summary["traces"][0]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(
+        summary["traces"][0]["files"][0]["sha256"]
+            .as_str()
+            .unwrap()
+            .len(),
+        64
+    );
     assert_eq!(
         summary["machines"][1]["setup"]["pms"]
             .as_array()

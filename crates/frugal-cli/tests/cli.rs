@@ -283,3 +283,56 @@ fn loadtest_stores_every_accepted_submission_through_a_sigkill() {
     assert!(out.contains(&format!("({accepted} placed)")), "{out}");
     assert!(out.contains("job-list pages served"), "{out}");
 }
+
+#[test]
+fn simulate_replays_swf_logs() {
+    let (code, out, err) = frugal(&[
+        "simulate",
+        "--swf",
+        "nasa",
+        "--jobs",
+        "60",
+        "--policies",
+        "first-fit",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "NASA-iPSC-1993-3.1-cln.swf.gz, first 60 jobs (records dropped: 173 without run time)"
+        ),
+        "{out}"
+    );
+    let dir = tmp("swf");
+    let file = dir.join("two.swf");
+    std::fs::write(&file, "1 0 -1 30 2 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 10 -1 30 2 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n").unwrap();
+    let (code, out, err) = frugal(&[
+        "simulate",
+        "--swf",
+        file.to_str().unwrap(),
+        "--policies",
+        "first-fit",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().count(),
+        3,
+        "header, baseline and first-fit: {out}"
+    );
+    std::fs::write(&file, "1 0 -1 30 2 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1\n").unwrap();
+    let (code, _, err) = frugal(&["simulate", "--swf", file.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("two.swf:1: field `think_time`: expected 18 fields, found 17"),
+        "{err}"
+    );
+    let (code, _, err) = frugal(&["simulate", "--swf", "nasa", "--jobs", "20000"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--jobs 20000: NASA-iPSC-1993-3.1-cln.swf.gz holds only 18066 usable jobs"),
+        "{err}"
+    );
+}

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use frugal_core::job::Job;
 use frugal_sim::workload::{
-    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, SwimMapping, map_swim, parse_swim, select_hour,
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, TraceMapping, map_swim, parse_swim,
+    select_hour,
 };
 
 /// Arrival pattern of paper 002 §7.1.
@@ -60,9 +61,9 @@ pub fn swim_workloads(pattern: Pattern, split: Split, seed: u64) -> Vec<Arc<[Job
         .iter()
         .map(|&h| {
             let selected = select_hour(&records, SwimHour::Hour(h), Some(pattern.jobs()));
-            let mapping = SwimMapping {
+            let mapping = TraceMapping {
                 seed,
-                ..SwimMapping::default()
+                ..TraceMapping::default()
             };
             Arc::from(map_swim(&selected, &mapping))
         })

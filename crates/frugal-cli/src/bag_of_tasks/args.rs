@@ -64,7 +64,8 @@ impl ImplementationArg {
 #[command(allow_negative_numbers = true)]
 pub struct BagOfTasksArgs {
     /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file,
-    /// plain or gzip (write `./nasa` for a file of that name).
+    /// plain or gzip (write `./nasa` for a file of that name); `a+b` concatenates the
+    /// tasks of logs a and b.
     #[arg(
         long,
         value_name = "nasa|kth|FILE",

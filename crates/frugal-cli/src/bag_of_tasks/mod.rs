@@ -28,11 +28,10 @@ use crate::choices::FormatArg;
 /// A log turned into a bag, with what Table 2 reports about it.
 #[derive(Serialize)]
 struct Trace {
-    /// `nasa`, `kth` or the file name.
+    /// `nasa`, `kth`, the file name, or such names joined by `+`.
     name: String,
-    /// Where it came from (the archive's file name for a shipped log).
-    path: String,
-    sha256: String,
+    /// The logs read.
+    files: Vec<Source>,
     records: usize,
     dropped_run_time: usize,
     dropped_processors: usize,
@@ -42,6 +41,14 @@ struct Trace {
     short_le_1h_pct: f64,
     #[serde(skip)]
     bag: Bag,
+}
+
+/// A log file read, for provenance.
+#[derive(Serialize)]
+struct Source {
+    /// The archive's file name for a shipped log, else the path given.
+    path: String,
+    sha256: String,
 }
 
 /// One block of the output: a bag on one machine set.
@@ -155,42 +162,66 @@ pub fn run(a: &BagOfTasksArgs) -> Result<()> {
     print(a, &traces, &blocks, &rows)
 }
 
-/// Reads and parses one `--trace`, replicated to `replicate` tasks if asked.
+/// Reads one `--trace`: a log, or logs joined by `+` (their tasks concatenated in
+/// order), replicated to `replicate` tasks if asked.
 fn load(spec: &str, replicate: Option<u64>) -> Result<Trace> {
-    let (name, path, bytes) = match frugal_traces::swf::embedded(spec) {
-        Some(e) => (e.name.to_string(), e.file.to_string(), e.bytes.to_vec()),
-        None => {
-            let p = Path::new(spec);
-            let bytes = std::fs::read(p).with_context(|| {
-                format!("--trace {spec}: not `nasa`, `kth` or a readable SWF file")
-            });
-            let name = p
-                .file_name()
-                .map_or(spec.into(), |n| n.to_string_lossy().into_owned());
-            (name, spec.to_string(), bytes.map_err(Usage)?)
+    let mut files = Vec::new();
+    let mut bag: Option<Bag> = None;
+    for part in spec.split('+') {
+        let (path, bytes) = match frugal_traces::swf::embedded(part) {
+            Some(e) => (e.file.to_string(), e.bytes.to_vec()),
+            None => {
+                let bytes = std::fs::read(part).with_context(|| {
+                    format!("--trace {part}: not `nasa`, `kth` or a readable SWF file")
+                });
+                (part.to_string(), bytes.map_err(Usage)?)
+            }
+        };
+        let log =
+            frugal_traces::swf::read(&bytes, &path).map_err(|e| Usage(anyhow!("--trace: {e}")))?;
+        let b =
+            frugal_bot::tasks::from_swf(&log).map_err(|e| Usage(anyhow!("--trace {path}: {e}")))?;
+        if b.tasks.is_empty() {
+            return Err(Usage(anyhow!(
+                "--trace {path}: no task: all {} records lack a positive run time or processor count",
+                b.records
+            ))
+            .into());
         }
-    };
-    let log =
-        frugal_traces::swf::read(&bytes, &path).map_err(|e| Usage(anyhow!("--trace: {e}")))?;
-    let mut bag =
-        frugal_bot::tasks::from_swf(&log).map_err(|e| Usage(anyhow!("--trace {path}: {e}")))?;
-    if bag.tasks.is_empty() {
-        return Err(Usage(anyhow!(
-            "--trace {path}: no task: all {} records lack a positive run time or processor count",
-            bag.records
-        ))
-        .into());
+        files.push(Source {
+            sha256: crate::simulate::sha256_hex(&bytes),
+            path,
+        });
+        bag = Some(match bag {
+            None => b,
+            Some(mut all) => {
+                all.tasks.extend(b.tasks);
+                all.records += b.records;
+                all.dropped_run_time += b.dropped_run_time;
+                all.dropped_processors += b.dropped_processors;
+                all
+            }
+        });
     }
+    let mut bag = bag.ok_or_else(|| Usage(anyhow!("--trace: empty")))?;
     if let Some(n) = replicate {
         bag = bag
             .replicated(n as usize)
             .map_err(|e| Usage(anyhow!("--replicate: {e}")))?;
     }
+    let name = spec
+        .split('+')
+        .map(|p| {
+            Path::new(p)
+                .file_name()
+                .map_or(p.into(), |n| n.to_string_lossy().into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join("+");
     let share = |n: usize| 100.0 * n as f64 / bag.tasks.len() as f64;
     Ok(Trace {
         name,
-        path,
-        sha256: crate::simulate::sha256_hex(&bytes),
+        files,
         records: bag.records,
         dropped_run_time: bag.dropped_run_time,
         dropped_processors: bag.dropped_processors,

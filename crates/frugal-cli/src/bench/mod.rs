@@ -19,7 +19,7 @@ use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 use frugal_sim::experiment::Setup;
 use frugal_sim::metrics::percentile;
 use frugal_sim::workload::{
-    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimMapping, SyntheticConfig, map_swim,
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SyntheticConfig, TraceMapping, map_swim,
     parse_swim, replicate_days, select_hour, synthetic,
 };
 
@@ -238,7 +238,7 @@ fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
     let long = replicate_days(&records, 10_000);
     let swim = map_swim(
         &select_hour(&long, SwimHour::Day, None),
-        &SwimMapping {
+        &TraceMapping {
             seed,
             ..Default::default()
         },

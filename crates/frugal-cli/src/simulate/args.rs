@@ -50,7 +50,7 @@ pub const MAX_JOBS: usize = 10_000_000;
 /// Options of `frugal simulate`.
 #[derive(Args, Debug, Serialize)]
 #[command(allow_negative_numbers = true)]
-#[command(group(ArgGroup::new("job_count_source").args(["hour", "synthetic"]).multiple(true)))]
+#[command(group(ArgGroup::new("job_count_source").args(["hour", "synthetic", "swf"]).multiple(true)))]
 pub struct SimulateArgs {
     /// Cluster: a preset or a TOML file (format in the README).
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
@@ -71,13 +71,19 @@ pub struct SimulateArgs {
     #[arg(long, value_parser = parse_hour)]
     pub hour: Option<HourArg>,
     /// With --hour: the first N jobs (default: all; with `day`, more than the day holds
-    /// replays it day after day); with --synthetic: N jobs (default 1000).
+    /// replays it day after day); with --synthetic: N jobs (default 1000); with --swf:
+    /// the first N jobs (default: all).
     #[arg(long, value_name = "N", requires = "job_count_source",
           value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
     pub jobs: Option<u64>,
     /// The synthetic workload of paper 000 §6.1 at the --load level(s).
     #[arg(long, conflicts_with_all = ["trace", "hour", "jobs_csv"])]
     pub synthetic: bool,
+    /// An SWF log instead of the SWIM trace: `nasa` or `kth` (shipped) or an SWF file,
+    /// plain or gzip; each record becomes a job of one 1-core executor per processor
+    /// (mapping in the README). With --jobs: the first N jobs.
+    #[arg(long, value_name = "nasa|kth|FILE", conflicts_with_all = ["trace", "hour", "jobs_csv", "synthetic", "load"])]
+    pub swf: Option<String>,
     /// Jobs from a CSV file (format in the README) instead of a trace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["trace", "hour"])]
     pub jobs_csv: Option<PathBuf>,

@@ -14,9 +14,11 @@ use frugal_core::queue::QueueDiscipline;
 use frugal_core::{Cluster, DurationModel, Rut};
 use frugal_sim::experiment::Setup;
 use frugal_sim::workload::{
-    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimMapping, SwimRecord,
-    SyntheticConfig, map_swim, parse_swim, read_jobs_csv, replicate_days, select_hour, synthetic,
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimRecord, SyntheticConfig,
+    TraceMapping, map_swf, map_swim, parse_swim, read_jobs_csv, replicate_days, select_hour,
+    synthetic,
 };
+use frugal_traces::swf::SwfLog;
 
 use super::args::{HourArg, LoadArg, SimulateArgs};
 use crate::choices::{ClusterSource, PolicyChoice};
@@ -37,7 +39,9 @@ enum Source {
     /// The paper 000 generator; its seed is the run's.
     Synthetic(SyntheticConfig),
     /// Trace records mapped with the run's seed.
-    Swim(Vec<(f64, SwimRecord)>, SwimMapping),
+    Swim(Vec<(f64, SwimRecord)>, TraceMapping),
+    /// The first N usable records of an SWF log mapped with the run's seed.
+    Swf(Box<SwfLog>, Option<usize>, TraceMapping),
 }
 
 impl Workload {
@@ -48,8 +52,9 @@ impl Workload {
             Source::Synthetic(cfg) => synthetic(&SyntheticConfig { seed, ..*cfg }),
             Source::Swim(selected, m) => {
                 let refs: Vec<(f64, &SwimRecord)> = selected.iter().map(|(t, r)| (*t, r)).collect();
-                map_swim(&refs, &SwimMapping { seed, ..*m })
+                map_swim(&refs, &TraceMapping { seed, ..*m })
             }
+            Source::Swf(log, n, m) => map_swf(log, *n, &TraceMapping { seed, ..*m }).jobs,
         }
     }
 }
@@ -278,6 +283,9 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             source: Source::Fixed(read.jobs),
         }]);
     }
+    if let Some(spec) = &a.swf {
+        return swf_workload(spec, a, hybrid_penalty, inputs).map(|w| vec![w]);
+    }
     if a.synthetic {
         let n = a.jobs.unwrap_or(1000) as usize;
         return Ok(loads(a.load)
@@ -339,7 +347,7 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             })
             .collect(),
     };
-    let mapping = SwimMapping {
+    let mapping = TraceMapping {
         hybrid_penalty,
         deadline_share: a.deadline_share.unwrap_or(0.5),
         deadline_factor: a.deadline_factor.unwrap_or(2.0),
@@ -405,4 +413,74 @@ impl Plan {
     pub fn cluster(&self) -> &Cluster {
         &self.setup.cluster
     }
+}
+
+/// The `--swf` workload: a shipped log or a file, its first `--jobs` usable records.
+fn swf_workload(
+    spec: &str,
+    a: &SimulateArgs,
+    hybrid_penalty: f64,
+    inputs: &mut Vec<Input>,
+) -> Result<Workload> {
+    let (name, bytes) = match frugal_traces::swf::embedded(spec) {
+        Some(e) => (e.file.to_string(), e.bytes.to_vec()),
+        None => (
+            spec.to_string(),
+            std::fs::read(spec).with_context(|| {
+                format!("--swf {spec}: not `nasa`, `kth` or a readable SWF file")
+            })?,
+        ),
+    };
+    inputs.push(Input {
+        role: "swf",
+        path: if frugal_traces::swf::embedded(spec).is_some() {
+            format!("embedded:{name}")
+        } else {
+            name.clone()
+        },
+        sha256: sha256_hex(&bytes),
+    });
+    let log = frugal_traces::swf::read(&bytes, &name).context("--swf")?;
+    let mapping = TraceMapping {
+        hybrid_penalty,
+        deadline_share: a.deadline_share.unwrap_or(0.5),
+        deadline_factor: a.deadline_factor.unwrap_or(2.0),
+        seed: 0,
+    };
+    let limit = a.jobs.map(|n| n as usize);
+    let probe = map_swf(&log, limit, &mapping);
+    if probe.jobs.is_empty() {
+        bail!("--swf {spec}: no record has a submit time, a run time and a processor count");
+    }
+    if let Some(n) = limit.filter(|&n| n > probe.jobs.len()) {
+        bail!(
+            "--jobs {n}: {name} holds only {} usable jobs",
+            probe.jobs.len()
+        );
+    }
+    let dropped = [
+        (probe.dropped_submit_time, "without submit time"),
+        (probe.dropped_run_time, "without run time"),
+        (probe.dropped_processors, "without processors"),
+        (probe.dropped_too_large, "beyond the job limits"),
+    ];
+    let dropped: Vec<String> = dropped
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+    let label = format!(
+        "{name}{}{}",
+        limit.map_or(String::new(), |n| format!(", first {n} jobs")),
+        if dropped.is_empty() {
+            String::new()
+        } else {
+            format!(" (records dropped: {})", dropped.join(", "))
+        }
+    );
+    Ok(Workload {
+        label,
+        jobs: probe.jobs.len(),
+        source: Source::Swf(Box::new(log), limit, mapping),
+    })
 }

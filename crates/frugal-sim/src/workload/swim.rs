@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 use frugal_core::job::{Job, JobKind};
 use frugal_core::resources::Resources;
 
-use super::WorkloadError;
+use super::{TraceMapping, WorkloadError};
 
 /// The FB-2009 day shipped with frugal (SWIM, BSD-3-Clause, see `data/swim/SWIM-LICENSE`).
 pub const EMBEDDED_FB2009: &str =
@@ -191,38 +191,13 @@ pub fn replicate_days(records: &[SwimRecord], jobs: usize) -> Vec<SwimRecord> {
         .collect()
 }
 
-/// Parameters of [`map_swim`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SwimMapping {
-    /// T_C^H = T_C^L · (1 + hybrid_penalty). Default 0.3 (paper 000 §6.1).
-    pub hybrid_penalty: f64,
-    /// Share of jobs given a deadline, [0, 1]. Default 0.5 (paper 004 §6.4 mixes
-    /// deadline-constrained and regular jobs).
-    pub deadline_share: f64,
-    /// Relative deadline as a multiple of T_C^L. Default 2.
-    pub deadline_factor: f64,
-    /// Seed of the choice of deadline jobs.
-    pub seed: u64,
-}
-
-impl Default for SwimMapping {
-    fn default() -> Self {
-        SwimMapping {
-            hybrid_penalty: 0.3,
-            deadline_share: 0.5,
-            deadline_factor: 2.0,
-            seed: 1,
-        }
-    }
-}
-
 /// Log-scale position of a byte count between 1 KB (0) and 1 TB (1).
 fn log_scale(bytes: u64) -> f64 {
     (((bytes.max(1) as f64).log10() - 3.0) / 9.0).clamp(0.0, 1.0)
 }
 
 /// Maps selected SWIM records to Spark jobs (rules in the module documentation).
-pub fn map_swim(selected: &[(f64, &SwimRecord)], m: &SwimMapping) -> Vec<Job> {
+pub fn map_swim(selected: &[(f64, &SwimRecord)], m: &TraceMapping) -> Vec<Job> {
     let mut rng = ChaCha8Rng::seed_from_u64(m.seed);
     selected
         .iter()
@@ -314,7 +289,7 @@ mod tests {
         };
         let jobs = map_swim(
             &[(0.0, &r)],
-            &SwimMapping {
+            &TraceMapping {
                 deadline_share: 1.0,
                 ..Default::default()
             },
@@ -329,7 +304,7 @@ mod tests {
             ..r.clone()
         };
         assert_eq!(
-            map_swim(&[(0.0, &sort)], &SwimMapping::default())[0].kind,
+            map_swim(&[(0.0, &sort)], &TraceMapping::default())[0].kind,
             JobKind::MemoryBound
         );
         let pr = SwimRecord {
@@ -338,7 +313,7 @@ mod tests {
             ..r
         };
         assert_eq!(
-            map_swim(&[(0.0, &pr)], &SwimMapping::default())[0].kind,
+            map_swim(&[(0.0, &pr)], &TraceMapping::default())[0].kind,
             JobKind::NetworkBound
         );
     }
