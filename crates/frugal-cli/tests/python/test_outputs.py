@@ -58,3 +58,23 @@ def test_every_file_under_out_loads(tmp_path: Path):
     for s in tmp_path.rglob("summary.json"):
         p = json.loads(s.read_text())["provenance"]
         assert p["frugal_version"] and p["configuration"]["repetitions"] == 2
+
+
+def test_bag_of_tasks_outputs_load(tmp_path: Path):
+    args = ["bag-of-tasks", "--tasks", "2000", "--alpha", "1,4", "--repeats", "0"]
+    df = pd.read_csv(io.StringIO(frugal(*args, "--format", "csv")))
+    assert list(df.policy) == ["ffd", "ffd-ra", "ha", "ha-ra"] * 2
+    for column in ["trace", "alpha", "policy", "rent_cost_usd", "local_load", "makespan_s",
+                   "utilisation", "energy_kwh", "vms_rented", "overhead_s",
+                   "deadline_met_pct"]:
+        assert column in df.columns, column
+    assert (df.deadline_met_pct == 100).all() and df.overhead_s.isna().all()
+    rows = json.loads(frugal(*args, "--format", "json"))
+    assert [r["rent_cost_usd"] for r in rows] == pytest.approx(list(df.rent_cost_usd))
+    frugal(*args, "--out", str(tmp_path))
+    assert pd.read_csv(tmp_path / "results.csv").equals(df)
+    versus = pd.read_csv(tmp_path / "versus.csv")
+    assert len(versus) == 2
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["frugal_version"] and summary["configuration"]["repeats"] == 0
+    assert len(summary["traces"][0]["files"][0]["sha256"]) == 64
