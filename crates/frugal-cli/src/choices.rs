@@ -221,6 +221,7 @@ impl ClusterSource {
         &self,
         pricing: Option<PricingArg>,
         billing: Option<BillingArg>,
+        scale: u32,
     ) -> anyhow::Result<(Cluster, BillingGranularity)> {
         let cfg = match self {
             ClusterSource::Preset(p) => {
@@ -250,7 +251,13 @@ impl ClusterSource {
                 ClusterConfig::from_toml(&text, &path.display().to_string())?
             }
         };
-        let cluster = cfg.build(&self.to_string())?;
+        let cluster = if scale == 1 {
+            cfg.build(&self.to_string())?
+        } else {
+            cfg.scaled(scale)
+                .build(&format!("{self} × {scale}"))
+                .map_err(|e| anyhow::anyhow!("--cluster-scale {scale}: {e}"))?
+        };
         let billing = billing.map_or(cfg.billing, BillingArg::granularity);
         Ok((cluster, billing))
     }

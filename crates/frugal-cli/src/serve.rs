@@ -185,7 +185,7 @@ pub fn token(file: &Path) -> Result<String> {
 
 /// The service's configuration and policy from the command line.
 pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)> {
-    let (cluster, billing) = a.cluster.build(a.pricing, None)?;
+    let (cluster, billing) = a.cluster.build(a.pricing, None, 1)?;
     let choice = &a.policy;
     let params = PolicyParams::default();
     let policy = choice.build(&params, &cluster)?;

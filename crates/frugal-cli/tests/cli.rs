@@ -336,3 +336,91 @@ fn simulate_replays_swf_logs() {
         "{err}"
     );
 }
+
+/// One 4-core, 1-hour job on one $1/h VM: with K copies of the job on the K-fold
+/// cluster every copy has its own VM ($K, makespan 1 h); K copies on the original
+/// cluster run one after another ($K, makespan K h).
+#[test]
+fn cluster_scale_and_job_copies_keep_the_load_per_vm() {
+    let dir = tmp("scale");
+    let cluster = dir.join("one.toml");
+    std::fs::write(
+        &cluster,
+        "[[instance_type]]\nname = \"t\"\ncores = 4\nmemory_gib = 16\n\n\
+         [[vms]]\ninstance_type = \"t\"\nsite = \"cloud\"\ncount = 1\nprice_per_hour = 1\n",
+    )
+    .unwrap();
+    let jobs = dir.join("jobs.csv");
+    std::fs::write(
+        &jobs,
+        "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\
+         a,cpu_bound,1,4,4,0,,3600,3600\n",
+    )
+    .unwrap();
+    let run = |scale: &str| {
+        let (code, out, err) = frugal(&[
+            "simulate",
+            "--cluster",
+            cluster.to_str().unwrap(),
+            "--jobs-csv",
+            jobs.to_str().unwrap(),
+            "--cluster-scale",
+            scale,
+            "--job-copies",
+            "3",
+            "--policies",
+            "first-fit,gio",
+            "--baseline",
+            "first-fit",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["jobs"].as_u64().unwrap(),
+                    r["cost_usd"].as_f64().unwrap(),
+                    r["makespan_s"].as_f64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for row in run("3") {
+        assert_eq!(row.0, 3);
+        assert!((row.1 - 3.0).abs() < 1e-9 && row.2 == 3600.0, "{row:?}");
+    }
+    for row in run("1") {
+        assert!(
+            (row.1 - 3.0).abs() < 1e-9 && row.2 == 3.0 * 3600.0,
+            "{row:?}"
+        );
+    }
+    let (code, _, err) = frugal(&[
+        "simulate",
+        "--cluster",
+        "large-hybrid",
+        "--cluster-scale",
+        "6000",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--cluster-scale 6000") && err.contains("at most 1000000"),
+        "{err}"
+    );
+    let (code, _, err) = frugal(&[
+        "simulate",
+        "--synthetic",
+        "--load",
+        "high",
+        "--jobs",
+        "1000000",
+        "--job-copies",
+        "11",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--job-copies 11"), "{err}");
+}

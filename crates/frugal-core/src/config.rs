@@ -19,7 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::billing::BillingGranularity;
 use crate::cluster::{Cluster, InstanceType, Site, VmGroup};
-use crate::resources::{MIB_PER_GIB, Resources};
+use crate::resources::{DIM_UNITS, MIB_PER_GIB, Resources};
+
+/// Most VMs a cluster may hold (the sum of every `[[vms]] count`): ten times the
+/// largest published cluster a user is likely to bring (a Borg cell is about 10,000
+/// machines), and small enough that the per-VM state stays under a few hundred MiB.
+pub const MAX_VMS: u64 = 1_000_000;
 
 /// A cluster description as read from TOML.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,11 +100,26 @@ impl ClusterConfig {
         Ok(cfg)
     }
 
+    /// The `k`-fold cluster: every `[[vms]]` count multiplied by `k`, with the same
+    /// instance types, sites, prices and billing — the documented way to build clusters
+    /// of 10⁴–10⁶ VMs from a preset or a file (`frugal simulate --cluster-scale`). VM ids
+    /// follow the groups in order, so the copies of a group are adjacent and keep the
+    /// group's place in every id-based tie-break. A product beyond [`MAX_VMS`] is
+    /// refused by [`ClusterConfig::build`].
+    pub fn scaled(&self, k: u32) -> ClusterConfig {
+        let mut c = self.clone();
+        for g in &mut c.vms {
+            g.count = g.count.saturating_mul(k);
+        }
+        c
+    }
+
     /// Builds the all-off cluster.
     ///
     /// # Errors
     /// [`ConfigError`] for an unknown instance type, a zero count or capacity, a missing,
-    /// doubled, negative or non-finite price, or duplicate instance-type names.
+    /// doubled, negative or non-finite price, duplicate instance-type names, or more than
+    /// [`MAX_VMS`] VMs in all.
     pub fn build(&self, source_name: &str) -> Result<Cluster, ConfigError> {
         let err = |message: String| ConfigError {
             source_name: source_name.to_string(),
@@ -159,6 +179,26 @@ impl ClusterConfig {
         }
         if groups.is_empty() {
             return Err(err("vms: the cluster has no VM".to_string()));
+        }
+        let total: u64 = groups.iter().map(|g| u64::from(g.count)).sum();
+        if total > MAX_VMS {
+            return Err(err(format!(
+                "vms: {total} VMs in all; a cluster holds at most {MAX_VMS}"
+            )));
+        }
+        // The cluster's totals are `Resources` too (RUT normalises by them), so each
+        // dimension's sum must fit its u32 unit rather than saturate.
+        for (d, unit) in DIM_UNITS.iter().enumerate() {
+            let sum: u64 = groups
+                .iter()
+                .map(|g| u64::from(g.count) * u64::from(types[g.instance_type].capacity.0[d]))
+                .sum();
+            if sum > u64::from(u32::MAX) {
+                return Err(err(format!(
+                    "vms: {sum} {unit} in all; a cluster holds at most {} (4 PiB of memory)",
+                    u32::MAX
+                )));
+            }
         }
         Ok(Cluster::new(types, &groups))
     }
@@ -313,6 +353,34 @@ impl Preset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scaled_multiplies_every_group_and_is_bounded() {
+        let cfg = Preset::LargeHybrid.config(PricingModel::Model1);
+        let big = cfg.scaled(56).build("large×56").unwrap();
+        assert_eq!(big.len(), 180 * 56);
+        assert_eq!(
+            big.total_capacity,
+            Resources::from_gib(1440 * 56, 5760 * 56)
+        );
+        // The copies of a group are adjacent: the first 560 VMs are the local m1.large.
+        let small = cfg.build("large").unwrap();
+        assert_eq!(big.vm(559).price_per_second, small.vm(0).price_per_second);
+        assert_eq!(big.vm(560).price_per_second, small.vm(10).price_per_second);
+        let e = cfg.scaled(5_556).build("large×5556").unwrap_err();
+        assert_eq!(
+            e.message,
+            "vms: 1000080 VMs in all; a cluster holds at most 1000000"
+        );
+        assert!(cfg.scaled(u32::MAX).build("huge").is_err());
+        // 180,000 VMs are allowed by count but hold 5.76 M GiB > 4 PiB of memory.
+        let e = cfg.scaled(1_000).build("large×1000").unwrap_err();
+        assert!(
+            e.message.starts_with("vms: 5898240000 memory MiB in all"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn presets_match_the_papers_tables() {

@@ -13,6 +13,9 @@ pub const CPU: usize = 0;
 /// Index of the memory dimension (unit: MiB).
 pub const MEMORY: usize = 1;
 
+/// Each dimension's name and unit, for messages.
+pub const DIM_UNITS: [&str; RESOURCE_DIMS] = ["cores", "memory MiB"];
+
 /// MiB per GiB.
 pub const MIB_PER_GIB: u32 = 1024;
 

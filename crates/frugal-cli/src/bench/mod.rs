@@ -1,7 +1,9 @@
 //! `frugal bench`: decision latency per policy, whole-simulation speed and memory, the
-//! RL environment, the queue disciplines at scale and the bag-of-tasks policies.
+//! RL environment, the queue disciplines at scale and the bag-of-tasks policies; with
+//! `--scale`, the cost per job on 180 against 10,080 VMs and a million jobs.
 
 mod bot;
+mod scale;
 
 use std::time::Instant;
 
@@ -61,8 +63,21 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Sections to run [default: all].
-    #[arg(long, value_enum, value_delimiter = ',')]
+    #[arg(long, value_enum, value_delimiter = ',', conflicts_with = "scale")]
     pub sections: Option<Vec<Section>>,
+    /// Run only section (f), scale: per-job simulation time on the 180-VM large-scale
+    /// cluster against its 56-fold copy (10,080 VMs, 56 copies of every job), then
+    /// SWIM-derived jobs with first fit on 10,080 VMs (several minutes).
+    #[arg(long)]
+    pub scale: bool,
+    /// With --scale: synthetic high-load jobs per 180 VMs.
+    #[arg(long, default_value_t = 2_000, requires = "scale",
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub scale_jobs: u64,
+    /// With --scale: SWIM-derived jobs on 10,080 VMs with first fit (0 skips the run).
+    #[arg(long, default_value_t = 1_000_000, requires = "scale",
+          value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub scale_million: u64,
 }
 
 /// A preset cluster with about half the VMs on and partly occupied: a mid-run state in
@@ -104,6 +119,16 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         Some(names) => names.iter().map(|n| n.kind()).collect(),
         None => PolicyKind::ALL.to_vec(),
     };
+    if a.scale {
+        scale::bench(
+            &mut out,
+            &policies,
+            a.scale_jobs as usize,
+            a.scale_million as usize,
+            a.seed,
+        )?;
+        return Ok(());
+    }
     let on = |s: Section| a.sections.as_ref().is_none_or(|list| list.contains(&s));
     if on(Section::Placement) {
         placement_bench(&mut out, a, &policies)?;
@@ -293,7 +318,7 @@ fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
 
 /// The fixed conditions of the whole-simulation benchmarks on a preset (pricing model 1,
 /// per-second billing, each policy's queue).
-fn bench_setup(preset: Preset) -> Setup {
+pub(crate) fn bench_setup(preset: Preset) -> Setup {
     Setup {
         cluster: preset
             .config(PricingModel::Model1)

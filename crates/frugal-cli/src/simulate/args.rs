@@ -55,6 +55,17 @@ pub struct SimulateArgs {
     /// Cluster: a preset or a TOML file (format in the README).
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
+    /// The K-fold cluster: every VM group of the preset or file K times (same types,
+    /// sites and prices; at most 1,000,000 VMs). With --job-copies K the load per VM stays
+    /// that of the original pair.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub cluster_scale: u32,
+    /// K copies of every job at its arrival (ids `x#1`, `x#2`, …): the K-fold arrival rate,
+    /// for scaled clusters. Jobs in all at most 10,000,000.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub job_copies: u32,
     /// Pricing model of the hybrid presets (paper 000 Table 3) [default: 1].
     #[arg(long, value_enum)]
     pub pricing: Option<PricingArg>,

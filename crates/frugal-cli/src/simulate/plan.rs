@@ -15,12 +15,12 @@ use frugal_core::{Cluster, DurationModel, Rut};
 use frugal_sim::experiment::Setup;
 use frugal_sim::workload::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimRecord, SyntheticConfig,
-    TraceMapping, map_swf, map_swim, parse_swim, read_jobs_csv, replicate_days, select_hour,
-    synthetic,
+    TraceMapping, copies, map_swf, map_swim, parse_swim, read_jobs_csv, replicate_days,
+    select_hour, synthetic,
 };
 use frugal_traces::swf::SwfLog;
 
-use super::args::{HourArg, LoadArg, SimulateArgs};
+use super::args::{HourArg, LoadArg, MAX_JOBS, SimulateArgs};
 use crate::choices::{ClusterSource, PolicyChoice};
 
 /// One workload to compare the policies on. Its jobs are generated per run from the
@@ -28,9 +28,11 @@ use crate::choices::{ClusterSource, PolicyChoice};
 pub struct Workload {
     /// Label in tables and output directories.
     pub label: String,
-    /// Jobs per run.
+    /// Jobs per run (copies included).
     pub jobs: usize,
     source: Source,
+    /// Copies of every job (`--job-copies`).
+    copies: u32,
 }
 
 enum Source {
@@ -47,7 +49,7 @@ enum Source {
 impl Workload {
     /// The jobs of the run with `seed`.
     pub fn jobs_for(&self, seed: u64) -> Vec<Job> {
-        match &self.source {
+        let jobs = match &self.source {
             Source::Fixed(jobs) => jobs.clone(),
             Source::Synthetic(cfg) => synthetic(&SyntheticConfig { seed, ..*cfg }),
             Source::Swim(selected, m) => {
@@ -55,6 +57,11 @@ impl Workload {
                 map_swim(&refs, &TraceMapping { seed, ..*m })
             }
             Source::Swf(log, n, m) => map_swf(log, *n, &TraceMapping { seed, ..*m }).jobs,
+        };
+        if self.copies == 1 {
+            jobs
+        } else {
+            copies(&jobs, self.copies)
         }
     }
 }
@@ -120,7 +127,7 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
             });
         }
     }
-    let (cluster, billing) = a.cluster.build(a.pricing, a.billing)?;
+    let (cluster, billing) = a.cluster.build(a.pricing, a.billing, a.cluster_scale)?;
     let mut policies = a.policies.clone().unwrap_or_else(PolicyChoice::all_builtin);
     if !policies.contains(&a.baseline) {
         policies.insert(0, a.baseline.clone());
@@ -156,7 +163,25 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
             a.repetitions
         );
     }
-    let workloads = workloads(a, &mut inputs)?;
+    let mut workloads = workloads(a, &mut inputs)?;
+    if a.job_copies > 1 {
+        for w in &mut workloads {
+            w.jobs = w
+                .jobs
+                .checked_mul(a.job_copies as usize)
+                .filter(|&n| n <= MAX_JOBS)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--job-copies {}: {} × {} jobs exceeds {MAX_JOBS} jobs",
+                        a.job_copies,
+                        w.jobs,
+                        a.job_copies
+                    )
+                })?;
+            w.copies = a.job_copies;
+            w.label = format!("{} × {} copies", w.label, a.job_copies);
+        }
+    }
     let setup = Setup {
         cluster,
         billing,
@@ -173,8 +198,13 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         keep_alive_s: a.keep_alive,
     };
     let header = format!(
-        "cluster {} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s)",
+        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s)",
         a.cluster,
+        if a.cluster_scale > 1 {
+            format!(" × {}", a.cluster_scale)
+        } else {
+            String::new()
+        },
         setup.cluster.len(),
         setup.cluster.total_capacity,
         match &a.cluster {
@@ -278,6 +308,7 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             bail!("{}: no job", path.display());
         }
         return Ok(vec![Workload {
+            copies: 1,
             label: path.display().to_string(),
             jobs: read.jobs.len(),
             source: Source::Fixed(read.jobs),
@@ -291,6 +322,7 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
         return Ok(loads(a.load)
             .into_iter()
             .map(|load| Workload {
+                copies: 1,
                 label: format!(
                     "synthetic {} load, {n} jobs (paper 000 §6.1)",
                     if load == Load::Light { "light" } else { "high" }
@@ -377,6 +409,7 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             );
         }
         out.push(Workload {
+            copies: 1,
             label,
             jobs: selected.len(),
             source: Source::Swim(selected, mapping),
@@ -479,6 +512,7 @@ fn swf_workload(
         }
     );
     Ok(Workload {
+        copies: 1,
         label,
         jobs: probe.jobs.len(),
         source: Source::Swf(Box::new(log), limit, mapping),

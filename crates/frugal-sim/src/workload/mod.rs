@@ -42,6 +42,24 @@ impl Default for TraceMapping {
     }
 }
 
+/// `k` copies of every job, each at its original's arrival: the k-fold arrival rate for
+/// a k-fold cluster ([`frugal_core::config::ClusterConfig::scaled`]), so that load per
+/// VM stays that of the original pair — the documented way to build 10⁵–10⁶-job runs
+/// on 10⁴-VM clusters (`frugal simulate --job-copies`, `frugal bench --sections scale`).
+/// Copy i ≥ 1 of job `x` is named `x#i` and directly follows the copies before it, so
+/// arrival order (and every tie-break by position) is kept.
+pub fn copies(jobs: &[Job], k: u32) -> Vec<Job> {
+    let mut out = Vec::with_capacity(jobs.len() * k as usize);
+    for j in jobs {
+        out.push(j.clone());
+        out.extend((1..k).map(|i| Job {
+            id: format!("{}#{i}", j.id),
+            ..j.clone()
+        }));
+    }
+    out
+}
+
 /// A named list of jobs, sorted by arrival.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Workload {
@@ -73,5 +91,43 @@ impl WorkloadError {
             field: field.to_string(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_follow_their_original() {
+        let jobs = synthetic(&SyntheticConfig {
+            load: Load::High,
+            jobs: 3,
+            hybrid_penalty: 0.3,
+            seed: 1,
+        });
+        let c = copies(&jobs, 3);
+        let ids: Vec<&str> = c.iter().map(|j| j.id.as_str()).collect();
+        let (a, b, d) = (&jobs[0].id, &jobs[1].id, &jobs[2].id);
+        let want = [
+            a.clone(),
+            format!("{a}#1"),
+            format!("{a}#2"),
+            b.clone(),
+            format!("{b}#1"),
+            format!("{b}#2"),
+            d.clone(),
+            format!("{d}#1"),
+            format!("{d}#2"),
+        ];
+        assert_eq!(ids, want.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            c.chunks(3)
+                .zip(&jobs)
+                .all(|(g, j)| g.iter().all(|x| x.arrival == j.arrival
+                    && x.executor_demand == j.executor_demand
+                    && x.deadline == j.deadline))
+        );
+        assert_eq!(copies(&jobs, 1), jobs);
     }
 }
