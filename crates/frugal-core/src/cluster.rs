@@ -138,6 +138,10 @@ pub struct Cluster {
     pub by_size: Vec<VmId>,
     /// True if at least one VM is on premise.
     pub has_local_site: bool,
+    /// VM counts by (capacity, site), in order of first appearance: what questions
+    /// about the whole cluster's capacity need ([`Cluster::capacity_slots`]), in
+    /// O(classes) instead of O(VMs).
+    capacity_classes: Vec<(Resources, Site, u64)>,
     /// Resources reserved by executors over all VMs, kept by [`Cluster::reserve`] and
     /// [`Cluster::release`] (so [`Cluster::used`] is O(1)).
     used: Resources,
@@ -197,7 +201,18 @@ impl Cluster {
                 .then(a.cmp(&b))
         });
         let has_local_site = vms.iter().any(|v| v.site == Site::Local);
+        let mut capacity_classes: Vec<(Resources, Site, u64)> = Vec::new();
+        for v in &vms {
+            match capacity_classes
+                .iter_mut()
+                .find(|(c, s, _)| *c == v.capacity && *s == v.site)
+            {
+                Some(class) => class.2 += 1,
+                None => capacity_classes.push((v.capacity, v.site, 1)),
+            }
+        }
         Cluster {
+            capacity_classes,
             instance_types,
             vms,
             total_capacity,
@@ -231,6 +246,18 @@ impl Cluster {
             .iter()
             .filter(|v| filter(v))
             .map(|v| u64::from(v.free.copies_of(demand)))
+            .sum()
+    }
+
+    /// Executor slots for `demand` over the VMs whose site passes `site`, counting each
+    /// VM's full capacity — what [`Cluster::slots`] gives on this cluster with every VM
+    /// free — in O(distinct capacity and site pairs). Used to decide whether a job could
+    /// ever be placed without scanning every VM at each arrival.
+    pub fn capacity_slots(&self, demand: &Resources, site: impl Fn(Site) -> bool) -> u64 {
+        self.capacity_classes
+            .iter()
+            .filter(|(_, s, _)| site(*s))
+            .map(|(c, _, n)| n * u64::from(c.copies_of(demand)))
             .sum()
     }
 

@@ -122,6 +122,42 @@ fn asq_never_splits_a_job_across_sites() {
     assert!(asq.place(&big, &c, 0.0).is_none());
     assert!(!asq.can_ever_place(&big, &c));
     assert!(FirstFit.can_ever_place(&big, &c));
+    // 10 slots in all, 2 local and 8 in the cloud; one executor more fits nowhere.
+    assert!(FirstFit.can_ever_place(&job("d", 10, 2, 4, 10.0), &c));
+    assert!(!FirstFit.can_ever_place(&job("e", 11, 2, 4, 10.0), &c));
+    assert!(asq.can_ever_place(&job("f", 8, 2, 4, 10.0), &c));
+}
+
+/// Capacity questions answered by (capacity, site) classes equal a scan of the VMs of
+/// the all-free cluster, on every preset and its 7-fold copy.
+#[test]
+fn capacity_slots_equal_the_scan_of_the_free_cluster() {
+    use frugal_core::{Preset, PricingModel, Resources};
+    for preset in [
+        "small-hybrid",
+        "large-hybrid",
+        "paper004-cloud",
+        "paper002-cloud",
+    ] {
+        let cfg = Preset::parse(preset).unwrap().config(PricingModel::Model1);
+        for c in [
+            cfg.build(preset).unwrap(),
+            cfg.scaled(7).build(preset).unwrap(),
+        ] {
+            for cores in 1..=13 {
+                for gib in [1, 3, 8, 17, 49] {
+                    let d = Resources::from_gib(cores, gib);
+                    assert_eq!(c.capacity_slots(&d, |_| true), c.slots(&d, |_| true));
+                    for site in [Local, Cloud] {
+                        assert_eq!(
+                            c.capacity_slots(&d, |s| s == site),
+                            c.slots(&d, |v| v.site == site)
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]

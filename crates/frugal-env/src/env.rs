@@ -394,7 +394,10 @@ impl SparkPlacementEnv {
         for j in batch.arrived {
             let sim = self.sim.as_ref().expect("reset was called");
             let job = &sim.jobs()[j];
-            if sim.empty_cluster().slots(&job.executor_demand, |_| true) >= u64::from(job.executors)
+            if sim
+                .empty_cluster()
+                .capacity_slots(&job.executor_demand, |_| true)
+                >= u64::from(job.executors)
             {
                 self.queue.push_back(j);
             } else {

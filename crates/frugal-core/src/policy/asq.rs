@@ -54,7 +54,7 @@ impl PlacementPolicy for Asq {
 
     fn can_ever_place(&self, job: &Job, empty: &Cluster) -> bool {
         [Site::Local, Site::Cloud].into_iter().any(|site| {
-            empty.slots(&job.executor_demand, |v| v.site == site) >= u64::from(job.executors)
+            empty.capacity_slots(&job.executor_demand, |s| s == site) >= u64::from(job.executors)
         })
     }
 }

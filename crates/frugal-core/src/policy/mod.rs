@@ -57,7 +57,7 @@ pub trait PlacementPolicy: Send {
     /// False if this policy could not place `job` even on `empty` (the cluster with
     /// every VM off and free); such a job would wait forever and is rejected instead.
     fn can_ever_place(&self, job: &Job, empty: &Cluster) -> bool {
-        empty.slots(&job.executor_demand, |_| true) >= u64::from(job.executors)
+        empty.capacity_slots(&job.executor_demand, |_| true) >= u64::from(job.executors)
     }
 }
 
