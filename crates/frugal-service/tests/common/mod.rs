@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
@@ -153,9 +154,19 @@ pub async fn run_sql(url: &str, sql: &str) {
         .unwrap();
 }
 
-/// Every VM's accrued cost equals its stored on-time times its price.
+/// Every VM's accrued cost equals its stored on-time times its price. `vms` are off, but
+/// the store's writer commits asynchronously (group commit), so the last power-off may
+/// still be on its way: wait up to 10 s for every interval to be closed.
 pub async fn assert_cost_is_on_time_times_price(url: &str, speedup: f64, vms: &[Value]) {
-    let intervals = store(url, speedup).await.vm_intervals().await.unwrap();
+    let store = store(url, speedup).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let intervals = loop {
+        let intervals = store.vm_intervals().await.unwrap();
+        if intervals.iter().all(|i| i.2.is_some()) || std::time::Instant::now() > deadline {
+            break intervals;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert!(!intervals.is_empty());
     for v in vms {
         let id = v["id"].as_u64().unwrap() as u32;
