@@ -84,49 +84,33 @@ pub fn versus(rows: &[BotRow]) -> Vec<Versus> {
                 .find(|x| (x.trace.as_str(), x.scale, x.tasks, x.alpha) == key && x.policy == p)
         };
         let (ffd, ffd_ra, ha, ha_ra) = (get("ffd"), get("ffd-ra"), get("ha"), get("ha-ra"));
-        let both =
-            |a: Option<&BotRow>, b: Option<&BotRow>, f: fn(&BotRow, &BotRow) -> Option<f64>| {
-                a.zip(b).and_then(|(a, b)| f(a, b))
-            };
-        let rent_cut =
-            |a: &BotRow, b: &BotRow| pct(a.rent_cost_usd - b.rent_cost_usd, a.rent_cost_usd);
+        // Increase and cut of one metric from row a to row b, percent of a (two closures
+        // rather than a negation, so that no change prints as 0.0, never −0.0).
+        let change = |a: Option<&BotRow>, b: Option<&BotRow>, m: fn(&BotRow) -> f64| {
+            a.zip(b).and_then(|(a, b)| pct(m(b) - m(a), m(a)))
+        };
+        let cut = |a: Option<&BotRow>, b: Option<&BotRow>, m: fn(&BotRow) -> f64| {
+            a.zip(b).and_then(|(a, b)| pct(m(a) - m(b), m(a)))
+        };
+        let rent = |r: &BotRow| r.rent_cost_usd;
+        let makespan = |r: &BotRow| r.makespan_s;
+        let energy = |r: &BotRow| r.energy_kwh;
         out.push(Versus {
             trace: r.trace.clone(),
             scale: r.scale,
             tasks: r.tasks,
             alpha: r.alpha,
-            ha_rent_saving_pct: both(ffd, ha, rent_cut),
-            ha_local_load_increase_pct: both(ffd, ha, |f, h| {
-                pct(h.local_load - f.local_load, f.local_load)
-            }),
-            ha_makespan_increase_pct: both(ffd, ha, |f, h| {
-                pct(h.makespan_s - f.makespan_s, f.makespan_s)
-            }),
-            ha_utilisation_increase_pct: both(ffd, ha, |f, h| {
-                pct(h.utilisation - f.utilisation, f.utilisation)
-            }),
-            ha_energy_increase_pct: both(ffd, ha, |f, h| {
-                pct(h.energy_kwh - f.energy_kwh, f.energy_kwh)
-            }),
-            ffd_extra_vms_pct: both(ffd, ha, |f, h| {
-                pct(
-                    f.vms_rented as f64 - h.vms_rented as f64,
-                    h.vms_rented as f64,
-                )
-            }),
-            ra_makespan_cut_ffd_pct: both(ffd, ffd_ra, |a, b| {
-                pct(a.makespan_s - b.makespan_s, a.makespan_s)
-            }),
-            ra_makespan_cut_ha_pct: both(ha, ha_ra, |a, b| {
-                pct(a.makespan_s - b.makespan_s, a.makespan_s)
-            }),
-            ra_energy_cut_ffd_pct: both(ffd, ffd_ra, |a, b| {
-                pct(a.energy_kwh - b.energy_kwh, a.energy_kwh)
-            }),
-            ra_energy_cut_ha_pct: both(ha, ha_ra, |a, b| {
-                pct(a.energy_kwh - b.energy_kwh, a.energy_kwh)
-            }),
-            ra_rent_cut_max_pct: [both(ffd, ffd_ra, rent_cut), both(ha, ha_ra, rent_cut)]
+            ha_rent_saving_pct: cut(ffd, ha, rent),
+            ha_local_load_increase_pct: change(ffd, ha, |r| r.local_load),
+            ha_makespan_increase_pct: change(ffd, ha, makespan),
+            ha_utilisation_increase_pct: change(ffd, ha, |r| r.utilisation),
+            ha_energy_increase_pct: change(ffd, ha, energy),
+            ffd_extra_vms_pct: change(ha, ffd, |r| r.vms_rented as f64),
+            ra_makespan_cut_ffd_pct: cut(ffd, ffd_ra, makespan),
+            ra_makespan_cut_ha_pct: cut(ha, ha_ra, makespan),
+            ra_energy_cut_ffd_pct: cut(ffd, ffd_ra, energy),
+            ra_energy_cut_ha_pct: cut(ha, ha_ra, energy),
+            ra_rent_cut_max_pct: [cut(ffd, ffd_ra, rent), cut(ha, ha_ra, rent)]
                 .into_iter()
                 .flatten()
                 .reduce(f64::max),

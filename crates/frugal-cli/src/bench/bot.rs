@@ -9,24 +9,12 @@ use anyhow::{Context, Result};
 use frugal_bot::experiment::{Implementation, schedule};
 use frugal_bot::{Bag, Policy, Setup};
 
-use super::{peak_rss_mib, reset_peak_rss};
+use super::measure;
 
 fn nasa() -> Result<Bag> {
     let e = frugal_traces::swf::embedded("nasa").context("the NASA log is shipped")?;
     let log = frugal_traces::swf::read(e.bytes, e.file)?;
     Ok(frugal_bot::tasks::from_swf(&log)?)
-}
-
-/// Wall seconds and peak resident MiB (when the kernel can reset the peak) of `f`.
-fn measure<T>(f: impl FnOnce() -> T) -> (T, f64, String) {
-    let measured = reset_peak_rss();
-    let t0 = Instant::now();
-    let out = f();
-    let wall = t0.elapsed().as_secs_f64();
-    let rss = peak_rss_mib()
-        .filter(|_| measured)
-        .map_or("-".into(), |m| format!("{m:.1}"));
-    (out, wall, rss)
 }
 
 /// Prints section (e).

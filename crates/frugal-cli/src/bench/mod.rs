@@ -251,23 +251,42 @@ fn simulation_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]
 
 /// Resets the process's peak resident memory (VmHWM), so the next reading covers only
 /// what follows; false where the kernel does not support it.
-pub(crate) fn reset_peak_rss() -> bool {
+fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Runs `f` and returns its result, its wall seconds and the peak resident MiB while it
+/// ran ("-" where the kernel cannot reset the peak).
+pub(crate) fn measure<T>(f: impl FnOnce() -> T) -> (T, f64, String) {
+    let measured = reset_peak_rss();
+    let t0 = Instant::now();
+    let out = f();
+    let wall = t0.elapsed().as_secs_f64();
+    let rss = peak_rss_mib()
+        .filter(|_| measured)
+        .map_or("-".into(), |m| format!("{m:.1}"));
+    (out, wall, rss)
+}
+
+/// `jobs` SWIM jobs: the embedded FB-2009 day replayed day after day
+/// ([`replicate_days`]), mapped with `seed`.
+pub(crate) fn swim_days(jobs: usize, seed: u64) -> Result<Vec<frugal_core::Job>> {
+    let records = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME)?;
+    let long = replicate_days(&records, jobs);
+    Ok(map_swim(
+        &select_hour(&long, SwimHour::Day, None),
+        &TraceMapping {
+            seed,
+            ..Default::default()
+        },
+    ))
 }
 
 /// (d) the queue disciplines at scale on the small-scale hybrid cluster: 10,000 SWIM
 /// jobs (the FB-2009 day replayed, `replicate_days`) and 10,000 synthetic high-load jobs
 /// (paper 000 §6.1), which saturate it and keep thousands of jobs waiting.
 fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
-    let records = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME)?;
-    let long = replicate_days(&records, 10_000);
-    let swim = map_swim(
-        &select_hour(&long, SwimHour::Day, None),
-        &TraceMapping {
-            seed,
-            ..Default::default()
-        },
-    );
+    let swim = swim_days(10_000, seed)?;
     let high = synthetic(&SyntheticConfig {
         load: Load::High,
         jobs: 10_000,
@@ -294,13 +313,7 @@ fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
             (PolicyKind::FirstFit, QueueDiscipline::Edf),
         ] {
             setup.queue = Some(queue);
-            let measured = reset_peak_rss();
-            let t0 = Instant::now();
-            let r = setup.run(policy, jobs);
-            let wall = t0.elapsed().as_secs_f64();
-            let rss = peak_rss_mib()
-                .filter(|_| measured)
-                .map_or("-".to_string(), |m| format!("{m:.1}"));
+            let (r, wall, rss) = measure(|| setup.run(policy, jobs));
             writeln!(
                 out,
                 "{:<22} {:<26} {:<15} {:>9.3} {:>14} {:>10.2}",

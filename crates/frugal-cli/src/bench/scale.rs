@@ -14,12 +14,9 @@ use anyhow::Result;
 use frugal_core::policy::PolicyKind;
 use frugal_core::{Preset, PricingModel};
 use frugal_sim::experiment::Setup;
-use frugal_sim::workload::{
-    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SyntheticConfig, TraceMapping, copies,
-    map_swim, parse_swim, replicate_days, select_hour, synthetic,
-};
+use frugal_sim::workload::{Load, SyntheticConfig, copies, synthetic};
 
-use super::{bench_setup, peak_rss_mib, reset_peak_rss};
+use super::{bench_setup, measure, swim_days};
 
 /// Copies that turn the 180-VM large-scale cluster into 10,080 VMs.
 const K: u32 = 56;
@@ -86,25 +83,9 @@ pub(super) fn bench(
     if million == 0 {
         return Ok(());
     }
-    let records = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME)?;
-    let per_copy = million.div_ceil(K as usize);
-    let days = replicate_days(&records, per_copy);
-    let swim = map_swim(
-        &select_hour(&days, SwimHour::Day, None),
-        &TraceMapping {
-            seed,
-            ..Default::default()
-        },
-    );
-    let mut jobs = copies(&swim, K);
+    let mut jobs = copies(&swim_days(million.div_ceil(K as usize), seed)?, K);
     jobs.truncate(million);
-    let measured = reset_peak_rss();
-    let t0 = Instant::now();
-    let r = large.run(PolicyKind::FirstFit, &jobs);
-    let wall = t0.elapsed().as_secs_f64();
-    let rss = peak_rss_mib()
-        .filter(|_| measured)
-        .map_or("-".to_string(), |m| format!("{m:.0}"));
+    let (r, wall, rss) = measure(|| large.run(PolicyKind::FirstFit, &jobs));
     writeln!(
         out,
         "{} SWIM FB-2009 jobs (the day replayed, {K} copies of each) on {} VMs, first fit: \
