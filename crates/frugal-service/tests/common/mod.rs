@@ -159,10 +159,17 @@ pub async fn run_sql(url: &str, sql: &str) {
 /// still be on its way: wait up to 10 s for every interval to be closed.
 pub async fn assert_cost_is_on_time_times_price(url: &str, speedup: f64, vms: &[Value]) {
     let store = store(url, speedup).await;
+    let ids: Vec<u32> = vms
+        .iter()
+        .map(|v| v["id"].as_u64().unwrap() as u32)
+        .collect();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let intervals = loop {
         let intervals = store.vm_intervals().await.unwrap();
-        if intervals.iter().all(|i| i.2.is_some()) || std::time::Instant::now() > deadline {
+        let closed = intervals
+            .iter()
+            .all(|i| i.2.is_some() || !ids.contains(&i.0));
+        if closed || std::time::Instant::now() > deadline {
             break intervals;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
