@@ -1,0 +1,211 @@
+//! One configuration of paper 001's experiments → one tidy row (the function every
+//! output of `frugal ephemeral` is built from).
+//!
+//! A run is (data centre, chunk size, safety margin S, start hour h, strategy): the job of
+//! [`JobSpec::paper`] is submitted at t₀ = day 5 00:00 + h hours (h = 0 … 47, spec §2.2),
+//! planned over the 24-hour window from t₀ on forecasts made from the days before t₀, and
+//! simulated on the actual utilisation ([`crate::runtime`]).
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::cuckoo::{REPLICAS, place_chunks};
+use crate::forecast::{ForecasterKind, available};
+use crate::hosts::{DataCentre, Hosts};
+use crate::job::{Job, JobSpec};
+use crate::runtime::{self, Driver, Qos, RunConfig};
+use crate::trace::{DAY_S, FIRST_TEST_DAY, Metric, STEP_S, STEPS_PER_DAY, Utilisation};
+use crate::{plan, rffd};
+
+/// A scheduling strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Cuckoo with its original controller (kill on any violation).
+    Cuckoo,
+    /// Cuckoo with Salamander's controller (RQ3's "new QoS").
+    CuckooNewQos,
+    /// Salamander with the plan of Alg. 1 (Random First Fit Decreasing) alone.
+    SalamanderRffd,
+}
+
+impl Strategy {
+    /// The name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Cuckoo => "cuckoo",
+            Strategy::CuckooNewQos => "cuckoo-newqos",
+            Strategy::SalamanderRffd => "salamander-rffd",
+        }
+    }
+}
+
+/// The inputs of one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunSpec {
+    /// The data centre.
+    pub dc: DataCentre,
+    /// The job.
+    pub job: JobSpec,
+    /// Safety margin S, percent (0–100), for CPU and RAM alike (spec A24).
+    pub margin_pct: u32,
+    /// Hours after day 5 00:00 at which the job is submitted (0–47).
+    pub start_hour: u32,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The forecaster.
+    pub forecaster: ForecasterKind,
+    /// Whether the client's upload of the input is simulated ([`RunConfig::upload`]).
+    pub upload: bool,
+    /// Plan durations are rounded up to a multiple of this many seconds.
+    pub plan_slot_s: u32,
+    /// The seed of every random choice (Alg. 1's node draws).
+    pub seed: u64,
+}
+
+/// One run's result: inputs and metrics with units.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EphemeralRow {
+    /// Data centre (`PC-1`, `PC-2`, `University`).
+    pub dc: DataCentre,
+    /// Chunk size, MiB.
+    pub chunk_mib: u32,
+    /// Safety margin, percent.
+    pub safety_margin: u32,
+    /// Start hour after day 5 00:00.
+    pub start_hour: u32,
+    /// Strategy name.
+    pub strategy: &'static str,
+    /// Seed.
+    pub seed: u64,
+    /// Tasks in the job.
+    pub tasks: usize,
+    /// Whether the plan rejected the job (it does not fit the window; spec A26).
+    pub rejected: bool,
+    /// From submission to the end of the last reduce, seconds (NaN when rejected or when
+    /// the job did not end within 30 simulated days).
+    pub job_time_s: f64,
+    /// 100 × kills / tasks (can exceed 100; spec A19).
+    pub relaunched_pct: f64,
+    /// 100 × maps run on a host without their chunk / maps (spec A20).
+    pub remote_pct: f64,
+    /// Makespan of the plan (Eq. 3), seconds; 0 for Cuckoo.
+    pub plan_makespan_s: u32,
+    /// Kills whose re-plan found no room in the forecast.
+    pub replan_failures: usize,
+}
+
+/// Runs one configuration.
+pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
+    let dc_hosts = hosts.of(spec.dc);
+    let job = Job::new(0, spec.job);
+    let margin = f64::from(spec.margin_pct) / 100.0;
+    let t0_step =
+        (FIRST_TEST_DAY - 1) * STEPS_PER_DAY + spec.start_hour as usize * 3600 / STEP_S as usize;
+    let forecaster = spec.forecaster.build();
+    // The window and one more day, so that a task killed late can be re-planned.
+    let steps = 2 * STEPS_PER_DAY;
+    let forecast: Vec<(Vec<f64>, Vec<f64>)> = dc_hosts
+        .iter()
+        .map(|h| {
+            (
+                forecaster.forecast(util, h.host, Metric::Cpu, t0_step, steps),
+                forecaster.forecast(util, h.host, Metric::Ram, t0_step, steps),
+            )
+        })
+        .collect();
+    let mut row = EphemeralRow {
+        dc: spec.dc,
+        chunk_mib: spec.job.chunk_mib,
+        safety_margin: spec.margin_pct,
+        start_hour: spec.start_hour,
+        strategy: spec.strategy.name(),
+        seed: spec.seed,
+        tasks: job.tasks.len(),
+        rejected: false,
+        job_time_s: f64::NAN,
+        relaunched_pct: 0.0,
+        remote_pct: 0.0,
+        plan_makespan_s: 0,
+        replan_failures: 0,
+    };
+    let config = |holders, qos| RunConfig {
+        hosts: &dc_hosts,
+        util,
+        t0_step,
+        margin,
+        job: &job,
+        holders,
+        upload: spec.upload,
+        qos,
+    };
+    let outcome = match spec.strategy {
+        Strategy::Cuckoo | Strategy::CuckooNewQos => {
+            let weight: Vec<f64> = dc_hosts
+                .iter()
+                .zip(&forecast)
+                .map(|(h, (cpu, _))| {
+                    cpu[..STEPS_PER_DAY]
+                        .iter()
+                        .map(|&u| available(h.cpu_gflops, u, margin))
+                        .sum()
+                })
+                .collect();
+            let qos = if spec.strategy == Strategy::Cuckoo {
+                Qos::KillOnAnyViolation
+            } else {
+                Qos::Throttle
+            };
+            runtime::run(
+                &config(place_chunks(&job, &weight, REPLICAS), qos),
+                Driver::Slots,
+            )
+        }
+        Strategy::SalamanderRffd => {
+            let problem = runtime::problem(
+                &dc_hosts,
+                &forecast,
+                margin,
+                job.clone(),
+                DAY_S,
+                spec.plan_slot_s,
+            );
+            let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec));
+            let plan = rffd::plan(&problem, &mut rng);
+            debug_assert!(plan::violations(&problem, &plan).is_empty());
+            if plan.jobs_scheduled() == 0 {
+                row.rejected = true;
+                return row;
+            }
+            row.plan_makespan_s = plan.makespan(&problem);
+            let holders = job
+                .maps()
+                .map(|i| vec![plan.0[0][i].expect("whole job").node])
+                .collect();
+            let driver = Driver::Plan {
+                problem: &problem,
+                plan,
+                rng: Box::new(rng),
+            };
+            runtime::run(&config(holders, Qos::Throttle), driver)
+        }
+    };
+    if let Some(o) = outcome {
+        row.job_time_s = o.job_time_s;
+        row.relaunched_pct = 100.0 * o.kills as f64 / job.tasks.len() as f64;
+        row.remote_pct = 100.0 * o.remote_maps as f64 / spec.job.maps as f64;
+        row.replan_failures = o.replan_failures;
+    }
+    row
+}
+
+/// The seed of one run: `seed` mixed with the configuration, so that runs differ but each
+/// is reproducible on its own.
+fn run_seed(spec: &RunSpec) -> u64 {
+    spec.seed
+        ^ (u64::from(spec.start_hour) << 40)
+        ^ (u64::from(spec.margin_pct) << 32)
+        ^ (u64::from(spec.job.chunk_mib) << 16)
+        ^ spec.dc as u64
+}

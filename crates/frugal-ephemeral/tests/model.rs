@@ -1,0 +1,334 @@
+//! Hand-worked checks of paper 001's formulas and rules: Eq. 1, the seasonal quantile,
+//! Alg. 1, Alg. 3 and Cuckoo's slot and placement rules; and the shipped data against the
+//! recipe that builds it.
+
+use std::io::Read;
+
+use flate2::read::GzDecoder;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use frugal_ephemeral::cuckoo::{place_chunks, tracker_capacity};
+use frugal_ephemeral::forecast::{Forecaster, Oracle, SeasonalQuantile, available};
+use frugal_ephemeral::hosts::{self, DataCentre, Host, Hosts};
+use frugal_ephemeral::job::{Job, JobSpec};
+use frugal_ephemeral::network::max_min;
+use frugal_ephemeral::plan::{Assignment, NodeCapacity, Plan, Problem, Violation, violations};
+use frugal_ephemeral::runtime::{Qos, kills};
+use frugal_ephemeral::trace::{self, Metric, Utilisation};
+use frugal_ephemeral::{experiment, rffd};
+
+#[test]
+fn eq1_subtracts_forecast_and_margin_and_clamps_at_zero() {
+    // 200 GFLOP/s × (1 − (0.30 + 0.05)) = 130 GFLOP/s.
+    assert!((available(200.0, 0.30, 0.05) - 130.0).abs() < 1e-9);
+    // §IV-B1: prediction 80 % + margin 30 % > 100 % → nothing to schedule on.
+    assert_eq!(available(64.0, 0.80, 0.30), 0.0);
+}
+
+/// One host, 7 days, CPU = 10 × day % and RAM = 50 % everywhere.
+fn synthetic() -> Utilisation {
+    let mut csv = String::from("host,day,sample,cpu_pct,mem_pct\n");
+    for day in 1..=7 {
+        for s in 0..288 {
+            csv += &format!("0,{day},{s},{},50\n", 10 * day);
+        }
+    }
+    Utilisation::parse(csv.as_bytes(), "synthetic", 1).unwrap()
+}
+
+#[test]
+fn seasonal_quantile_pools_the_same_time_of_day_over_past_days() {
+    let u = synthetic();
+    // Window from day 5: days 1–4 give 11 samples each of 0.1, 0.2, 0.3, 0.4. The median
+    // sits at position 0.5 × 43 = 21.5 between the 22nd (0.2) and 23rd (0.3) values.
+    let median = SeasonalQuantile {
+        tau: 0.5,
+        half_width: 5,
+    };
+    let f = median.forecast(&u, 0, Metric::Cpu, 4 * 480, 3);
+    assert!(f.iter().all(|v| (v - 0.25).abs() < 1e-12), "{f:?}");
+    let f = SeasonalQuantile::PAPER.forecast(&u, 0, Metric::Cpu, 4 * 480, 1);
+    assert!((f[0] - 0.4).abs() < 1e-12);
+    // From day 6 00:00 day 5 joins the history: the 0.99 quantile becomes 0.5.
+    let f = SeasonalQuantile::PAPER.forecast(&u, 0, Metric::Cpu, 5 * 480, 1);
+    assert!((f[0] - 0.5).abs() < 1e-12);
+    assert_eq!(
+        Oracle.forecast(&u, 0, Metric::Cpu, 6 * 480 + 7, 1),
+        vec![0.7]
+    );
+    // Past day 7 the trace wraps to day 5.
+    assert_eq!(u.at(0, Metric::Cpu, 7 * 480), 0.5);
+}
+
+#[test]
+fn bad_utilisation_rows_are_named() {
+    let bad = "host,day,sample,cpu_pct,mem_pct\n0,1,0,20,101\n";
+    let e = Utilisation::parse(bad.as_bytes(), "u.csv", 1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "u.csv, line 2: mem_pct = 101 is outside 0–100 %"
+    );
+    let short = "host,day,sample,cpu_pct,mem_pct\n0,1,0,20,10\n";
+    let e = Utilisation::parse(short.as_bytes(), "u.csv", 1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "u.csv: host 0 day 1 has 1 samples; 288 are needed"
+    );
+    let twice = "host,day,sample,cpu_pct,mem_pct\n0,1,0,20,10\n0,1,0,20,10\n";
+    let e = Utilisation::parse(twice.as_bytes(), "u.csv", 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("line 3: host 0 day 1 sample 0 appears twice")
+    );
+    let host = "host,day,sample,cpu_pct,mem_pct\n3,1,0,20,10\n";
+    let e = Utilisation::parse(host.as_bytes(), "u.csv", 1).unwrap_err();
+    assert!(e.to_string().contains("line 2: host 3"));
+}
+
+#[test]
+fn hosts_add_up_to_table_2() {
+    let h = Hosts::embedded();
+    assert_eq!(
+        h,
+        hosts::generate(),
+        "the shipped hosts.csv follows the rule"
+    );
+    for dc in DataCentre::ALL {
+        let (n, g, cpu, ram_tb) = dc.table2();
+        let of = h.of(dc);
+        assert_eq!(of.len(), n);
+        let configs: std::collections::BTreeSet<usize> =
+            of.iter().map(|h| h.configuration).collect();
+        assert_eq!(configs.len(), g);
+        assert!((of.iter().map(|h| h.cpu_gflops).sum::<f64>() - cpu).abs() < 1e-9);
+        assert!((of.iter().map(|h| h.ram_gib).sum::<f64>() - ram_tb * 1024.0).abs() < 1e-9);
+    }
+    let bad = "host,dc,configuration,cpu_gflops,ram_gib\n0,PC-1,0,-1,10\n";
+    let e = Hosts::parse(bad.as_bytes(), "h.csv").unwrap_err();
+    assert!(
+        e.to_string().starts_with("h.csv, line 2: cpu_gflops = -1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn shipped_trace_is_the_recipe_applied_to_gcd() {
+    let gcd = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/utilisation/GCD_VMs.tar.gz"
+    );
+    let (samples, manifest) = trace::derive_from_gcd(std::path::Path::new(gcd)).unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/ephemeral/");
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for s in &samples {
+        w.serialize(s).unwrap();
+    }
+    let mut shipped = Vec::new();
+    GzDecoder::new(std::fs::File::open(format!("{root}utilisation.csv.gz")).unwrap())
+        .read_to_end(&mut shipped)
+        .unwrap();
+    assert!(
+        w.into_inner().unwrap() == shipped,
+        "utilisation.csv.gz differs from the recipe"
+    );
+    let mut m = csv::Writer::from_writer(Vec::new());
+    for r in &manifest {
+        m.serialize(r).unwrap();
+    }
+    let shipped = std::fs::read(format!("{root}manifest.csv")).unwrap();
+    assert!(
+        m.into_inner().unwrap() == shipped,
+        "manifest.csv differs from the recipe"
+    );
+    // Spec §2.2: the first host is job 3418442's VMs 1–7; University ends the list.
+    assert_eq!(manifest[0].source, "GCD_VMs/vm_3418442_1");
+    assert_eq!(manifest.last().unwrap().dc, DataCentre::University);
+    assert_eq!(Utilisation::embedded().hosts(), 42);
+}
+
+/// A job of `maps` maps and one reduce whose tasks each last 2 s on a 20-GFLOP/s host
+/// (v = 1 GFLOP/s): 1 MiB chunks at 1,000 FLOP/B; the reduce reads 1 MiB per map... at
+/// 500/maps FLOP/B.
+fn tiny_job(maps: usize) -> Job {
+    Job::new(
+        0,
+        JobSpec {
+            maps,
+            reduces: 1,
+            chunk_mib: 1,
+            map_flop_per_byte: 1000.0,
+            reduce_flop_per_byte: 1000.0 / maps as f64,
+            ram_gib: 1.0,
+            map_output_ratio: 1.0,
+        },
+    )
+}
+
+/// A 20-GFLOP/s node whose available CPU per 180-s step is `slots` slots (1 GFLOP/s each)
+/// and RAM 10 GiB, over two steps.
+fn node(slots: [f64; 2]) -> NodeCapacity {
+    NodeCapacity::new(20.0, slots.to_vec(), vec![10.0; 2])
+}
+
+#[test]
+fn alg1_fills_the_earliest_second_and_keeps_reduces_after_maps() {
+    let p = Problem {
+        nodes: vec![node([1.0, 1.0]), node([0.0, 0.0])],
+        jobs: vec![tiny_job(2)],
+        window_s: 360,
+        plan_slot_s: 1,
+    };
+    assert_eq!(p.duration((0, 0), 0), 2, "⌈1.048576 s⌉ … rounded up to 2 s");
+    let plan = rffd::plan(&p, &mut ChaCha8Rng::seed_from_u64(1));
+    let at = |node, start| Some(Assignment { node, start });
+    assert_eq!(plan, Plan(vec![vec![at(0, 0), at(0, 2), at(0, 4)]]));
+    assert_eq!(plan.makespan(&p), 6);
+    assert!(violations(&p, &plan).is_empty());
+
+    // Capacity only from the second step: the maps wait for it.
+    let late = Problem {
+        nodes: vec![node([0.0, 1.0])],
+        ..p.clone()
+    };
+    let plan = rffd::plan(&late, &mut ChaCha8Rng::seed_from_u64(1));
+    assert_eq!(plan.0[0][0], at(0, 180));
+
+    // A window of 5 s cannot hold 6 s of work on one slot: the whole job is rejected.
+    let short = Problem {
+        window_s: 5,
+        ..p.clone()
+    };
+    let plan = rffd::plan(&short, &mut ChaCha8Rng::seed_from_u64(1));
+    assert_eq!(plan.scheduled(), 0);
+
+    // Two one-slot nodes: both maps start at 0, one on each node, whichever the draw.
+    let two = Problem {
+        nodes: vec![node([1.0, 1.0]), node([1.0, 1.0])],
+        ..p.clone()
+    };
+    let mut nodes_of_first_map = std::collections::BTreeSet::new();
+    for seed in 0..16 {
+        let plan = rffd::plan(&two, &mut ChaCha8Rng::seed_from_u64(seed));
+        let (m0, m1) = (plan.0[0][0].unwrap(), plan.0[0][1].unwrap());
+        assert_eq!((m0.start, m1.start), (0, 0));
+        assert_ne!(m0.node, m1.node);
+        assert_eq!(plan.0[0][2].unwrap().start, 2);
+        nodes_of_first_map.insert(m0.node);
+    }
+    assert_eq!(nodes_of_first_map.len(), 2, "the draw is random");
+}
+
+#[test]
+fn the_plan_checker_finds_each_kind_of_violation() {
+    let p = Problem {
+        nodes: vec![node([1.0, 1.0])],
+        jobs: vec![tiny_job(2)],
+        window_s: 360,
+        plan_slot_s: 1,
+    };
+    let at = |start| Some(Assignment { node: 0, start });
+    let bad = Plan(vec![vec![at(0), at(1), at(2)]]);
+    let v = violations(&p, &bad);
+    assert!(v.contains(&Violation::Capacity { node: 0, at: 1 }), "{v:?}");
+    assert!(v.contains(&Violation::Precedence { task: (0, 2) }), "{v:?}");
+    let partial = Plan(vec![vec![at(0), None, None]]);
+    assert_eq!(
+        violations(&p, &partial),
+        vec![Violation::PartialJob { job: 0 }]
+    );
+    // Ending at 361 breaks Eq. 4, and second 360 has no forecast capacity at all.
+    let late = Plan(vec![vec![at(0), at(2), at(359)]]);
+    assert_eq!(
+        violations(&p, &late),
+        vec![
+            Violation::EndsAfterWindow { task: (0, 2) },
+            Violation::Capacity { node: 0, at: 360 }
+        ]
+    );
+}
+
+fn host(cpu_gflops: f64, ram_gib: f64) -> Host {
+    Host {
+        host: 0,
+        dc: DataCentre::Pc1,
+        configuration: 0,
+        cpu_gflops,
+        ram_gib,
+    }
+}
+
+#[test]
+fn alg3_throttles_cpu_and_kills_latest_first_only_for_ram() {
+    let h = host(200.0, 100.0);
+    let twenty = [3.0; 20];
+    // S = 10 %, u_ram = 50 %: ramLimit = 100 × 0.4 = 40 GiB, sm = 10 GiB; 60 GiB of tasks
+    // exceed 40 + 5 = 45: keep 15 tasks (45 GiB), kill 5.
+    assert_eq!(kills(Qos::Throttle, &h, (0.9, 0.5), 0.10, &twenty), 5);
+    // u_cpu = 90 % does not kill under Alg. 3 (CPU is throttled), with RAM to spare.
+    assert_eq!(kills(Qos::Throttle, &h, (0.9, 0.1), 0.10, &twenty), 0);
+    // u_ram = 85 %: ramLimit = 5 GiB ≤ sm = 10 GiB → kill every task.
+    assert_eq!(kills(Qos::Throttle, &h, (0.1, 0.85), 0.10, &twenty), 20);
+    // Cuckoo's original controller also kills for CPU: 20 slots of 10 GFLOP/s demand
+    // 200 > 200 × (1 − 0.3 − 0.1) + 0.5 × 0.1 × 200 = 130 → keep 13, kill 7.
+    assert_eq!(
+        kills(Qos::KillOnAnyViolation, &h, (0.3, 0.1), 0.10, &twenty),
+        7
+    );
+}
+
+#[test]
+fn cuckoo_spreads_tasks_like_hadoop_and_places_chunks_by_weight() {
+    // 640 maps on 9 × 20 slots: full trackers; 40 reduces: ⌈40 × 20 / 180⌉ = 5.
+    assert_eq!(tracker_capacity(640, 180, 20), 20);
+    assert_eq!(tracker_capacity(40, 180, 20), 5);
+    assert_eq!(tracker_capacity(1, 180, 20), 1);
+    assert_eq!(tracker_capacity(0, 180, 20), 0);
+    // Smooth WRR with weights 2:1:1 picks 0, 1, 2, 0 (credits [2,1,1]→0, [0,2,2]→1,
+    // [2,−1,3]→2, [4,0,0]→0).
+    let job = tiny_job(4);
+    let one = place_chunks(&job, &[2.0, 1.0, 1.0], 1);
+    assert_eq!(one, vec![vec![0], vec![1], vec![2], vec![0]]);
+    for holders in place_chunks(&job, &[2.0, 1.0, 1.0], 3) {
+        let mut h = holders.clone();
+        h.sort_unstable();
+        assert_eq!(h, vec![0, 1, 2], "three distinct replicas");
+    }
+}
+
+#[test]
+fn max_min_fairness_by_hand() {
+    // Link 1 (4 B/s) is shared by flows 1 and 2: 2 each; flow 0 gets link 0's rest, 8.
+    let r = max_min(&[&[0], &[0, 1], &[1]], &[10.0, 4.0]);
+    assert_eq!(r, vec![8.0, 2.0, 2.0]);
+}
+
+#[test]
+fn runs_are_deterministic_and_salamander_runs_local() {
+    let hosts = Hosts::embedded();
+    let util = Utilisation::embedded();
+    for strategy in [
+        experiment::Strategy::Cuckoo,
+        experiment::Strategy::SalamanderRffd,
+    ] {
+        let spec = experiment::RunSpec {
+            dc: DataCentre::University,
+            job: JobSpec::paper(128),
+            margin_pct: 5,
+            start_hour: 7,
+            strategy,
+            forecaster: frugal_ephemeral::ForecasterKind::SeasonalQuantile,
+            upload: false,
+            plan_slot_s: 1,
+            seed: 3,
+        };
+        let a = experiment::run(&spec, &hosts, &util);
+        let b = experiment::run(&spec, &hosts, &util);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert!(a.job_time_s.is_finite() && a.job_time_s > 0.0, "{a:?}");
+        if strategy == experiment::Strategy::SalamanderRffd {
+            assert_eq!(a.remote_pct, 0.0, "every chunk is where its map runs");
+            assert!(a.plan_makespan_s > 0);
+        }
+    }
+}
