@@ -3,6 +3,7 @@
 mod bag_of_tasks;
 mod bench;
 mod choices;
+mod ephemeral;
 mod loadtest;
 mod progress;
 mod record_exit;
@@ -59,6 +60,10 @@ enum Command {
     /// Bags of tasks on a hybrid cloud (paper 003): HA, RA and FFD on SWF logs, with
     /// hourly rent, PM energy and deadlines (default: the NASA iPSC log, α = 1..4).
     BagOfTasks(Box<bag_of_tasks::BagOfTasksArgs>),
+    /// MapReduce on ephemeral capacity (paper 001): Salamander's forecast-driven plans
+    /// against Cuckoo on hosts that run a primary workload (default: University, 256 MiB
+    /// chunks, margins 0–30 %, 48 start hours).
+    Ephemeral(Box<ephemeral::EphemeralArgs>),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
     Bench(bench::BenchArgs),
@@ -117,6 +122,7 @@ fn main() -> std::process::ExitCode {
         },
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
+        Some(Command::Ephemeral(args)) => ephemeral::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::cuckoo::{REPLICAS, place_chunks};
-use crate::forecast::{ForecasterKind, available};
+use crate::forecast::{Coverage, ForecasterKind, available};
 use crate::hosts::{DataCentre, Hosts};
 use crate::job::{Job, JobSpec};
 use crate::runtime::{self, Driver, Qos, RunConfig};
@@ -208,4 +208,37 @@ fn run_seed(spec: &RunSpec) -> u64 {
         ^ (u64::from(spec.margin_pct) << 32)
         ^ (u64::from(spec.job.chunk_mib) << 16)
         ^ spec.dc as u64
+}
+
+/// Forecast coverage (CPU, RAM) over the 24-hour windows of start hours 0 … `start_hours`
+/// − 1 on the hosts of `dc` (spec §5 item 6: the paper's reading of Fig. 3 rests on CPU
+/// errors exceeding RAM errors and on RAM over-estimation).
+pub fn coverage(
+    dc: DataCentre,
+    hosts: &Hosts,
+    util: &Utilisation,
+    forecaster: ForecasterKind,
+    start_hours: u32,
+) -> (Coverage, Coverage) {
+    let f = forecaster.build();
+    let ids: Vec<usize> = hosts.of(dc).iter().map(|h| h.host).collect();
+    let per_metric = |m| {
+        let all: Vec<Coverage> = (0..start_hours)
+            .map(|h| {
+                let from = start_step(h);
+                crate::forecast::coverage(f.as_ref(), util, &ids, m, from, STEPS_PER_DAY)
+            })
+            .collect();
+        let n = all.len().max(1) as f64;
+        Coverage {
+            covered: all.iter().map(|c| c.covered).sum::<f64>() / n,
+            mean_over_pp: all.iter().map(|c| c.mean_over_pp).sum::<f64>() / n,
+        }
+    };
+    (per_metric(Metric::Cpu), per_metric(Metric::Ram))
+}
+
+/// The 3-minute step of day 5 00:00 + `hour` hours.
+fn start_step(hour: u32) -> usize {
+    (FIRST_TEST_DAY - 1) * STEPS_PER_DAY + hour as usize * 3600 / STEP_S as usize
 }

@@ -24,6 +24,7 @@ pub mod network;
 pub mod plan;
 pub mod rffd;
 pub mod runtime;
+pub mod summary;
 pub mod trace;
 
 pub use experiment::{EphemeralRow, RunSpec, Strategy};

@@ -1,0 +1,62 @@
+//! The tables of `frugal ephemeral`: statistics per cell, and improvements over Cuckoo
+//! beside the paper's.
+
+use frugal_ephemeral::summary::{Cell, Improvement};
+
+use crate::table::{Column, fixed, opt};
+
+type C = Column<Cell>;
+type I = Column<Improvement>;
+
+fn cell_columns() -> Vec<C> {
+    vec![
+        C::new(["DC", ""], |c| c.dc.to_string()),
+        C::new(["chunk", "MiB"], |c| c.chunk_mib.to_string()),
+        C::new(["S", "%"], |c| c.safety_margin.to_string()),
+        C::new(["strategy", ""], |c| c.strategy.to_string()),
+        C::new(["runs", ""], |c| c.runs.to_string()),
+        C::new(["rejected", ""], |c| c.rejected.to_string()).sparse(|c| c.rejected > 0),
+        C::new(["job time", "s"], |c| fixed(c.job_time_s, 0)),
+        C::new(["min–max", "s"], |c| {
+            format!(
+                "{}–{}",
+                fixed(c.job_time_min_s, 0),
+                fixed(c.job_time_max_s, 0)
+            )
+        }),
+        C::new(["vs Cuckoo", "%"], |c| opt(c.vs_cuckoo_pct, 1)),
+        C::new(["relaunched", "%"], |c| fixed(c.relaunched_pct, 1)),
+        C::new(["relaunched", "p98 %"], |c| fixed(c.relaunched_p98_pct, 1)),
+        C::new(["remote", "%"], |c| fixed(c.remote_pct, 1)),
+    ]
+}
+
+/// Statistics per cell.
+pub fn cells(cells: &[Cell], markdown: bool) -> String {
+    if markdown {
+        crate::table::markdown(cell_columns(), cells, 4)
+    } else {
+        crate::table::render(cell_columns(), cells, false, 4)
+    }
+}
+
+fn improvement_columns() -> Vec<I> {
+    vec![
+        I::new(["DC", ""], |i| i.dc.to_string()),
+        I::new(["chunk", "MiB"], |i| i.chunk_mib.to_string()),
+        I::new(["strategy", ""], |i| i.strategy.to_string()),
+        I::new(["Cuckoo", "s"], |i| fixed(i.cuckoo_s, 0)),
+        I::new(["strategy", "s"], |i| fixed(i.strategy_s, 0)),
+        I::new(["faster", "%"], |i| fixed(i.improvement_pct, 1)),
+        I::new(["paper", "%"], |i| opt(i.paper_pct, 1)),
+    ]
+}
+
+/// Improvements over Cuckoo.
+pub fn improvements(rows: &[Improvement], markdown: bool) -> String {
+    if markdown {
+        crate::table::markdown(improvement_columns(), rows, 3)
+    } else {
+        crate::table::render(improvement_columns(), rows, false, 3)
+    }
+}

@@ -1,0 +1,134 @@
+//! `frugal ephemeral` end to end: the comparison table, the CSV the issue asks for, its
+//! files, and bad input.
+
+mod common;
+
+use common::{frugal, tmp};
+
+/// Few runs: the debug binary simulates each in about a tenth of a second.
+const SMALL: [&str; 4] = ["--start-hours", "2", "--margins", "0,10"];
+
+#[test]
+fn the_comparison_prints_both_strategies_and_the_papers_figure() {
+    let mut args = vec!["ephemeral"];
+    args.extend(SMALL);
+    let (code, out, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    for strategy in ["cuckoo", "salamander-rffd"] {
+        let rows = out
+            .lines()
+            .filter(|l| {
+                l.starts_with("University") && l.split_whitespace().nth(3) == Some(strategy)
+            })
+            .count();
+        assert_eq!(rows, 2, "{strategy}: one row per margin\n{out}");
+    }
+    assert!(
+        out.contains("47.6"),
+        "the paper's University 256 MiB figure\n{out}"
+    );
+    assert!(out.contains("Forecast coverage, University: CPU"));
+    assert!(!out.contains("NaN") && !out.contains("-0.0"), "{out}");
+}
+
+#[test]
+fn csv_has_the_issues_columns_and_does_not_depend_on_threads() {
+    let run = |threads: &str| {
+        let mut args = vec!["ephemeral", "--format", "csv", "--chunk-mib", "128"];
+        args.extend(SMALL);
+        args.extend(["--threads", threads]);
+        let (code, out, err) = frugal(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    let mut rdr = csv::Reader::from_reader(one.as_bytes());
+    let head = rdr.headers().unwrap().clone();
+    for col in [
+        "dc",
+        "chunk_mib",
+        "safety_margin",
+        "strategy",
+        "job_time_s",
+        "relaunched_pct",
+        "remote_pct",
+    ] {
+        assert!(head.iter().any(|h| h == col), "{col} in {head:?}");
+    }
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 4, "2 margins × 2 strategies");
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    for r in &rows {
+        assert_eq!(&r[col("dc")], "University");
+        assert_eq!(&r[col("chunk_mib")], "128");
+        let t: f64 = r[col("job_time_s")].parse().unwrap();
+        assert!(t > 600.0, "a 680-task job takes more than 10 minutes: {t}");
+        if &r[col("strategy")] == "salamander-rffd" {
+            assert_eq!(&r[col("remote_pct")], "0.0", "data placed with the plan");
+        }
+    }
+}
+
+#[test]
+fn out_writes_runs_cells_improvements_and_provenance() {
+    let dir = tmp("ephemeral-out");
+    let mut args = vec!["ephemeral", "--start-hours", "1", "--margins", "5"];
+    args.extend(["--out", dir.to_str().unwrap()]);
+    let (code, _, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 2);
+    assert!(runs.starts_with("dc,chunk_mib,safety_margin,start_hour,strategy,seed"));
+    let imp = std::fs::read_to_string(dir.join("improvements.csv")).unwrap();
+    assert!(imp.lines().nth(1).unwrap().ends_with(",47.6"), "{imp}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["configuration"]["chunk_mib"][0], 256);
+    assert!(
+        summary["forecast_coverage"][0]["ram"]["covered"]
+            .as_f64()
+            .unwrap()
+            > 0.5
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_the_flag_file_or_line() {
+    let dir = tmp("ephemeral-bad");
+    let util = dir.join("u.csv");
+    std::fs::write(&util, "host,day,sample,cpu_pct,mem_pct\n0,1,0,20,150\n").unwrap();
+    let hosts = dir.join("h.csv");
+    std::fs::write(
+        &hosts,
+        "host,dc,configuration,cpu_gflops,ram_gib\n0,PC-1,0,100,64\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--utilisation", util.to_str().unwrap()],
+            "u.csv, line 2: mem_pct = 150 is outside 0–100 %",
+        ),
+        (
+            vec!["--hosts", hosts.to_str().unwrap()],
+            "h.csv: PC-1 has 1 hosts; Table II says 9",
+        ),
+        (
+            vec!["--utilisation", "/nonexistent.csv"],
+            "--utilisation /nonexistent.csv",
+        ),
+        (vec!["--margins", "100"], "--margins"),
+        (vec!["--start-hours", "49"], "--start-hours"),
+        (vec!["--chunk-mib", "0"], "--chunk-mib"),
+        (vec!["--map-output-ratio", "-1"], "--map-output-ratio"),
+        (vec!["--strategies", "salamander"], "--strategies"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["ephemeral"];
+        args.extend(extra.iter());
+        let (code, out, err) = frugal(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.is_empty() && !err.contains("panicked"), "{args:?}");
+    }
+}
