@@ -139,9 +139,15 @@ struct Flow {
     links: Vec<usize>,
     left: f64,
     rate: f64,
-    /// The task it feeds, or `None` for an upload (then `chunk`).
-    task: Option<usize>,
-    chunk: usize,
+    carries: Carries,
+}
+
+/// What a transfer moves.
+enum Carries {
+    /// The client's upload of a map's chunk to its holders.
+    Upload(usize),
+    /// Input of a task to its host (a chunk or a shuffle share).
+    Input(usize),
 }
 
 const EPS: f64 = 1e-9;
@@ -355,18 +361,24 @@ impl Sim<'_, '_> {
                 }
                 let kind = self.pending_kind();
                 let (_, held) = self.counts(kind);
-                let unfinished = match kind {
-                    TaskKind::Map => self.maps_left,
-                    TaskKind::Reduce => self.reduces_left,
-                };
-                let slots = SLOTS as usize;
-                let cap = tracker_capacity(unfinished, slots * self.host_count(), slots);
+                let cap = self.tracker_cap(kind);
                 (0..self.host_count())
                     .filter(|&k| self.admits(k) && held[k] < cap)
                     .map(|k| self.next_heartbeat(k))
                     .fold(f64::INFINITY, f64::min)
             }
         }
+    }
+
+    /// Hadoop's cap on the tasks of `kind` one tracker may hold now
+    /// ([`tracker_capacity`]).
+    fn tracker_cap(&self, kind: TaskKind) -> usize {
+        let unfinished = match kind {
+            TaskKind::Map => self.maps_left,
+            TaskKind::Reduce => self.reduces_left,
+        };
+        let slots = SLOTS as usize;
+        tracker_capacity(unfinished, slots * self.host_count(), slots)
     }
 
     fn next_heartbeat(&self, k: usize) -> f64 {
@@ -402,8 +414,7 @@ impl Sim<'_, '_> {
             links,
             left: self.c.job.tasks[chunk].input_bytes,
             rate: 0.0,
-            task: None,
-            chunk,
+            carries: Carries::Upload(chunk),
         });
         self.rates_stale = true;
     }
@@ -447,8 +458,7 @@ impl Sim<'_, '_> {
             links: vec![2 * from, 2 * to + 1],
             left: bytes,
             rate: 0.0,
-            task: Some(task),
-            chunk: 0,
+            carries: Carries::Input(task),
         });
         self.tasks[task].fetching += 1;
         self.rates_stale = true;
@@ -464,17 +474,17 @@ impl Sim<'_, '_> {
             }
             let f = self.flows.remove(i);
             self.rates_stale = true;
-            match f.task {
-                Some(t) => self.tasks[t].fetching -= 1,
-                None => {
-                    self.uploaded[f.chunk] = true;
+            match f.carries {
+                Carries::Input(t) => self.tasks[t].fetching -= 1,
+                Carries::Upload(chunk) => {
+                    self.uploaded[chunk] = true;
                     self.start_upload();
                     match driver {
                         Driver::Slots => {
-                            let at = self.pending.partition_point(|&p| p < f.chunk);
-                            self.pending.insert(at, f.chunk);
+                            let at = self.pending.partition_point(|&p| p < chunk);
+                            self.pending.insert(at, chunk);
                         }
-                        Driver::Plan { .. } => self.place_input(f.chunk),
+                        Driver::Plan { .. } => self.place_input(chunk),
                     }
                 }
             }
@@ -610,13 +620,7 @@ impl Sim<'_, '_> {
                     }
                     let kind = self.pending_kind();
                     let (_, held) = self.counts(kind);
-                    let unfinished = match kind {
-                        TaskKind::Map => self.maps_left,
-                        TaskKind::Reduce => self.reduces_left,
-                    };
-                    let slots = SLOTS as usize;
-                    let cap = tracker_capacity(unfinished, slots * self.host_count(), slots);
-                    let mut free = cap.saturating_sub(held[k]);
+                    let mut free = self.tracker_cap(kind).saturating_sub(held[k]);
                     if kind == TaskKind::Reduce {
                         free = free.min(1);
                     }
