@@ -122,6 +122,14 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         (vec!["--chunk-mib", "0"], "--chunk-mib"),
         (vec!["--map-output-ratio", "-1"], "--map-output-ratio"),
         (vec!["--strategies", "salamander"], "--strategies"),
+        (
+            vec!["--per-run"],
+            "--per-run applies to --format csv or json",
+        ),
+        (
+            vec!["--strategies", "cuckoo", "--plan-slot-s", "180"],
+            "--plan-slot-s applies to Salamander's plans",
+        ),
     ];
     for (extra, want) in cases {
         let mut args = vec!["ephemeral"];

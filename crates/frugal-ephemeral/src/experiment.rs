@@ -210,16 +210,27 @@ fn run_seed(spec: &RunSpec) -> u64 {
         ^ spec.dc as u64
 }
 
-/// Forecast coverage (CPU, RAM) over the 24-hour windows of start hours 0 … `start_hours`
-/// − 1 on the hosts of `dc` (spec §5 item 6: the paper's reading of Fig. 3 rests on CPU
-/// errors exceeding RAM errors and on RAM over-estimation).
+/// Forecast coverage of one data centre's hosts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DcCoverage {
+    /// The data centre.
+    pub dc: DataCentre,
+    /// CPU coverage.
+    pub cpu: Coverage,
+    /// RAM coverage.
+    pub ram: Coverage,
+}
+
+/// Forecast coverage over the 24-hour windows of start hours 0 … `start_hours` − 1 on the
+/// hosts of `dc`, averaged over the windows (spec §5 item 6: the paper's reading of Fig. 3
+/// rests on CPU errors exceeding RAM errors and on RAM over-estimation).
 pub fn coverage(
     dc: DataCentre,
     hosts: &Hosts,
     util: &Utilisation,
     forecaster: ForecasterKind,
     start_hours: u32,
-) -> (Coverage, Coverage) {
+) -> DcCoverage {
     let f = forecaster.build();
     let ids: Vec<usize> = hosts.of(dc).iter().map(|h| h.host).collect();
     let per_metric = |m| {
@@ -235,7 +246,11 @@ pub fn coverage(
             mean_over_pp: all.iter().map(|c| c.mean_over_pp).sum::<f64>() / n,
         }
     };
-    (per_metric(Metric::Cpu), per_metric(Metric::Ram))
+    DcCoverage {
+        dc,
+        cpu: per_metric(Metric::Cpu),
+        ram: per_metric(Metric::Ram),
+    }
 }
 
 /// The 3-minute step of day 5 00:00 + `hour` hours.

@@ -121,10 +121,9 @@ pub struct EphemeralArgs {
     #[arg(long)]
     pub upload: bool,
     /// Round plan durations up to a multiple of this many seconds (180 = Table I's
-    /// 3-minute grid).
-    #[arg(long, value_name = "S", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..=3600))]
-    pub plan_slot_s: u32,
+    /// 3-minute grid) [default: 1]. Applies to Salamander strategies only.
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub plan_slot_s: Option<u32>,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -136,7 +135,7 @@ pub struct EphemeralArgs {
     /// with 7 days × 288 five-minute samples per host) [default: the shipped trace].
     #[arg(long, value_name = "FILE")]
     pub utilisation: Option<PathBuf>,
-    /// With --format csv or json: one row per run instead of one per (data centre, chunk
+    /// With --format csv or json (an error with the tables): one row per run instead of one per (data centre, chunk
     /// size, margin, strategy).
     #[arg(long)]
     pub per_run: bool,

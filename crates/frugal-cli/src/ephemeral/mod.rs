@@ -15,7 +15,7 @@ use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 use serde_json::json;
 
-use frugal_ephemeral::experiment::{self, EphemeralRow, RunSpec};
+use frugal_ephemeral::experiment::{self, DcCoverage, EphemeralRow, RunSpec};
 use frugal_ephemeral::summary::{self, Cell, Improvement};
 use frugal_ephemeral::{Hosts, JobSpec, Utilisation};
 
@@ -30,6 +30,7 @@ use crate::choices::FormatArg;
 /// [`Usage`] for a hosts or utilisation file that cannot be used (naming the file and
 /// line); I/O errors writing the output.
 pub fn run(a: &EphemeralArgs) -> Result<()> {
+    check_flags(a)?;
     let hosts = match &a.hosts {
         None => Hosts::embedded(),
         Some(p) => {
@@ -62,7 +63,7 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
                             strategy: s.strategy(),
                             forecaster: a.forecaster.kind(),
                             upload: a.upload,
-                            plan_slot_s: a.plan_slot_s,
+                            plan_slot_s: a.plan_slot_s.unwrap_or(1),
                             seed: a.seed,
                         });
                     }
@@ -88,19 +89,37 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
     progress.finish();
     let cells = summary::cells(&rows);
     let improvements = summary::improvements(&cells);
-    let coverage: Vec<_> = a
+    let coverage: Vec<DcCoverage> = a
         .dc
         .iter()
-        .map(|dc| {
-            let (cpu, ram) =
-                experiment::coverage(dc.dc(), &hosts, &util, a.forecaster.kind(), a.start_hours);
-            json!({"dc": dc.dc(), "cpu": cpu, "ram": ram})
-        })
+        .map(|dc| experiment::coverage(dc.dc(), &hosts, &util, a.forecaster.kind(), a.start_hours))
         .collect();
     if let Some(dir) = &a.out {
         write_out(dir, a, &rows, &cells, &improvements, &coverage)?;
     }
     print(a, &rows, &cells, &improvements, &coverage)
+}
+
+/// Refuses flags that cannot apply to the run asked for.
+fn check_flags(a: &EphemeralArgs) -> Result<()> {
+    if a.per_run && matches!(a.format, FormatArg::Table | FormatArg::Markdown) {
+        return Err(Usage(anyhow!(
+            "--per-run applies to --format csv or json; the tables show medians per cell"
+        ))
+        .into());
+    }
+    let planned = a
+        .strategies
+        .iter()
+        .any(|s| matches!(s, args::StrategyArg::SalamanderRffd));
+    if a.plan_slot_s.is_some() && !planned {
+        return Err(Usage(anyhow!(
+            "--plan-slot-s applies to Salamander's plans; --strategies has no salamander-* \
+             strategy"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// Reads `--utilisation`, gunzipping it when it starts with the gzip magic number.
@@ -122,7 +141,7 @@ fn print(
     rows: &[EphemeralRow],
     cells: &[Cell],
     improvements: &[Improvement],
-    coverage: &[serde_json::Value],
+    coverage: &[DcCoverage],
 ) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match a.format {
@@ -173,11 +192,11 @@ fn print(
             out,
             "Forecast coverage, {}: CPU {:.1} % of samples ≤ forecast (mean over-estimate {:.1} \
              points), RAM {:.1} % ({:.1} points).",
-            c["dc"].as_str().unwrap_or("?"),
-            100.0 * c["cpu"]["covered"].as_f64().unwrap_or(f64::NAN),
-            c["cpu"]["mean_over_pp"].as_f64().unwrap_or(f64::NAN),
-            100.0 * c["ram"]["covered"].as_f64().unwrap_or(f64::NAN),
-            c["ram"]["mean_over_pp"].as_f64().unwrap_or(f64::NAN),
+            c.dc,
+            100.0 * c.cpu.covered,
+            c.cpu.mean_over_pp,
+            100.0 * c.ram.covered,
+            c.ram.mean_over_pp,
         )?;
     }
     Ok(())
@@ -189,7 +208,7 @@ fn write_out(
     rows: &[EphemeralRow],
     cells: &[Cell],
     improvements: &[Improvement],
-    coverage: &[serde_json::Value],
+    coverage: &[DcCoverage],
 ) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("--out {}", dir.display()))?;
     fn write<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<()> {
