@@ -6,28 +6,30 @@
 //! planned over the 24-hour window from t₀ on forecasts made from the days before t₀, and
 //! simulated on the actual utilisation ([`crate::runtime`]).
 
+use std::time::Duration;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::cuckoo::{REPLICAS, place_chunks};
 use crate::forecast::{Coverage, ForecasterKind, available};
-use crate::hosts::{DataCentre, Hosts};
+use crate::hosts::{DataCentre, Host, Hosts};
 use crate::job::{Job, JobSpec};
+use crate::plan;
+use crate::planner::{self, Effort, Planner};
 use crate::runtime::{self, Driver, Qos, RunConfig};
 use crate::trace::{DAY_S, FIRST_TEST_DAY, Metric, STEP_S, STEPS_PER_DAY, Utilisation};
-use crate::{plan, rffd};
 
 /// A scheduling strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// Cuckoo with its original controller (kill on any violation).
     Cuckoo,
     /// Cuckoo with Salamander's controller (RQ3's "new QoS").
     CuckooNewQos,
-    /// Salamander with the plan of Alg. 1 (Random First Fit Decreasing) alone.
-    SalamanderRffd,
+    /// Salamander with the plan of this planner.
+    Salamander(Planner),
 }
 
 impl Strategy {
@@ -36,8 +38,17 @@ impl Strategy {
         match self {
             Strategy::Cuckoo => "cuckoo",
             Strategy::CuckooNewQos => "cuckoo-newqos",
-            Strategy::SalamanderRffd => "salamander-rffd",
+            Strategy::Salamander(Planner::Rffd) => "salamander-rffd",
+            Strategy::Salamander(Planner::Exact) => "salamander-exact",
+            Strategy::Salamander(Planner::Ga) => "salamander-ga",
+            Strategy::Salamander(Planner::Ls) => "salamander-ls",
         }
+    }
+}
+
+impl Serialize for Strategy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -60,7 +71,11 @@ pub struct RunSpec {
     pub upload: bool,
     /// Plan durations are rounded up to a multiple of this many seconds.
     pub plan_slot_s: u32,
-    /// The seed of every random choice (Alg. 1's node draws).
+    /// The metaheuristics' effort (GA and LS only).
+    pub effort: Effort,
+    /// Their wall-clock limit, if any (results then depend on the machine).
+    pub wall_clock: Option<Duration>,
+    /// The seed of every random choice (Alg. 1's node draws, the metaheuristics).
     pub seed: u64,
 }
 
@@ -101,20 +116,8 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
     let dc_hosts = hosts.of(spec.dc);
     let job = Job::new(0, spec.job);
     let margin = f64::from(spec.margin_pct) / 100.0;
-    let t0_step =
-        (FIRST_TEST_DAY - 1) * STEPS_PER_DAY + spec.start_hour as usize * 3600 / STEP_S as usize;
-    let forecaster = spec.forecaster.build();
-    // The window and one more day, so that a task killed late can be re-planned.
-    let steps = 2 * STEPS_PER_DAY;
-    let forecast: Vec<(Vec<f64>, Vec<f64>)> = dc_hosts
-        .iter()
-        .map(|h| {
-            (
-                forecaster.forecast(util, h.host, Metric::Cpu, t0_step, steps),
-                forecaster.forecast(util, h.host, Metric::Ram, t0_step, steps),
-            )
-        })
-        .collect();
+    let t0_step = start_step(spec.start_hour);
+    let forecast = forecasts(&dc_hosts, util, spec.forecaster, t0_step);
     let mut row = EphemeralRow {
         dc: spec.dc,
         chunk_mib: spec.job.chunk_mib,
@@ -162,7 +165,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
                 Driver::Slots,
             )
         }
-        Strategy::SalamanderRffd => {
+        Strategy::Salamander(planner) => {
             let problem = runtime::problem(
                 &dc_hosts,
                 &forecast,
@@ -172,7 +175,10 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
                 spec.plan_slot_s,
             );
             let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec));
-            let plan = rffd::plan(&problem, &mut rng);
+            let budget = spec.effort.budget(planner, spec.wall_clock, None);
+            let plan = planner::solve(planner, &problem, budget, &mut rng)
+                .expect("one job per run")
+                .plan;
             debug_assert!(plan::violations(&problem, &plan).is_empty());
             if plan.jobs_scheduled() == 0 {
                 row.rejected = true;
@@ -198,6 +204,27 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         row.replan_failures = o.replan_failures;
     }
     row
+}
+
+/// Per host, the CPU and RAM forecasts from `t0_step` over the 24-hour window and one
+/// more day (so that a task killed late can be re-planned).
+pub fn forecasts(
+    hosts: &[Host],
+    util: &Utilisation,
+    forecaster: ForecasterKind,
+    t0_step: usize,
+) -> Vec<(Vec<f64>, Vec<f64>)> {
+    let forecaster = forecaster.build();
+    let steps = 2 * STEPS_PER_DAY;
+    hosts
+        .iter()
+        .map(|h| {
+            (
+                forecaster.forecast(util, h.host, Metric::Cpu, t0_step, steps),
+                forecaster.forecast(util, h.host, Metric::Ram, t0_step, steps),
+            )
+        })
+        .collect()
 }
 
 /// The seed of one run: `seed` mixed with the configuration, so that runs differ but each
@@ -254,6 +281,6 @@ pub fn coverage(
 }
 
 /// The 3-minute step of day 5 00:00 + `hour` hours.
-fn start_step(hour: u32) -> usize {
+pub fn start_step(hour: u32) -> usize {
     (FIRST_TEST_DAY - 1) * STEPS_PER_DAY + hour as usize * 3600 / STEP_S as usize
 }

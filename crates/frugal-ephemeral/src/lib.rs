@@ -16,14 +16,20 @@
 #![warn(missing_docs)]
 
 pub mod cuckoo;
+pub mod exact;
 pub mod experiment;
 pub mod forecast;
+pub mod ga;
 pub mod hosts;
 pub mod job;
+pub mod ls;
 pub mod network;
 pub mod plan;
+pub mod planner;
 pub mod rffd;
 pub mod runtime;
+pub mod search;
+pub mod solvers;
 pub mod summary;
 pub mod trace;
 

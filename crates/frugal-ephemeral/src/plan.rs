@@ -135,7 +135,7 @@ impl Default for Profile {
     }
 }
 
-fn within(used: f64, cap: f64) -> bool {
+pub(crate) fn within(used: f64, cap: f64) -> bool {
     used <= cap + 1e-9 * cap.abs().max(1.0)
 }
 

@@ -50,6 +50,29 @@ impl<'a> Reservations<'a> {
         self.profiles[a.node].add(a.start, a.start + d, sign * cpu, sign * t.ram_gib);
     }
 
+    /// The earliest start of `task` on `node` in [`from`, `until` − Te], if any.
+    pub fn earliest_on(&self, task: TaskId, node: usize, from: u32, until: u32) -> Option<u32> {
+        let p = self.problem;
+        let d = p.duration(task, node);
+        let latest = until.checked_sub(d)?;
+        let cap = &p.nodes[node];
+        let ram = p.jobs[task.0].tasks[task.1].ram_gib;
+        self.profiles[node].earliest_fit(cap, from, latest, d, cap.slot_flops, ram)
+    }
+
+    /// The earliest start of `task` in [`from`, `until` − Te] over all nodes and the nodes
+    /// (in increasing index) that offer it; `None` if no node has room.
+    pub fn earliest(&self, task: TaskId, from: u32, until: u32) -> Option<(u32, Vec<usize>)> {
+        let starts: Vec<Option<u32>> = (0..self.problem.nodes.len())
+            .map(|k| self.earliest_on(task, k, from, until))
+            .collect();
+        let best = starts.iter().flatten().min().copied()?;
+        let nodes = (0..starts.len())
+            .filter(|&k| starts[k] == Some(best))
+            .collect();
+        Some((best, nodes))
+    }
+
     /// Alg. 1's choice for one task: the earliest start in [`from`, `until` − Te] on any
     /// node, ties drawn uniformly with `rng`; `None` if no node has room.
     pub fn first_fit(
@@ -59,24 +82,9 @@ impl<'a> Reservations<'a> {
         until: u32,
         rng: &mut ChaCha8Rng,
     ) -> Option<Assignment> {
-        let p = self.problem;
-        let ram = p.jobs[task.0].tasks[task.1].ram_gib;
-        let starts: Vec<Option<u32>> = p
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(k, node)| {
-                let d = p.duration(task, k);
-                let latest = until.checked_sub(d)?;
-                self.profiles[k].earliest_fit(node, from, latest, d, node.slot_flops, ram)
-            })
-            .collect();
-        let best = starts.iter().flatten().min().copied()?;
-        let nodes: Vec<usize> = (0..starts.len())
-            .filter(|&k| starts[k] == Some(best))
-            .collect();
+        let (start, nodes) = self.earliest(task, from, until)?;
         let node = nodes[rng.random_range(0..nodes.len())];
-        Some(Assignment { node, start: best })
+        Some(Assignment { node, start })
     }
 }
 

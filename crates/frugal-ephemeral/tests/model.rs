@@ -14,6 +14,7 @@ use frugal_ephemeral::hosts::{self, DataCentre, Host, Hosts};
 use frugal_ephemeral::job::{Job, JobSpec};
 use frugal_ephemeral::network::max_min;
 use frugal_ephemeral::plan::{Assignment, NodeCapacity, Plan, Problem, Violation, violations};
+use frugal_ephemeral::planner::{Effort, Planner};
 use frugal_ephemeral::runtime::{Qos, kills};
 use frugal_ephemeral::trace::{self, Metric, Utilisation};
 use frugal_ephemeral::{experiment, rffd};
@@ -315,7 +316,7 @@ fn runs_are_deterministic_and_salamander_runs_local() {
     let util = Utilisation::embedded();
     for strategy in [
         experiment::Strategy::Cuckoo,
-        experiment::Strategy::SalamanderRffd,
+        experiment::Strategy::Salamander(Planner::Rffd),
     ] {
         let spec = experiment::RunSpec {
             dc: DataCentre::University,
@@ -326,13 +327,15 @@ fn runs_are_deterministic_and_salamander_runs_local() {
             forecaster: frugal_ephemeral::ForecasterKind::SeasonalQuantile,
             upload: false,
             plan_slot_s: 1,
+            effort: Effort::Quick,
+            wall_clock: None,
             seed: 3,
         };
         let a = experiment::run(&spec, &hosts, &util);
         let b = experiment::run(&spec, &hosts, &util);
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
         assert!(a.job_time_s.is_finite() && a.job_time_s > 0.0, "{a:?}");
-        if strategy == experiment::Strategy::SalamanderRffd {
+        if strategy == experiment::Strategy::Salamander(Planner::Rffd) {
             assert_eq!(a.remote_pct, 0.0, "every chunk is where its map runs");
             assert!(a.plan_makespan_s > 0);
         }

@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use frugal_ephemeral::planner::{Effort, Planner};
 use frugal_ephemeral::{DataCentre, ForecasterKind, Strategy};
 
+use super::planners::PlannersArgs;
 use crate::choices::{FormatArg, number_in};
 
 /// A data centre of paper 001 (Table II).
@@ -44,15 +46,29 @@ pub enum StrategyArg {
     CuckooNewQos,
     /// Salamander with the plan of Alg. 1 (Random First Fit Decreasing)
     SalamanderRffd,
+    /// Salamander with the proven-optimal plan (exact; milliseconds)
+    SalamanderExact,
+    /// Salamander with NSGA-III's plan (--budget)
+    SalamanderGa,
+    /// Salamander with tabu + late-acceptance local search's plan (--budget)
+    SalamanderLs,
 }
 
 impl StrategyArg {
+    /// Whether the strategy searches (and so takes --budget and --wall-clock-s).
+    pub fn searches(self) -> bool {
+        matches!(self, StrategyArg::SalamanderGa | StrategyArg::SalamanderLs)
+    }
+
     /// The library's strategy.
     pub fn strategy(self) -> Strategy {
         match self {
             StrategyArg::Cuckoo => Strategy::Cuckoo,
             StrategyArg::CuckooNewQos => Strategy::CuckooNewQos,
-            StrategyArg::SalamanderRffd => Strategy::SalamanderRffd,
+            StrategyArg::SalamanderRffd => Strategy::Salamander(Planner::Rffd),
+            StrategyArg::SalamanderExact => Strategy::Salamander(Planner::Exact),
+            StrategyArg::SalamanderGa => Strategy::Salamander(Planner::Ga),
+            StrategyArg::SalamanderLs => Strategy::Salamander(Planner::Ls),
         }
     }
 }
@@ -77,10 +93,22 @@ impl ForecasterArg {
     }
 }
 
+/// A sub-command of `frugal ephemeral`.
+#[derive(Subcommand, Debug, Serialize)]
+pub enum EphemeralCommand {
+    /// Solving time and plan makespan of the planners against the number of tasks
+    /// (paper 001 RQ2, Fig. 4)
+    Planners(PlannersArgs),
+}
+
 /// Options of `frugal ephemeral`.
 #[derive(Args, Debug, Serialize)]
-#[command(allow_negative_numbers = true)]
+#[command(allow_negative_numbers = true, args_conflicts_with_subcommands = true)]
 pub struct EphemeralArgs {
+    /// Another experiment instead of the comparison.
+    #[command(subcommand)]
+    #[serde(skip)]
+    pub command: Option<EphemeralCommand>,
     /// Data centres.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "university")]
     pub dc: Vec<DcArg>,
@@ -124,6 +152,15 @@ pub struct EphemeralArgs {
     /// 3-minute grid) [default: 1]. Applies to Salamander strategies only.
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub plan_slot_s: Option<u32>,
+    /// Search effort of salamander-ga and salamander-ls: `full` (about 30 s per plan of 680
+    /// tasks on one core, the paper's budget), `quick` (about 1 s) or a number of evaluated
+    /// candidates. Counted, not timed, so results are reproducible [default: full].
+    #[arg(long, value_name = "EFFORT", value_parser = parse_effort)]
+    pub budget: Option<Effort>,
+    /// Stop salamander-ga and salamander-ls after this many seconds as well (the paper's
+    /// 30 s wall-clock limit); results then depend on the machine.
+    #[arg(long, value_name = "S", value_parser = number_in(0.001, 86_400.0))]
+    pub wall_clock_s: Option<f64>,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -152,4 +189,18 @@ pub struct EphemeralArgs {
     #[arg(long, value_name = "DIR")]
     #[serde(skip)]
     pub out: Option<PathBuf>,
+}
+
+/// Parses `full`, `quick` or a positive number of evaluations.
+pub fn parse_effort(s: &str) -> Result<Effort, String> {
+    match s {
+        "full" => Ok(Effort::Full),
+        "quick" => Ok(Effort::Quick),
+        n => match n.parse::<u64>() {
+            Ok(0) | Err(_) => Err(format!(
+                "expected full, quick or a positive number of evaluations, got {n:?}"
+            )),
+            Ok(n) => Ok(Effort::Evaluations(n)),
+        },
+    }
 }

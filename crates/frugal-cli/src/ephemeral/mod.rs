@@ -6,18 +6,21 @@
 //! output does not depend on the thread count.
 
 mod args;
+mod planners;
 mod table;
 
 use std::io::{Read, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 use serde_json::json;
 
 use frugal_ephemeral::experiment::{self, DcCoverage, EphemeralRow, RunSpec};
+use frugal_ephemeral::planner::Effort;
 use frugal_ephemeral::summary::{self, Cell, Improvement};
-use frugal_ephemeral::{Hosts, JobSpec, Utilisation};
+use frugal_ephemeral::{Hosts, JobSpec, Strategy, Utilisation};
 
 pub use args::EphemeralArgs;
 
@@ -30,6 +33,9 @@ use crate::choices::FormatArg;
 /// [`Usage`] for a hosts or utilisation file that cannot be used (naming the file and
 /// line); I/O errors writing the output.
 pub fn run(a: &EphemeralArgs) -> Result<()> {
+    if let Some(args::EphemeralCommand::Planners(p)) = &a.command {
+        return planners::run(p);
+    }
     check_flags(a)?;
     let hosts = match &a.hosts {
         None => Hosts::embedded(),
@@ -64,6 +70,8 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
                             forecaster: a.forecaster.kind(),
                             upload: a.upload,
                             plan_slot_s: a.plan_slot_s.unwrap_or(1),
+                            effort: a.budget.unwrap_or(Effort::Full),
+                            wall_clock: a.wall_clock_s.map(Duration::from_secs_f64),
                             seed: a.seed,
                         });
                     }
@@ -111,13 +119,25 @@ fn check_flags(a: &EphemeralArgs) -> Result<()> {
     let planned = a
         .strategies
         .iter()
-        .any(|s| matches!(s, args::StrategyArg::SalamanderRffd));
+        .any(|s| matches!(s.strategy(), Strategy::Salamander(_)));
     if a.plan_slot_s.is_some() && !planned {
         return Err(Usage(anyhow!(
             "--plan-slot-s applies to Salamander's plans; --strategies has no salamander-* \
              strategy"
         ))
         .into());
+    }
+    let searches = a.strategies.iter().any(|s| s.searches());
+    for (flag, given) in [
+        ("--budget", a.budget.is_some()),
+        ("--wall-clock-s", a.wall_clock_s.is_some()),
+    ] {
+        if given && !searches {
+            return Err(Usage(anyhow!(
+                "{flag} applies to salamander-ga and salamander-ls; --strategies has neither"
+            ))
+            .into());
+        }
     }
     Ok(())
 }

@@ -1,0 +1,280 @@
+//! The exact planner is exact: its node lemma against a MILP solved by `good_lp`'s
+//! `microlp`, its whole plans against exhaustive search, a hand-worked plan; and the
+//! metaheuristics never beat it, always return feasible plans, and repeat with a seed.
+
+use good_lp::{Expression, ProblemVariables, Solution, SolverModel, constraint, variable};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use frugal_ephemeral::exact::{self, ExactError};
+use frugal_ephemeral::ga::Nsga3;
+use frugal_ephemeral::job::{Job, JobSpec, MIB};
+use frugal_ephemeral::ls::LocalSearch;
+use frugal_ephemeral::plan::{Assignment, NodeCapacity, Plan, Problem, violations};
+use frugal_ephemeral::rffd;
+use frugal_ephemeral::search::Budget;
+
+/// A node of 20 GFLOP/s (1 GFLOP/s per slot) with `slots[s]` free slots and `ram[s]` GiB
+/// in 3-minute step s.
+fn node(slots: &[u32], ram: &[f64]) -> NodeCapacity {
+    node_of(20.0, slots, ram)
+}
+
+/// A node of `gflops` with `slots[s]` free slots of `gflops`/20 in step s.
+fn node_of(gflops: f64, slots: &[u32], ram: &[f64]) -> NodeCapacity {
+    let slot = gflops / 20.0;
+    NodeCapacity::new(
+        gflops,
+        slots.iter().map(|&n| f64::from(n) * slot).collect(),
+        ram.to_vec(),
+    )
+}
+
+/// A job whose maps last `map_s` and reduces `reduce_s` seconds on a 1 GFLOP/s slot.
+fn job(maps: usize, reduces: usize, map_s: u32, reduce_s: u32, ram_gib: f64) -> Job {
+    let mut j = Job::new(
+        0,
+        JobSpec {
+            maps,
+            reduces,
+            chunk_mib: 1,
+            map_flop_per_byte: f64::from(map_s) * 1e9 / MIB,
+            ram_gib,
+            ..JobSpec::paper(128)
+        },
+    );
+    for t in j.reduces() {
+        j.tasks[t].work_flop = f64::from(reduce_s) * 1e9;
+    }
+    j
+}
+
+fn problem(nodes: Vec<NodeCapacity>, job: Job, window_s: u32, plan_slot_s: u32) -> Problem {
+    Problem {
+        nodes,
+        jobs: vec![job],
+        window_s,
+        plan_slot_s,
+    }
+}
+
+#[test]
+fn hand_worked_plan_prefers_the_earliest_end() {
+    // Node 0: 1 slot throughout. Node 1: no room in step 0, 2 slots from 180 s. Maps last
+    // 100 s, reduces 60 s, 1 GiB each, RAM plentiful.
+    //   Greedy ends, node 0: 100, 200, 300, …; node 1: 280, 280, 380, 380, …
+    //   4 maps: the 4 smallest ends are 100, 200, 280 (node 1), 280 (node 1) → maps end
+    //   at 280; Alg. 1 would have started map 3 at 200 on node 0 (earliest start) and
+    //   ended at 300. Reduces from 280: node 0 → 340; node 1 → 340, 340. Two reduces end
+    //   at 340, the makespan.
+    let ram = [8.0; 8];
+    let p = problem(
+        vec![node(&[1; 8], &ram), node(&[0, 2, 2, 2, 2, 2, 2, 2], &ram)],
+        job(4, 2, 100, 60, 1.0),
+        1440,
+        1,
+    );
+    let plan = exact::plan(&p).unwrap();
+    let a = |node, start| Some(Assignment { node, start });
+    assert_eq!(
+        plan.0[0],
+        vec![
+            a(0, 0),
+            a(0, 100),
+            a(1, 180),
+            a(1, 180),
+            a(0, 280),
+            a(1, 280)
+        ]
+    );
+    assert_eq!(plan.makespan(&p), 340);
+    assert!(violations(&p, &plan).is_empty());
+    // Four maps that cannot all end inside 250 s: the job is rejected (Eq. 2's optimum 0).
+    let tight = Problem {
+        window_s: 250,
+        ..p.clone()
+    };
+    assert_eq!(exact::plan(&tight).unwrap().scheduled(), 0);
+    let two = Problem {
+        jobs: vec![p.jobs[0].clone(), p.jobs[0].clone()],
+        ..p
+    };
+    assert_eq!(exact::plan(&two), Err(ExactError::SeveralJobs(2)));
+}
+
+/// The most identical tasks of `d` seconds (a multiple of 60) one node can run inside
+/// `window_s`, by a MILP over starts on the 60-second grid (no loss: capacity changes
+/// only every 180 s, so shifting every start down to the grid keeps the plan feasible).
+fn milp_max_tasks(slots: &[u32], ram: &[f64], ram_per_task: f64, d: u32, window_s: u32) -> u32 {
+    let mut vars = ProblemVariables::new();
+    let starts: Vec<_> = (0..=(window_s - d) / 60)
+        .map(|_| vars.add(variable().integer().min(0)))
+        .collect();
+    let total: Expression = starts.iter().sum();
+    let mut m = vars.maximise(total).using(good_lp::microlp);
+    for piece in 0..window_s / 60 {
+        let step = (piece / 3) as usize;
+        let cap = f64::from(slots[step]).min((ram[step] / ram_per_task).floor());
+        let running: Expression = starts
+            .iter()
+            .enumerate()
+            .filter(|&(q, _)| q as u32 <= piece && piece < q as u32 + d / 60)
+            .map(|(_, &v)| v)
+            .sum();
+        m.add_constraint(constraint!(running <= cap));
+    }
+    let s = m.solve().expect("a bounded feasible MILP");
+    starts.iter().map(|&v| s.value(v).round() as u32).sum()
+}
+
+/// The most maps the exact planner schedules on one node.
+fn exact_max_tasks(slots: &[u32], ram: &[f64], ram_per_task: f64, d: u32, window_s: u32) -> u32 {
+    let mut n = 0;
+    loop {
+        let p = problem(
+            vec![node(slots, ram)],
+            job(n + 1, 0, d, 0, ram_per_task),
+            window_s,
+            60,
+        );
+        if exact::plan(&p).unwrap().scheduled() == 0 {
+            return n as u32;
+        }
+        n += 1;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Step 1 of `exact`'s proof: the node greedy packs as many tasks as a MILP optimum.
+    #[test]
+    fn node_greedy_packs_as_many_tasks_as_a_milp(
+        slots in prop::collection::vec(0u32..5, 10),
+        ram in prop::collection::vec(0.0..13.0f64, 10),
+        ram_per_task in prop_oneof![Just(1.0), Just(3.0), Just(4.0)],
+        d in prop_oneof![Just(60u32), Just(120), Just(180), Just(300), Just(420)],
+    ) {
+        let window_s = 1800;
+        prop_assert_eq!(
+            exact_max_tasks(&slots, &ram, ram_per_task, d, window_s),
+            milp_max_tasks(&slots, &ram, ram_per_task, d, window_s)
+        );
+    }
+}
+
+/// The best (most scheduled, then least makespan) plan among all plans whose starts are
+/// multiples of 180 s (no loss with 180-s durations and capacity steps: module docs of
+/// `milp_max_tasks`).
+fn exhaustive(p: &Problem) -> (usize, u32) {
+    let tasks = p.jobs[0].tasks.len();
+    let options: Vec<Assignment> = (0..p.nodes.len())
+        .flat_map(|node| {
+            (0..p.window_s / 180).map(move |q| Assignment {
+                node,
+                start: q * 180,
+            })
+        })
+        .collect();
+    let mut best = (0, 0);
+    let mut index = vec![0usize; tasks];
+    loop {
+        let plan = Plan(vec![index.iter().map(|&i| Some(options[i])).collect()]);
+        if violations(p, &plan).is_empty() {
+            let m = plan.makespan(p);
+            if best.0 == 0 || m < best.1 {
+                best = (tasks, m);
+            }
+        }
+        let mut i = 0;
+        while i < tasks && index[i] + 1 == options.len() {
+            index[i] = 0;
+            i += 1;
+        }
+        if i == tasks {
+            return best;
+        }
+        index[i] += 1;
+    }
+}
+
+#[test]
+fn exact_plans_match_exhaustive_search() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    use rand::RngExt;
+    for _ in 0..6 {
+        let mut nodes = Vec::new();
+        // A node of 1 GFLOP/s slots and one twice as fast.
+        for gflops in [20.0, 40.0] {
+            let slots: Vec<u32> = (0..8).map(|_| rng.random_range(0..3)).collect();
+            let ram: Vec<f64> = (0..8)
+                .map(|_| rng.random_range(0..3) as f64 * 3.0)
+                .collect();
+            nodes.push(node_of(gflops, &slots, &ram));
+        }
+        let map_s = 180 * rng.random_range(1..4);
+        let p = problem(nodes, job(3, 1, map_s, 180, 3.0), 1440, 180);
+        let plan = exact::plan(&p).unwrap();
+        assert!(violations(&p, &plan).is_empty());
+        let got = (plan.scheduled(), plan.makespan(&p));
+        assert_eq!(got, exhaustive(&p), "{p:?}");
+    }
+}
+
+fn random_problem() -> impl Strategy<Value = Problem> {
+    let node = (
+        5.0..400.0f64,
+        prop::collection::vec(0.0..1.0f64, 4),
+        prop::collection::vec(0.0..12.0f64, 4),
+    )
+        .prop_map(|(cpu, share, ram)| {
+            NodeCapacity::new(cpu, share.iter().map(|s| s * cpu).collect(), ram)
+        });
+    (
+        prop::collection::vec(node, 1..5),
+        (1usize..16, 1usize..3, 1u32..64, 1.0..4.0f64),
+        60u32..720,
+        prop_oneof![Just(1u32), Just(7), Just(180)],
+    )
+        .prop_map(
+            |(nodes, (maps, reduces, chunk_mib, ram_gib), window_s, slot)| {
+                let spec = JobSpec {
+                    maps,
+                    reduces,
+                    chunk_mib,
+                    ram_gib,
+                    ..JobSpec::paper(128)
+                };
+                problem(nodes, Job::new(0, spec), window_s, slot)
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every planner's plan meets Eq. 4–6; none schedules more, or finishes sooner, than
+    /// the exact plan; the same seed gives the same plan.
+    #[test]
+    fn metaheuristics_are_feasible_and_never_beat_the_optimum(
+        p in random_problem(),
+        seed in any::<u64>(),
+    ) {
+        let best = exact::plan(&p).unwrap();
+        prop_assert_eq!(violations(&p, &best), vec![]);
+        let budget = Budget { evaluations: 2_000, wall_clock: None, patience: None };
+        let start = rffd::plan(&p, &mut ChaCha8Rng::seed_from_u64(seed));
+        let ls = |s| LocalSearch::PAPER.solve(&p, &start, budget, &mut ChaCha8Rng::seed_from_u64(s)).0;
+        let ga = |s| Nsga3::PAPER.solve(&p, budget, &mut ChaCha8Rng::seed_from_u64(s)).0;
+        for plan in [start.clone(), ls(seed), ga(seed)] {
+            prop_assert_eq!(violations(&p, &plan), vec![]);
+            prop_assert!(plan.scheduled() <= best.scheduled());
+            if plan.scheduled() == best.scheduled() && best.scheduled() > 0 {
+                prop_assert!(plan.makespan(&p) >= best.makespan(&p));
+            }
+        }
+        prop_assert_eq!(ls(seed), ls(seed));
+        prop_assert_eq!(ga(seed), ga(seed));
+    }
+}
