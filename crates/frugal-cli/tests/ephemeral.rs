@@ -9,12 +9,12 @@ use common::{frugal, tmp};
 const SMALL: [&str; 4] = ["--start-hours", "2", "--margins", "0,10"];
 
 #[test]
-fn the_comparison_prints_both_strategies_and_the_papers_figure() {
+fn the_comparison_prints_every_default_strategy_and_the_papers_figure() {
     let mut args = vec!["ephemeral"];
     args.extend(SMALL);
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    for strategy in ["cuckoo", "salamander-rffd"] {
+    for strategy in ["cuckoo", "salamander-rffd", "salamander-exact"] {
         let rows = out
             .lines()
             .filter(|l| {
@@ -57,14 +57,14 @@ fn csv_has_the_issues_columns_and_does_not_depend_on_threads() {
         assert!(head.iter().any(|h| h == col), "{col} in {head:?}");
     }
     let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
-    assert_eq!(rows.len(), 4, "2 margins × 2 strategies");
+    assert_eq!(rows.len(), 6, "2 margins × 3 strategies");
     let col = |name: &str| head.iter().position(|h| h == name).unwrap();
     for r in &rows {
         assert_eq!(&r[col("dc")], "University");
         assert_eq!(&r[col("chunk_mib")], "128");
         let t: f64 = r[col("job_time_s")].parse().unwrap();
         assert!(t > 600.0, "a 680-task job takes more than 10 minutes: {t}");
-        if &r[col("strategy")] == "salamander-rffd" {
+        if r[col("strategy")].starts_with("salamander") {
             assert_eq!(&r[col("remote_pct")], "0.0", "data placed with the plan");
         }
     }
@@ -78,7 +78,7 @@ fn out_writes_runs_cells_improvements_and_provenance() {
     let (code, _, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 2);
+    assert_eq!(runs.lines().count(), 1 + 3);
     assert!(runs.starts_with("dc,chunk_mib,safety_margin,start_hour,strategy,seed"));
     let imp = std::fs::read_to_string(dir.join("improvements.csv")).unwrap();
     assert!(imp.lines().nth(1).unwrap().ends_with(",47.6"), "{imp}");
@@ -130,6 +130,24 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
             vec!["--strategies", "cuckoo", "--plan-slot-s", "180"],
             "--plan-slot-s applies to Salamander's plans",
         ),
+        (
+            vec!["--budget", "quick"],
+            "--budget applies to salamander-ga and salamander-ls",
+        ),
+        (
+            vec!["--strategies", "salamander-exact", "--wall-clock-s", "30"],
+            "--wall-clock-s applies to salamander-ga and salamander-ls",
+        ),
+        (
+            vec!["--strategies", "salamander-ls", "--budget", "0"],
+            "expected full, quick or a positive number",
+        ),
+        (
+            vec!["--strategies", "salamander-ga", "--wall-clock-s", "0"],
+            "--wall-clock-s",
+        ),
+        (vec!["--margins", "5", "planners"], "cannot be used with"),
+        (vec!["planners", "--tasks", "1"], "--tasks"),
     ];
     for (extra, want) in cases {
         let mut args = vec!["ephemeral"];
@@ -139,4 +157,73 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(out.is_empty() && !err.contains("panicked"), "{args:?}");
     }
+}
+
+#[test]
+fn searching_strategies_run_on_a_counted_budget_and_repeat() {
+    let run = || {
+        let mut args = vec!["ephemeral", "--format", "csv", "--per-run"];
+        args.extend([
+            "--start-hours",
+            "1",
+            "--margins",
+            "10",
+            "--chunk-mib",
+            "128",
+        ]);
+        args.extend([
+            "--strategies",
+            "salamander-exact,salamander-ga,salamander-ls",
+        ]);
+        args.extend(["--budget", "300"]);
+        let (code, out, err) = frugal(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = run();
+    assert_eq!(out, run(), "same seed, same budget: same rows");
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let head = rd.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    let strategies: Vec<&str> = rows.iter().map(|r| &r[col("strategy")]).collect();
+    assert_eq!(
+        strategies,
+        ["salamander-exact", "salamander-ga", "salamander-ls"]
+    );
+    let makespan = |r: &csv::StringRecord| r[col("plan_makespan_s")].parse::<u32>().unwrap();
+    assert!(makespan(&rows[0]) > 0);
+    assert!(
+        rows[1..].iter().all(|r| makespan(r) >= makespan(&rows[0])),
+        "{out}"
+    );
+}
+
+#[test]
+fn planners_report_the_proven_optimum_beside_the_metaheuristics() {
+    let args = [
+        "ephemeral",
+        "planners",
+        "--tasks",
+        "100",
+        "--budget",
+        "200",
+        "--format",
+        "csv",
+    ];
+    let (code, out, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let head = rd.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    let planners: Vec<&str> = rows.iter().map(|r| &r[col("planner")]).collect();
+    assert_eq!(planners, ["rffd", "exact", "ga", "ls"]);
+    assert_eq!(&rows[1][col("proven_optimal")], "true");
+    assert_eq!(&rows[1][col("gap_to_exact_pct")], "0.0");
+    for r in &rows {
+        assert_eq!(&r[col("scheduled")], "100");
+        assert!(r[col("gap_to_exact_pct")].parse::<f64>().unwrap() >= 0.0);
+    }
+    assert_eq!(&rows[2][col("evaluations")], "200");
 }

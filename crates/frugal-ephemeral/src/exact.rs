@@ -32,8 +32,12 @@
 //! solved by `good_lp`'s `microlp` backend and the whole plan against exhaustive search on
 //! small problems.
 //!
-//! Ties between equal ends go to the lower node index, then the earlier start (the plan is
-//! deterministic and uses no random numbers).
+//! Any choice among equal ends gives the same makespan; frugal gives a tie to the node with
+//! the fewest tasks of the phase so far, then the lower index, so that the reduces — which
+//! all start when the maps end, and so tie often — spread over the nodes as Alg. 1's random
+//! draws spread them, rather than pile onto the first nodes (each reduce receives its share
+//! of the shuffle over its host's link, which the plan of Eq. 2–6 does not model). The plan
+//! is deterministic and uses no random numbers.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -92,16 +96,16 @@ fn phase(problem: &Problem, tasks: Range<usize>, from: u32) -> Option<Vec<(u32, 
     let mut heap = BinaryHeap::new();
     for g in &mut greedy {
         if let Some(start) = g.advance(problem, ram) {
-            heap.push(Reverse((start + g.d, g.node, start)));
+            heap.push(Reverse((start + g.d, 0, g.node, start)));
         }
     }
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let Reverse(next) = heap.pop()?;
-        out.push(next);
-        let g = &mut greedy[next.1];
+        let Reverse((end, taken, node, start)) = heap.pop()?;
+        out.push((end, node, start));
+        let g = &mut greedy[node];
         if let Some(start) = g.advance(problem, ram) {
-            heap.push(Reverse((start + g.d, g.node, start)));
+            heap.push(Reverse((start + g.d, taken + 1, node, start)));
         }
     }
     Some(out)

@@ -131,7 +131,7 @@ pub struct EphemeralArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "cuckoo,salamander-rffd"
+        default_value = "cuckoo,salamander-rffd,salamander-exact"
     )]
     pub strategies: Vec<StrategyArg>,
     /// Forecaster of the primary workload.

@@ -83,20 +83,20 @@ def test_bag_of_tasks_outputs_load(tmp_path: Path):
 def test_ephemeral_outputs_load(tmp_path: Path):
     args = ["ephemeral", "--start-hours", "2", "--margins", "0,10", "--chunk-mib", "128"]
     df = pd.read_csv(io.StringIO(frugal(*args, "--format", "csv")))
-    assert list(df.strategy) == ["cuckoo", "salamander-rffd"] * 2
+    assert list(df.strategy) == ["cuckoo", "salamander-rffd", "salamander-exact"] * 2
     for column in ["dc", "chunk_mib", "safety_margin", "strategy", "job_time_s",
                    "relaunched_pct", "remote_pct", "vs_cuckoo_pct"]:
         assert column in df.columns, column
     assert df.job_time_s.dtype.kind == "f" and (df.job_time_s > 0).all()
-    assert (df.loc[df.strategy == "salamander-rffd", "remote_pct"] == 0).all()
+    assert (df.loc[df.strategy.str.startswith("salamander"), "remote_pct"] == 0).all()
     assert (df.loc[df.strategy == "cuckoo", "vs_cuckoo_pct"] == 0).all()
     rows = json.loads(frugal(*args, "--format", "json"))
     assert [r["job_time_s"] for r in rows] == pytest.approx(list(df.job_time_s))
     frugal(*args, "--out", str(tmp_path))
     assert pd.read_csv(tmp_path / "cells.csv").equals(df)
     runs = pd.read_csv(tmp_path / "runs.csv")
-    assert len(runs) == 2 * 2 * 2 and set(runs.start_hour) == {0, 1}
+    assert len(runs) == 2 * 2 * 3 and set(runs.start_hour) == {0, 1}
     improvements = pd.read_csv(tmp_path / "improvements.csv")
-    assert list(improvements.paper_pct) == [8.8]
+    assert list(improvements.paper_pct) == [8.8, 8.8]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["command"] == "ephemeral" and len(summary["forecast_coverage"]) == 1
