@@ -4,9 +4,11 @@
 //!
 //! Entry points: [`Hosts`] and [`Utilisation`] (the 42 hosts and their primary workload),
 //! [`forecast`] (the `Forecaster` trait and Eq. 1), [`plan`] and [`rffd`] (the holistic
-//! plan of Eq. 2–6 and Alg. 1), [`runtime`] (the simulator: network, CPU sharing, the QoS
-//! controllers of Alg. 3 and Cuckoo), and [`experiment::run`] (one configuration → one
-//! tidy row).
+//! plan of Eq. 2–6 and Alg. 1), [`planner`] (Alg. 1, the proven optimum of [`exact`],
+//! NSGA-III in [`ga`] and tabu + late acceptance in [`ls`], behind one call), [`runtime`]
+//! (the simulator: network, CPU sharing, the QoS controllers of Alg. 3 and Cuckoo),
+//! [`experiment::run`] (one configuration → one tidy row) and [`solvers::compare`]
+//! (Fig. 4).
 //!
 //! Units: CPU in GFLOP/s and FLOP, RAM in GiB, data in bytes (MiB = 2²⁰ bytes), network in
 //! Mbit/s (10⁶ bits), times in seconds from the start of trace day 1. The simulator is a
