@@ -93,16 +93,7 @@ impl Nsga3 {
             .max_by_key(|i| i.key())
             .expect("one individual")
             .clone();
-        let ranks = |pop: &[Individual]| {
-            fronts(pop)
-                .into_iter()
-                .enumerate()
-                .flat_map(|(r, f)| f.into_iter().map(move |i| (i, r)))
-        };
-        let mut rank = vec![0; pop.len()];
-        for (i, r) in ranks(&pop) {
-            rank[i] = r;
-        }
+        let mut rank = ranks(&pop);
         let stop = loop {
             if let Some(stop) = meter.stop() {
                 break stop;
@@ -128,10 +119,7 @@ impl Nsga3 {
             }
             pop.extend(children);
             pop = self.survive(pop, rng);
-            rank = vec![0; pop.len()];
-            for (i, r) in ranks(&pop) {
-                rank[i] = r;
-            }
+            rank = ranks(&pop);
             meter.iterate(improved);
         };
         (best.plan, meter.stats(stop))
@@ -304,6 +292,17 @@ fn fronts(pop: &[Individual]) -> Vec<Vec<usize>> {
         out.push(std::mem::replace(&mut front, next));
     }
     out
+}
+
+/// Each individual's non-domination rank (0 = the first front).
+fn ranks(pop: &[Individual]) -> Vec<usize> {
+    let mut rank = vec![0; pop.len()];
+    for (r, front) in fronts(pop).into_iter().enumerate() {
+        for i in front {
+            rank[i] = r;
+        }
+    }
+    rank
 }
 
 /// A tournament of two: lower rank, then the better plan, then the first drawn.

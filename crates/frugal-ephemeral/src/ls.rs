@@ -125,21 +125,35 @@ impl LocalSearch {
     }
 }
 
-/// A move: tasks (flat indices) and their new assignments.
-#[derive(Clone, Debug)]
-enum Move {
-    One(usize, Assignment),
-    Two(usize, Assignment, usize, Assignment),
+/// A move: one or two tasks (flat indices) and their new assignments, kept inline so that
+/// evaluating a move allocates nothing.
+#[derive(Clone, Copy, Debug)]
+struct Move {
+    changes: [(usize, Assignment); 2],
+    len: usize,
 }
 
 impl Move {
-    fn tasks(&self) -> impl Iterator<Item = usize> {
-        match *self {
-            Move::One(f, _) => [Some(f), None],
-            Move::Two(f, _, g, _) => [Some(f), Some(g)],
+    fn one(f: usize, a: Assignment) -> Move {
+        Move {
+            changes: [(f, a); 2],
+            len: 1,
         }
-        .into_iter()
-        .flatten()
+    }
+
+    fn two(f: usize, a: Assignment, g: usize, b: Assignment) -> Move {
+        Move {
+            changes: [(f, a), (g, b)],
+            len: 2,
+        }
+    }
+
+    fn changes(&self) -> &[(usize, Assignment)] {
+        &self.changes[..self.len]
+    }
+
+    fn tasks(&self) -> impl Iterator<Item = usize> + '_ {
+        self.changes().iter().map(|c| c.0)
     }
 }
 
@@ -335,47 +349,40 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Sets the assignments of `changes` and updates the affected nodes and jobs.
-    fn set(&mut self, changes: &[(usize, Assignment)]) {
-        let mut nodes = Vec::with_capacity(4);
-        let mut jobs = Vec::with_capacity(2);
-        for &(f, a) in changes {
-            nodes.push(self.assign[f].node);
-            nodes.push(a.node);
-            jobs.push(self.job_of[f]);
+    /// Sets the assignments of `mv` and updates the affected nodes and jobs.
+    fn apply(&mut self, mv: &Move) {
+        let mut nodes = [0; 4];
+        let mut jobs = [0; 2];
+        for (c, &(f, a)) in mv.changes().iter().enumerate() {
+            nodes[2 * c] = self.assign[f].node;
+            nodes[2 * c + 1] = a.node;
+            jobs[c] = self.job_of[f];
             self.detach(f);
             self.assign[f] = a;
             self.attach(f);
         }
-        nodes.sort_unstable();
-        nodes.dedup();
-        jobs.sort_unstable();
-        jobs.dedup();
-        for node in nodes {
-            self.node_hard[node] = self.node_overflow(node);
+        let (nodes, jobs) = (&nodes[..2 * mv.len], &jobs[..mv.len]);
+        for (i, &node) in nodes.iter().enumerate() {
+            if !nodes[..i].contains(&node) {
+                self.node_hard[node] = self.node_overflow(node);
+            }
         }
-        for js in jobs {
-            self.jobs[js].hard = self.precedence(js);
+        for (i, &js) in jobs.iter().enumerate() {
+            if !jobs[..i].contains(&js) {
+                self.jobs[js].hard = self.precedence(js);
+            }
         }
-    }
-
-    fn changes(mv: &Move) -> Vec<(usize, Assignment)> {
-        match *mv {
-            Move::One(f, a) => vec![(f, a)],
-            Move::Two(f, a, g, b) => vec![(f, a), (g, b)],
-        }
-    }
-
-    fn apply(&mut self, mv: &Move) {
-        self.set(&Self::changes(mv));
     }
 
     /// The score after `mv`, leaving the state as it was.
     fn evaluate(&mut self, mv: &Move) -> Score {
-        let undo: Vec<(usize, Assignment)> = mv.tasks().map(|f| (f, self.assign[f])).collect();
+        let mut undo = *mv;
+        for c in &mut undo.changes[..mv.len] {
+            c.1 = self.assign[c.0];
+        }
         self.apply(mv);
         let score = self.score();
-        self.set(&undo);
+        self.apply(&undo);
         score
     }
 
@@ -394,7 +401,7 @@ impl<'a> State<'a> {
         };
         let start = |rng: &mut ChaCha8Rng, hi: u32| rng.random_range(from.min(hi)..=hi);
         match rng.random_range(0..3) {
-            0 if rng.random_bool(0.5) => Move::One(
+            0 if rng.random_bool(0.5) => Move::one(
                 f,
                 Assignment {
                     node: rng.random_range(0..k),
@@ -404,7 +411,7 @@ impl<'a> State<'a> {
             0 => {
                 let d = self.duration[f * k + a.node];
                 let hi = makespan.min(self.problem.window_s).saturating_sub(d);
-                Move::One(
+                Move::one(
                     f,
                     Assignment {
                         start: start(rng, hi),
@@ -416,7 +423,7 @@ impl<'a> State<'a> {
                 let g = rng.random_range(0..n);
                 let b = self.assign[g];
                 if rng.random_bool(0.5) {
-                    Move::Two(
+                    Move::two(
                         f,
                         Assignment {
                             start: b.start,
@@ -429,7 +436,7 @@ impl<'a> State<'a> {
                         },
                     )
                 } else {
-                    Move::Two(
+                    Move::two(
                         f,
                         Assignment { node: b.node, ..a },
                         g,
@@ -437,7 +444,7 @@ impl<'a> State<'a> {
                     )
                 }
             }
-            _ => Move::One(
+            _ => Move::one(
                 f,
                 Assignment {
                     start: start(rng, a.start.saturating_sub(1)),

@@ -27,6 +27,18 @@ pub enum Planner {
     Ls,
 }
 
+impl Planner {
+    /// The name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Planner::Rffd => "rffd",
+            Planner::Exact => "exact",
+            Planner::Ga => "ga",
+            Planner::Ls => "ls",
+        }
+    }
+}
+
 /// How much search the metaheuristics get.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -34,6 +34,18 @@ pub enum Stop {
     Nothing,
 }
 
+impl Stop {
+    /// The name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Evaluations => "evaluations",
+            Stop::WallClock => "wall-clock",
+            Stop::Patience => "patience",
+            Stop::Nothing => "nothing",
+        }
+    }
+}
+
 /// How a search went.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SearchStats {

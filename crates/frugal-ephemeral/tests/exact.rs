@@ -2,6 +2,8 @@
 //! `microlp`, its whole plans against exhaustive search, a hand-worked plan; and the
 //! metaheuristics never beat it, always return feasible plans, and repeat with a seed.
 
+mod common;
+
 use good_lp::{Expression, ProblemVariables, Solution, SolverModel, constraint, variable};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -223,32 +225,14 @@ fn exact_plans_match_exhaustive_search() {
 }
 
 fn random_problem() -> impl Strategy<Value = Problem> {
-    let node = (
-        5.0..400.0f64,
-        prop::collection::vec(0.0..1.0f64, 4),
-        prop::collection::vec(0.0..12.0f64, 4),
-    )
-        .prop_map(|(cpu, share, ram)| {
-            NodeCapacity::new(cpu, share.iter().map(|s| s * cpu).collect(), ram)
-        });
     (
-        prop::collection::vec(node, 1..5),
-        (1usize..16, 1usize..3, 1u32..64, 1.0..4.0f64),
-        60u32..720,
-        prop_oneof![Just(1u32), Just(7), Just(180)],
+        prop::collection::vec(common::node(), 1..5),
+        common::job_spec(16),
+        common::window_and_slot(),
     )
-        .prop_map(
-            |(nodes, (maps, reduces, chunk_mib, ram_gib), window_s, slot)| {
-                let spec = JobSpec {
-                    maps,
-                    reduces,
-                    chunk_mib,
-                    ram_gib,
-                    ..JobSpec::paper(128)
-                };
-                problem(nodes, Job::new(0, spec), window_s, slot)
-            },
-        )
+        .prop_map(|(nodes, spec, (window_s, slot))| {
+            problem(nodes, Job::new(0, spec), window_s, slot)
+        })
 }
 
 proptest! {

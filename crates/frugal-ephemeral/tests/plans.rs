@@ -1,47 +1,28 @@
 //! Property: every plan of Alg. 1 respects Eq. 4–6 and all-or-nothing jobs, whatever the
 //! capacities, jobs and window.
 
+mod common;
+
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use frugal_ephemeral::job::{Job, JobSpec};
-use frugal_ephemeral::plan::{NodeCapacity, Problem, violations};
+use frugal_ephemeral::job::Job;
+use frugal_ephemeral::plan::{Problem, violations};
 use frugal_ephemeral::rffd;
 
 fn problem() -> impl Strategy<Value = Problem> {
-    let node = (
-        5.0..400.0f64,
-        prop::collection::vec(0.0..1.0f64, 4),
-        prop::collection::vec(0.0..12.0f64, 4),
-    )
-        .prop_map(|(cpu, share, ram)| {
-            NodeCapacity::new(cpu, share.iter().map(|s| s * cpu).collect(), ram)
-        });
-    let job = (1usize..12, 1usize..3, 1u32..64, 1.0..4.0f64);
     (
-        prop::collection::vec(node, 1..5),
-        prop::collection::vec(job, 1..4),
-        60u32..720,
-        prop_oneof![Just(1u32), Just(7), Just(180)],
+        prop::collection::vec(common::node(), 1..5),
+        prop::collection::vec(common::job_spec(12), 1..4),
+        common::window_and_slot(),
     )
-        .prop_map(|(nodes, jobs, window_s, plan_slot_s)| Problem {
+        .prop_map(|(nodes, jobs, (window_s, plan_slot_s))| Problem {
             nodes,
             jobs: jobs
                 .into_iter()
                 .enumerate()
-                .map(|(j, (maps, reduces, chunk_mib, ram_gib))| {
-                    Job::new(
-                        j,
-                        JobSpec {
-                            maps,
-                            reduces,
-                            chunk_mib,
-                            ram_gib,
-                            ..JobSpec::paper(128)
-                        },
-                    )
-                })
+                .map(|(j, spec)| Job::new(j, spec))
                 .collect(),
             window_s,
             plan_slot_s,

@@ -86,10 +86,7 @@ type C = Column<SolverRow>;
 fn columns() -> Vec<C> {
     vec![
         C::new(["tasks", ""], |r| r.tasks.to_string()),
-        C::new(["planner", ""], |r| {
-            serde_json::to_value(r.planner)
-                .map_or(String::new(), |v| v.as_str().unwrap_or("").to_string())
-        }),
+        C::new(["planner", ""], |r| r.planner.name().to_string()),
         C::new(["solving", "s"], |r| fixed(r.solve_s, 3)),
         C::new(["scheduled", ""], |r| r.scheduled.to_string()),
         C::new(["makespan", "s"], |r| r.plan_makespan_s.to_string()),
@@ -104,10 +101,7 @@ fn columns() -> Vec<C> {
             r.iterations.map_or("–".into(), |e| e.to_string())
         }),
         C::new(["stopped by", ""], |r| {
-            r.stop
-                .and_then(|s| serde_json::to_value(s).ok())
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_else(|| "–".into())
+            r.stop.map_or("–", |s| s.name()).to_string()
         }),
     ]
 }
