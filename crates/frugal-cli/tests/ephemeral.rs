@@ -148,6 +148,10 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         ),
         (vec!["--margins", "5", "planners"], "cannot be used with"),
         (vec!["planners", "--tasks", "1"], "--tasks"),
+        (
+            vec!["planners", "--planners", "exact", "--budget", "quick"],
+            "--budget applies to the ga and ls planners",
+        ),
     ];
     for (extra, want) in cases {
         let mut args = vec!["ephemeral"];

@@ -55,7 +55,11 @@ pub enum ExactError {
     SeveralJobs(usize),
 }
 
-/// The optimal plan of a one-job problem (module docs).
+/// The optimal plan of a one-job problem (module docs): every task scheduled with the least
+/// makespan, or none when the job cannot fit the window.
+///
+/// # Errors
+/// [`ExactError::SeveralJobs`] when `problem` has more or fewer than one job.
 pub fn plan(problem: &Problem) -> Result<Plan, ExactError> {
     if problem.jobs.len() != 1 {
         return Err(ExactError::SeveralJobs(problem.jobs.len()));

@@ -97,7 +97,11 @@ pub struct Planned {
     pub solve_s: f64,
 }
 
-/// Plans `problem` with `planner`; `budget` bounds the metaheuristics (required for them).
+/// Plans `problem` with `planner`; `budget` bounds the metaheuristics (without one they
+/// stop at once: LS returns Alg. 1's plan, NSGA-III its best initial individual).
+///
+/// # Errors
+/// [`ExactError::SeveralJobs`] when the exact planner is asked to plan several jobs.
 pub fn solve(
     planner: Planner,
     problem: &Problem,

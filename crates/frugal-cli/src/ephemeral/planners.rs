@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
@@ -12,6 +12,7 @@ use frugal_ephemeral::solvers::{self, SolverRow, SolverSpec};
 use frugal_ephemeral::{Hosts, Utilisation};
 
 use super::args::{DcArg, parse_effort};
+use crate::Usage;
 use crate::choices::FormatArg;
 use crate::table::{Column, fixed, opt};
 
@@ -67,12 +68,12 @@ pub struct PlannersArgs {
         default_value = "rffd,exact,ga,ls"
     )]
     pub planners: Vec<PlannerArg>,
-    /// Metaheuristics' effort: full, quick or a number of evaluations.
-    #[arg(long, value_name = "EFFORT", default_value = "full", value_parser = parse_effort)]
-    pub budget: Effort,
-    /// Stop rule of the metaheuristics.
-    #[arg(long, value_enum, default_value = "patience")]
-    pub stop: StopArg,
+    /// Metaheuristics' effort: full, quick or a number of evaluations [default: full].
+    #[arg(long, value_name = "EFFORT", value_parser = parse_effort)]
+    pub budget: Option<Effort>,
+    /// Stop rule of the metaheuristics [default: patience].
+    #[arg(long, value_enum)]
+    pub stop: Option<StopArg>,
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -109,14 +110,30 @@ fn columns() -> Vec<C> {
 /// Runs the comparison and prints it.
 ///
 /// # Errors
-/// I/O errors writing the output.
+/// [`Usage`] for --budget or --stop without ga or ls among --planners; I/O errors writing
+/// the output.
 pub fn run(a: &PlannersArgs) -> Result<()> {
+    let searches = a
+        .planners
+        .iter()
+        .any(|p| matches!(p, PlannerArg::Ga | PlannerArg::Ls));
+    for (flag, given) in [
+        ("--budget", a.budget.is_some()),
+        ("--stop", a.stop.is_some()),
+    ] {
+        if given && !searches {
+            return Err(Usage(anyhow!(
+                "{flag} applies to the ga and ls planners; --planners has neither"
+            ))
+            .into());
+        }
+    }
     let spec = SolverSpec {
         dc: a.dc.dc(),
         tasks: a.tasks.iter().map(|&n| n as usize).collect(),
         planners: a.planners.iter().map(|p| p.planner()).collect(),
-        effort: a.budget,
-        patience: a.stop == StopArg::Patience,
+        effort: a.budget.unwrap_or(Effort::Full),
+        patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,
         seed: a.seed,
     };
     let rows = solvers::compare(&spec, &Hosts::embedded(), &Utilisation::embedded());
