@@ -7,6 +7,7 @@ mod ephemeral;
 mod loadtest;
 mod progress;
 mod record_exit;
+mod reproduce;
 mod serve;
 mod simulate;
 mod table;
@@ -64,6 +65,13 @@ enum Command {
     /// against Cuckoo on hosts that run a primary workload (default: University, 256 MiB
     /// chunks, margins 0–30 %, 48 start hours).
     Ephemeral(Box<ephemeral::EphemeralArgs>),
+    /// Re-run the papers' experiments (experiments/*.toml) in parallel and write their
+    /// rows (CSV), plots (SVG, PNG) and report.html: each published value beside frugal's,
+    /// with a verdict.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Run your own experiment files (the format of experiments/*.toml) into rows, plots
+    /// and a report.
+    Run(reproduce::RunArgs),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
     Bench(bench::BenchArgs),
@@ -123,6 +131,8 @@ fn main() -> std::process::ExitCode {
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
         Some(Command::Ephemeral(args)) => ephemeral::run(&args),
+        Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
+        Some(Command::Run(args)) => reproduce::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),

@@ -14,7 +14,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for `runs` runs.
+    /// A bar for `runs` runs (more can be announced with [`Progress::add`]).
     pub fn new(runs: usize) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::hidden())
             .with_style(
@@ -26,6 +26,11 @@ impl Progress {
             started: Instant::now(),
             shown: Once::new(),
         }
+    }
+
+    /// `runs` more runs to wait for (batches that plan their runs as they go).
+    pub fn add(&self, runs: usize) {
+        self.bar.inc_length(runs as u64);
     }
 
     /// One more run finished.

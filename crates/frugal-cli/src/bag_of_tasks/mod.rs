@@ -24,6 +24,7 @@ pub use args::BagOfTasksArgs;
 
 use crate::Usage;
 use crate::choices::FormatArg;
+use crate::progress::Progress;
 
 /// A log turned into a bag, with what Table 2 reports about it.
 #[derive(Serialize)]
@@ -66,12 +67,40 @@ struct Key {
     policy: Policy,
 }
 
+/// The runs of a comparison, in order: trace × scale × task count × α × policy.
+pub struct Runs {
+    traces: Vec<Trace>,
+    blocks: Vec<Block>,
+    /// Each run's tidy row.
+    pub rows: Vec<BotRow>,
+}
+
 /// Runs the comparison and prints it.
 ///
 /// # Errors
 /// [`Usage`] for options or inputs that cannot be used; a policy that cannot schedule a
 /// bag; I/O errors writing the output.
 pub fn run(a: &BagOfTasksArgs) -> Result<()> {
+    let progress = Progress::new(0);
+    let Runs {
+        traces,
+        blocks,
+        rows,
+    } = compute(a, &progress)?;
+    progress.finish();
+    if let Some(dir) = &a.out {
+        write_out(dir, a, &traces, &blocks, &rows)?;
+    }
+    print(a, &traces, &blocks, &rows)
+}
+
+/// Reads the inputs and executes the runs of `a`, ticking `progress` (which it tells how
+/// many).
+///
+/// # Errors
+/// [`Usage`] for options or inputs that cannot be used; a policy that cannot schedule a
+/// bag.
+pub fn compute(a: &BagOfTasksArgs, progress: &Progress) -> Result<Runs> {
     let traces = a
         .trace
         .iter()
@@ -155,11 +184,12 @@ pub fn run(a: &BagOfTasksArgs) -> Result<()> {
             }));
         }
     }
-    let rows = execute(a, &traces, &blocks, &keys)?;
-    if let Some(dir) = &a.out {
-        write_out(dir, a, &traces, &blocks, &rows)?;
-    }
-    print(a, &traces, &blocks, &rows)
+    let rows = execute(a, &traces, &blocks, &keys, progress)?;
+    Ok(Runs {
+        traces,
+        blocks,
+        rows,
+    })
 }
 
 /// Reads one `--trace`: a log, or logs joined by `+` (their tasks concatenated in
@@ -238,13 +268,14 @@ fn execute(
     traces: &[Trace],
     blocks: &[Block],
     keys: &[Key],
+    progress: &Progress,
 ) -> Result<Vec<BotRow>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(usize::from(a.threads))
         .build()
         .context("starting the worker threads")?;
-    let progress = crate::progress::Progress::new(keys.len());
-    let rows = pool.install(|| {
+    progress.add(keys.len());
+    pool.install(|| {
         // One bound per (block, α), shared by its policies.
         let bounds: Vec<Vec<RentBound>> = blocks
             .par_iter()
@@ -289,9 +320,7 @@ fn execute(
                 row
             })
             .collect::<Result<Vec<_>>>()
-    });
-    progress.finish();
-    rows
+    })
 }
 
 /// A one-line description of a machine set.

@@ -6,7 +6,7 @@
 //! output does not depend on the thread count.
 
 mod args;
-mod planners;
+pub(crate) mod planners;
 mod table;
 
 use std::io::{Read, Write};
@@ -22,10 +22,12 @@ use frugal_ephemeral::planner::Effort;
 use frugal_ephemeral::summary::{self, Cell, Improvement};
 use frugal_ephemeral::{Hosts, JobSpec, Strategy, Utilisation};
 
-pub use args::EphemeralArgs;
+pub use args::{EphemeralArgs, EphemeralCommand};
+pub use planners::PlannersArgs;
 
 use crate::Usage;
 use crate::choices::FormatArg;
+use crate::progress::Progress;
 
 /// Runs the comparison and prints it.
 ///
@@ -36,6 +38,31 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
     if let Some(args::EphemeralCommand::Planners(p)) = &a.command {
         return planners::run(p);
     }
+    let progress = Progress::new(0);
+    let Runs { rows, coverage } = compute(a, &progress)?;
+    progress.finish();
+    let cells = summary::cells(&rows);
+    let improvements = summary::improvements(&cells);
+    if let Some(dir) = &a.out {
+        write_out(dir, a, &rows, &cells, &improvements, &coverage)?;
+    }
+    print(a, &rows, &cells, &improvements, &coverage)
+}
+
+/// The runs of a comparison (data centre × chunk size × margin × start hour × strategy)
+/// and the forecasts' coverage per data centre.
+pub struct Runs {
+    /// Each run's tidy row.
+    pub rows: Vec<EphemeralRow>,
+    coverage: Vec<DcCoverage>,
+}
+
+/// Reads the inputs and executes the runs of `a` (not its `planners` subcommand),
+/// ticking `progress` (which it tells how many).
+///
+/// # Errors
+/// [`Usage`] for flags that cannot apply or input files that cannot be used.
+pub fn compute(a: &EphemeralArgs, progress: &Progress) -> Result<Runs> {
     check_flags(a)?;
     let hosts = match &a.hosts {
         None => Hosts::embedded(),
@@ -83,7 +110,7 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
         .num_threads(usize::from(a.threads))
         .build()
         .context("starting the worker threads")?;
-    let progress = crate::progress::Progress::new(specs.len());
+    progress.add(specs.len());
     let rows: Vec<EphemeralRow> = pool.install(|| {
         specs
             .par_iter()
@@ -94,18 +121,12 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
             })
             .collect()
     });
-    progress.finish();
-    let cells = summary::cells(&rows);
-    let improvements = summary::improvements(&cells);
     let coverage: Vec<DcCoverage> = a
         .dc
         .iter()
         .map(|dc| experiment::coverage(dc.dc(), &hosts, &util, a.forecaster.kind(), a.start_hours))
         .collect();
-    if let Some(dir) = &a.out {
-        write_out(dir, a, &rows, &cells, &improvements, &coverage)?;
-    }
-    print(a, &rows, &cells, &improvements, &coverage)
+    Ok(Runs { rows, coverage })
 }
 
 /// Refuses flags that cannot apply to the run asked for.

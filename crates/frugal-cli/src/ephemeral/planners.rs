@@ -113,30 +113,7 @@ fn columns() -> Vec<C> {
 /// [`Usage`] for --budget or --stop without ga or ls among --planners; I/O errors writing
 /// the output.
 pub fn run(a: &PlannersArgs) -> Result<()> {
-    let searches = a
-        .planners
-        .iter()
-        .any(|p| matches!(p, PlannerArg::Ga | PlannerArg::Ls));
-    for (flag, given) in [
-        ("--budget", a.budget.is_some()),
-        ("--stop", a.stop.is_some()),
-    ] {
-        if given && !searches {
-            return Err(Usage(anyhow!(
-                "{flag} applies to the ga and ls planners; --planners has neither"
-            ))
-            .into());
-        }
-    }
-    let spec = SolverSpec {
-        dc: a.dc.dc(),
-        tasks: a.tasks.iter().map(|&n| n as usize).collect(),
-        planners: a.planners.iter().map(|p| p.planner()).collect(),
-        effort: a.budget.unwrap_or(Effort::Full),
-        patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,
-        seed: a.seed,
-    };
-    let rows = solvers::compare(&spec, &Hosts::embedded(), &Utilisation::embedded());
+    let rows = compute(a)?;
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Csv => {
@@ -161,4 +138,39 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Solves the problems of `a` with each planner: one row per (tasks, planner).
+///
+/// # Errors
+/// [`Usage`] for --budget or --stop without ga or ls among --planners.
+pub fn compute(a: &PlannersArgs) -> Result<Vec<SolverRow>> {
+    let searches = a
+        .planners
+        .iter()
+        .any(|p| matches!(p, PlannerArg::Ga | PlannerArg::Ls));
+    for (flag, given) in [
+        ("--budget", a.budget.is_some()),
+        ("--stop", a.stop.is_some()),
+    ] {
+        if given && !searches {
+            return Err(Usage(anyhow!(
+                "{flag} applies to the ga and ls planners; --planners has neither"
+            ))
+            .into());
+        }
+    }
+    let spec = SolverSpec {
+        dc: a.dc.dc(),
+        tasks: a.tasks.iter().map(|&n| n as usize).collect(),
+        planners: a.planners.iter().map(|p| p.planner()).collect(),
+        effort: a.budget.unwrap_or(Effort::Full),
+        patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,
+        seed: a.seed,
+    };
+    Ok(solvers::compare(
+        &spec,
+        &Hosts::embedded(),
+        &Utilisation::embedded(),
+    ))
 }

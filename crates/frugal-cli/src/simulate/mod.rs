@@ -23,6 +23,7 @@ pub use plan::{Plan, plan};
 
 use crate::Usage;
 use crate::choices::FormatArg;
+use crate::progress::Progress;
 
 /// One run of the plan.
 struct RunKey {
@@ -31,11 +32,22 @@ struct RunKey {
     repetition: u64,
 }
 
-/// Runs the comparison and prints one table (or one block of rows) per workload.
+/// The runs of a comparison, in plan order: workload × policy × repetition.
+pub struct Runs {
+    /// The checked options.
+    pub plan: Plan,
+    keys: Vec<RunKey>,
+    /// Each run's records.
+    pub results: Vec<RunResult>,
+    /// Each run's tidy row.
+    pub rows: Vec<RunRow>,
+}
+
+/// Plans and executes the runs of `a`, ticking `progress` (which it tells how many).
 ///
 /// # Errors
-/// [`Usage`] for options or inputs that cannot be used; I/O errors writing the output.
-pub fn run(a: &SimulateArgs) -> Result<()> {
+/// [`Usage`] for options or inputs that cannot be used; a policy that cannot be built.
+pub fn compute(a: &SimulateArgs, progress: &Progress) -> Result<Runs> {
     let plan = plan(a).map_err(Usage::from)?;
     let keys: Vec<RunKey> = (0..plan.workloads.len())
         .flat_map(|w| {
@@ -48,7 +60,7 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
             })
         })
         .collect();
-    let results = execute(&plan, &keys, a.threads)?;
+    let results = execute(&plan, &keys, a.threads, progress)?;
     let rows: Vec<RunRow> = keys
         .iter()
         .zip(&results)
@@ -62,6 +74,27 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
             )
         })
         .collect();
+    Ok(Runs {
+        plan,
+        keys,
+        results,
+        rows,
+    })
+}
+
+/// Runs the comparison and prints one table (or one block of rows) per workload.
+///
+/// # Errors
+/// [`Usage`] for options or inputs that cannot be used; I/O errors writing the output.
+pub fn run(a: &SimulateArgs) -> Result<()> {
+    let progress = Progress::new(0);
+    let Runs {
+        plan,
+        keys,
+        results,
+        rows,
+    } = compute(a, &progress)?;
+    progress.finish();
     if let Some(dir) = &a.out {
         for ((k, r), row) in keys.iter().zip(&results).zip(&rows) {
             let run_dir = dir
@@ -126,14 +159,19 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
 }
 
 /// Runs every key, in parallel on `threads` workers (0: one per core); results in key
-/// order, with a [`crate::progress::Progress`] bar.
-fn execute(plan: &Plan, keys: &[RunKey], threads: u16) -> Result<Vec<RunResult>> {
+/// order, ticking `progress`.
+fn execute(
+    plan: &Plan,
+    keys: &[RunKey],
+    threads: u16,
+    progress: &Progress,
+) -> Result<Vec<RunResult>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(usize::from(threads))
         .build()
         .context("starting the worker threads")?;
-    let progress = crate::progress::Progress::new(keys.len());
-    let results = pool.install(|| {
+    progress.add(keys.len());
+    pool.install(|| {
         keys.par_iter()
             .map(|k| {
                 let policy = plan.policies[k.policy].build(&plan.setup.policy, plan.cluster())?;
@@ -145,9 +183,7 @@ fn execute(plan: &Plan, keys: &[RunKey], threads: u16) -> Result<Vec<RunResult>>
                 Ok(r)
             })
             .collect::<Result<Vec<_>>>()
-    });
-    progress.finish();
-    results
+    })
 }
 
 /// A directory-name form of a label: lower-case alphanumerics joined by `-`.

@@ -1,0 +1,355 @@
+//! Experiment files: one TOML file per published figure or table (or a user's own sweep).
+//!
+//! A file names the system that runs it (a `frugal` subcommand), the flags every
+//! configuration shares (`[args]`, spelled as on the command line without `--`), the swept
+//! flags (`[sweep]`, every combination is one configuration), the flags that `--quick`
+//! overrides (`[quick]`), the plots and the published claims to check. The runner turns each
+//! configuration into the subcommand's argument vector, so every flag is validated by the
+//! subcommand itself and an error names the flag as the command line would.
+//!
+//! Flag values: a string or number is passed as is; an array is joined with `,` (the
+//! list flags' syntax); `true` passes the bare flag and `false` leaves it out.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::claim::Claim;
+use crate::plot::PlotSpec;
+
+/// Flags by name, as an experiment file writes them.
+type Flags = BTreeMap<String, toml::Value>;
+
+/// One point of the sweep: (flag, value) per swept flag.
+type Point = Vec<(String, toml::Value)>;
+
+/// The `frugal` subcommand an experiment runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum System {
+    /// `frugal simulate`: executor placement (papers 000, 002, 004); rows as `results.csv`.
+    Simulate,
+    /// `frugal bag-of-tasks`: bags of tasks on a hybrid cloud (paper 003).
+    BagOfTasks,
+    /// `frugal ephemeral`: MapReduce on ephemeral capacity (paper 001).
+    Ephemeral,
+    /// `frugal ephemeral planners`: the planners against the problem size (paper 001 Fig. 4).
+    EphemeralPlanners,
+}
+
+impl System {
+    /// The subcommand words.
+    pub fn words(self) -> &'static [&'static str] {
+        match self {
+            System::Simulate => &["simulate"],
+            System::BagOfTasks => &["bag-of-tasks"],
+            System::Ephemeral => &["ephemeral"],
+            System::EphemeralPlanners => &["ephemeral", "planners"],
+        }
+    }
+}
+
+/// One experiment file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// Heading in the report.
+    pub title: String,
+    /// The paper it reproduces (`000` … `004`), or any label for a user's sweep.
+    pub paper: String,
+    /// Where the published figure is (e.g. `paper 000, §6.2, Fig. 5`).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// A paragraph for the report: what is run and how it maps to the paper.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The subcommand that runs each configuration.
+    pub system: System,
+    /// Flags shared by every configuration.
+    #[serde(default)]
+    pub args: BTreeMap<String, toml::Value>,
+    /// Named cases (`[[case]]`, each a `name` and flags): the sweep is run once per case,
+    /// and the rows get a `case` column. For settings that change together (an hour and
+    /// its job count).
+    #[serde(default, rename = "case")]
+    pub cases: Vec<BTreeMap<String, toml::Value>>,
+    /// Swept flags and their values; one configuration per combination.
+    #[serde(default)]
+    pub sweep: BTreeMap<String, Vec<toml::Value>>,
+    /// Flags replaced (or added) under `--quick`.
+    #[serde(default)]
+    pub quick: BTreeMap<String, toml::Value>,
+    /// Plots drawn from the rows.
+    #[serde(default, rename = "plot")]
+    pub plots: Vec<PlotSpec>,
+    /// Published values checked against the rows.
+    #[serde(default, rename = "claim")]
+    pub claims: Vec<Claim>,
+}
+
+/// One configuration of an experiment: the swept flags' values and the argument vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Configuration {
+    /// (swept flag, value) in the file's key order; these become the first columns of
+    /// the configuration's rows.
+    pub labels: Vec<(String, String)>,
+    /// The subcommand's words followed by its flags.
+    pub argv: Vec<String>,
+}
+
+impl Experiment {
+    /// Reads and checks an experiment file.
+    ///
+    /// # Errors
+    /// A message naming the file: unreadable, not TOML, an unknown key, a flag value of a
+    /// kind the command line cannot take, an empty sweep, or a claim or plot that is
+    /// malformed.
+    pub fn read(path: &Path) -> Result<Experiment, String> {
+        let name = path.display();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        Experiment::parse(&text).map_err(|e| format!("{name}: {e}"))
+    }
+
+    /// Parses and checks the text of an experiment file.
+    ///
+    /// # Errors
+    /// As [`Experiment::read`], without the file name.
+    pub fn parse(text: &str) -> Result<Experiment, String> {
+        let e: Experiment = toml::from_str(text).map_err(|e| e.to_string())?;
+        for (flag, values) in &e.sweep {
+            if values.is_empty() {
+                return Err(format!("[sweep] {flag}: no values"));
+            }
+            if e.args.contains_key(flag) {
+                return Err(format!("[sweep] {flag}: also set in [args]"));
+            }
+            for v in values {
+                flag_value(flag, v)?;
+            }
+        }
+        for (flag, v) in e.args.iter().chain(&e.quick) {
+            flag_value(flag, v)?;
+        }
+        let mut names = Vec::new();
+        for case in &e.cases {
+            match case.get("name") {
+                Some(toml::Value::String(n)) if !names.contains(n) => names.push(n.clone()),
+                Some(toml::Value::String(n)) => return Err(format!("[[case]] {n}: named twice")),
+                _ => return Err("[[case]]: each needs a string `name`".into()),
+            }
+            for (flag, v) in case.iter().filter(|(k, _)| *k != "name") {
+                if e.sweep.contains_key(flag) {
+                    return Err(format!("[[case]] {flag}: also swept"));
+                }
+                flag_value(flag, v)?;
+            }
+        }
+        for c in &e.claims {
+            c.check().map_err(|m| format!("claim {:?}: {m}", c.claim))?;
+        }
+        Ok(e)
+    }
+
+    /// Every configuration: each case (in file order) × the sweep, the sweep's last key
+    /// varying fastest (keys in name order). Flags: `[args]`, then the case's, then under
+    /// `quick` the `[quick]` ones — each replacing the one before; a swept flag set in
+    /// `[quick]` takes that one value.
+    pub fn configurations(&self, quick: bool) -> Vec<Configuration> {
+        let fixed = &self.args;
+        // A case is a point of its own: its flags after [args], its name as a label.
+        let cases: Vec<Option<&Flags>> = if self.cases.is_empty() {
+            vec![None]
+        } else {
+            self.cases.iter().map(Some).collect()
+        };
+        let mut grid: Vec<(Option<&Flags>, Point)> =
+            cases.into_iter().map(|c| (c, Vec::new())).collect();
+        for (flag, values) in &self.sweep {
+            let values = match self.quick.get(flag) {
+                Some(v) if quick => std::slice::from_ref(v),
+                _ => values.as_slice(),
+            };
+            grid = grid
+                .into_iter()
+                .flat_map(|(case, point)| {
+                    values.iter().map(move |v| {
+                        let mut p = point.clone();
+                        p.push((flag.clone(), v.clone()));
+                        (case, p)
+                    })
+                })
+                .collect();
+        }
+        grid.into_iter()
+            .map(|(case, point)| {
+                let mut argv: Vec<String> =
+                    self.system.words().iter().map(|w| w.to_string()).collect();
+                let mut flags = fixed.clone();
+                let mut labels = Vec::new();
+                if let Some(case) = case {
+                    labels.push(("case".to_string(), label(&case["name"])));
+                    flags.extend(
+                        case.iter()
+                            .filter(|(k, _)| *k != "name")
+                            .map(|(k, v)| (k.clone(), v.clone())),
+                    );
+                }
+                if quick {
+                    flags.extend(
+                        self.quick
+                            .iter()
+                            .filter(|(k, _)| !self.sweep.contains_key(*k))
+                            .map(|(k, v)| (k.clone(), v.clone())),
+                    );
+                }
+                for (flag, v) in flags.iter().chain(point.iter().map(|(f, v)| (f, v))) {
+                    argv.extend(flag_value(flag, v).expect("checked by parse"));
+                }
+                labels.extend(point.iter().map(|(f, v)| (f.clone(), label(v))));
+                Configuration { labels, argv }
+            })
+            .collect()
+    }
+}
+
+/// The command-line words of `--flag value`.
+fn flag_value(flag: &str, v: &toml::Value) -> Result<Vec<String>, String> {
+    if flag.starts_with('-') || flag.is_empty() {
+        return Err(format!("{flag:?}: write flags without the leading `--`"));
+    }
+    let long = format!("--{flag}");
+    Ok(match v {
+        toml::Value::Boolean(true) => vec![long],
+        toml::Value::Boolean(false) => vec![],
+        toml::Value::Array(items) => {
+            let parts = items
+                .iter()
+                .map(|i| match i {
+                    toml::Value::Array(_) | toml::Value::Table(_) => {
+                        Err(format!("{flag}: a list holds strings or numbers"))
+                    }
+                    other => Ok(label(other)),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            vec![long, parts.join(",")]
+        }
+        toml::Value::Table(_) | toml::Value::Datetime(_) => {
+            return Err(format!(
+                "{flag}: a flag takes a string, number, boolean or list"
+            ));
+        }
+        other => vec![long, label(other)],
+    })
+}
+
+/// A scalar as the command line spells it.
+fn label(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+title = "t"
+paper = "000"
+system = "simulate"
+[args]
+cluster = "small-hybrid"
+policies = ["gio", "first-fit"]
+admission-control = true
+backfill = false
+repetitions = 5
+[sweep]
+pricing = [1, 2]
+load = ["light", "high"]
+[quick]
+repetitions = 2
+"#;
+
+    #[test]
+    fn configurations_cross_the_sweep_and_quick_overrides() {
+        let e = Experiment::parse(FILE).unwrap();
+        let c = e.configurations(false);
+        assert_eq!(c.len(), 4);
+        // toml sorts keys: load before pricing, pricing varies fastest.
+        assert_eq!(
+            c[1].labels,
+            [
+                ("load".to_string(), "light".to_string()),
+                ("pricing".into(), "2".into())
+            ]
+        );
+        assert_eq!(
+            c[0].argv,
+            [
+                "simulate",
+                "--admission-control",
+                "--cluster",
+                "small-hybrid",
+                "--policies",
+                "gio,first-fit",
+                "--repetitions",
+                "5",
+                "--load",
+                "light",
+                "--pricing",
+                "1"
+            ]
+        );
+        let q = e.configurations(true);
+        assert!(q[0].argv.windows(2).any(|w| w == ["--repetitions", "2"]));
+        assert!(!q[0].argv.iter().any(|a| a == "5"));
+        // A swept flag set in [quick] keeps its label column, with the one value.
+        let e = Experiment::parse(&format!("{FILE}pricing = 3\n")).unwrap();
+        let q = e.configurations(true);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[0].labels[1], ("pricing".to_string(), "3".to_string()));
+        assert_eq!(q[0].argv.iter().filter(|a| *a == "--pricing").count(), 1);
+    }
+
+    #[test]
+    fn cases_label_their_rows_and_replace_args() {
+        let e = Experiment::parse(&format!(
+            "{FILE}[[case]]\nname = 'busy'\nhour = 10\nrepetitions = 1\n[[case]]\nname = 'idle'\nhour = 0\n"
+        ))
+        .unwrap();
+        let c = e.configurations(false);
+        assert_eq!(c.len(), 8);
+        assert_eq!(c[0].labels[0], ("case".to_string(), "busy".to_string()));
+        assert!(c[0].argv.windows(2).any(|w| w == ["--hour", "10"]));
+        assert!(c[0].argv.windows(2).any(|w| w == ["--repetitions", "1"]));
+        assert!(c[7].argv.windows(2).any(|w| w == ["--repetitions", "5"]));
+        let twice = format!("{FILE}[[case]]\nname = 'a'\n[[case]]\nname = 'a'\n");
+        assert!(
+            Experiment::parse(&twice)
+                .unwrap_err()
+                .contains("named twice")
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_the_key() {
+        let bad = |s: &str| {
+            Experiment::parse(&format!("title='t'\npaper='0'\nsystem='simulate'\n{s}")).unwrap_err()
+        };
+        assert!(bad("[sweep]\npricing = []").contains("pricing: no values"));
+        assert!(bad("[args]\n'--load' = 'x'").contains("without the leading"));
+        assert!(bad("[args]\nx = { a = 1 }").contains("x: a flag takes"));
+        assert!(bad("colour = 1").contains("unknown field"));
+        assert!(bad("[args]\nload='x'\n[sweep]\nload=['y']").contains("also set in [args]"));
+        assert!(
+            Experiment::parse("title='t'\npaper='0'\nsystem='spreadsheet'")
+                .unwrap_err()
+                .contains("unknown variant")
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! Reproduction reports: experiment files (one per published figure or table), the
+//! published claims they carry and their verdicts on frugal's runs, plots (SVG and PNG)
+//! and a one-file HTML report.
+//!
+//! The runs themselves belong to each system (`frugal-sim`, `frugal-bot`,
+//! `frugal-ephemeral`); `frugal reproduce` and `frugal run` in the CLI run an
+//! [`Experiment`]'s configurations and hand the rows here as a [`Table`]. Entry points:
+//! [`Experiment::read`], [`Claim::evaluate`], [`PlotSpec::figure`] and
+//! [`PlotSpec::render`], [`html::html`] and [`html::markdown`].
+
+pub mod claim;
+pub mod experiment;
+pub mod html;
+pub mod plot;
+pub mod table;
+
+pub use claim::{Claim, Outcome, Verdict};
+pub use experiment::{Configuration, Experiment, System};
+pub use plot::{Figure, PlotKind, PlotSpec};
+pub use table::Table;
