@@ -16,10 +16,8 @@ pub struct Section {
     pub claims: Vec<(Claim, Outcome)>,
     /// Its plots: caption, inline SVG text, PNG path relative to the report.
     pub plots: Vec<(String, String, String)>,
-    /// Runs (rows) and the wall-clock seconds they took.
+    /// Runs (rows).
     pub runs: usize,
-    /// Wall-clock seconds of the experiment.
-    pub seconds: f64,
 }
 
 /// The papers' references, for the section headings.
@@ -116,14 +114,13 @@ pub fn html(sections: &[Section], command: &str) -> String {
             let _ = writeln!(h, "<h3 id=\"{}\">{}</h3>", escape(&s.id), escape(&e.title));
             let _ = writeln!(
                 h,
-                "<p class=\"meta\">{}<code>experiments/{}.toml</code> · {} runs in {:.1} s · rows in <code>results/{}.csv</code></p>",
+                "<p class=\"meta\">{}<code>experiments/{}.toml</code> · {} runs · rows in <code>results/{}.csv</code></p>",
                 e.source
                     .as_deref()
                     .map(|x| format!("{} · ", escape(x)))
                     .unwrap_or_default(),
                 escape(&s.id),
                 s.runs,
-                s.seconds,
                 escape(&s.id)
             );
             if let Some(d) = &e.description {

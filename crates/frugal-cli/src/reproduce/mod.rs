@@ -10,7 +10,6 @@
 mod retrain;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser};
@@ -141,7 +140,6 @@ fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
 struct Output {
     table: Table,
     timelines: Vec<(usize, Figure)>,
-    seconds: f64,
 }
 
 /// The parsed subcommand of a configuration.
@@ -218,7 +216,6 @@ fn execute(
     for (k, (id, e)) in experiments.iter().enumerate() {
         let mut table = Table::default();
         let mut timelines: Vec<(usize, Figure)> = Vec::new();
-        let mut seconds = 0.0;
         for ((_, c, _), o) in work.iter().zip(&outputs).filter(|((j, _, _), _)| *j == k) {
             table
                 .append(&c.labels, o.table.clone())
@@ -228,7 +225,6 @@ fn execute(
                     timelines.push((*p, f.clone()));
                 }
             }
-            seconds += o.seconds;
         }
         let csv = out.join("results").join(format!("{id}.csv"));
         table
@@ -274,7 +270,6 @@ fn execute(
             claims,
             plots,
             runs: table.rows.len(),
-            seconds,
         });
     }
     let report = out.join("report.html");
@@ -294,7 +289,6 @@ fn configuration(
     job: &Job,
     progress: &Progress,
 ) -> Result<Output> {
-    let t0 = Instant::now();
     let mut timelines = Vec::new();
     let table = match job {
         Job::Simulate(a) => {
@@ -342,11 +336,7 @@ fn configuration(
             tidy(&rows)?
         }
     };
-    Ok(Output {
-        table,
-        timelines,
-        seconds: t0.elapsed().as_secs_f64(),
-    })
+    Ok(Output { table, timelines })
 }
 
 /// Rows as the CSV the subcommand's `--out` writes, read back as a table.
