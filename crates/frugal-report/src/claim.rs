@@ -264,20 +264,15 @@ impl Claim {
             _ => {
                 let worst = evaluated.iter().map(|e| e.3).max().expect("non-empty");
                 let values: Vec<f64> = evaluated.iter().filter_map(|e| e.1).collect();
-                let shown = match values.as_slice() {
-                    [] | [_] => evaluated[0].2.clone(),
-                    _ if evaluated.len() == 1 => evaluated[0].2.clone(),
-                    vs => {
-                        let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
-                        let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                        format!("{} to {}", self.show(lo), self.show(hi))
-                    }
-                };
                 let shown = if self.order.is_some() && evaluated.len() > 1 {
                     let held = evaluated.iter().filter(|e| e.3 == Verdict::Holds).count();
                     format!("holds in {held} of {} cases", evaluated.len())
+                } else if values.len() > 1 {
+                    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    format!("{} to {}", self.show(lo), self.show(hi))
                 } else {
-                    shown
+                    evaluated[0].2.clone()
                 };
                 (shown, worst)
             }

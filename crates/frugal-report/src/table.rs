@@ -84,20 +84,29 @@ impl Table {
             .ok_or_else(|| format!("no column {column:?} (columns: {})", self.header.join(", ")))
     }
 
+    /// The indices of the rows that match every entry of `filter`.
+    ///
+    /// # Errors
+    /// A filter on a column that does not exist.
+    pub fn matching(&self, filter: &Filter) -> Result<Vec<usize>, String> {
+        let cols = filter
+            .iter()
+            .map(|(c, v)| Ok((self.column(c)?, v)))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok((0..self.rows.len())
+            .filter(|&k| cols.iter().all(|(i, v)| self.rows[k][*i] == **v))
+            .collect())
+    }
+
     /// The rows that match every entry of `filter`.
     ///
     /// # Errors
     /// A filter on a column that does not exist.
     pub fn select(&self, filter: &Filter) -> Result<Vec<&[String]>, String> {
-        let cols = filter
-            .iter()
-            .map(|(c, v)| Ok((self.column(c)?, v)))
-            .collect::<Result<Vec<_>, String>>()?;
         Ok(self
-            .rows
-            .iter()
-            .filter(|r| cols.iter().all(|(i, v)| r[*i] == **v))
-            .map(Vec::as_slice)
+            .matching(filter)?
+            .into_iter()
+            .map(|k| self.rows[k].as_slice())
             .collect())
     }
 

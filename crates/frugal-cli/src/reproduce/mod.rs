@@ -295,17 +295,18 @@ fn configuration(
             let runs = crate::simulate::compute(a, progress)?;
             let mut t = tidy(&runs.rows)?;
             shorten_checkpoints(&mut t);
-            // Timelines: the first run of this configuration that matches the plot.
+            // Timelines: the first run of this configuration that matches the plot, its
+            // row found in the rows with this configuration's labels.
+            let mut labelled = Table::default();
             for (p, spec) in e.plots.iter().enumerate() {
                 if spec.kind != PlotKind::Timeline {
                     continue;
                 }
-                let mut labelled = Table::default();
-                labelled.append(labels, t.clone()).map_err(|m| anyhow!(m))?;
-                let matching = labelled.select(&spec.filter).map_err(|m| anyhow!(m))?;
-                if let Some(first) = matching.first()
-                    && let Some(i) = labelled.rows.iter().position(|r| r.as_slice() == *first)
-                {
+                if labelled.header.is_empty() {
+                    labelled.append(labels, t.clone()).map_err(|m| anyhow!(m))?;
+                }
+                let matching = labelled.matching(&spec.filter).map_err(|m| anyhow!(m))?;
+                if let Some(&i) = matching.first() {
                     let r = &runs.results[i];
                     timelines.push((
                         p,
