@@ -176,6 +176,9 @@ fn bad_experiment_files_are_refused_naming_the_file_and_flag() {
         err.contains("no_such_column") && err.contains("columns: "),
         "{err}"
     );
+    let (code, err) = frugal_in_root(&["reproduce", "003", "--retrain", "--out", &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--retrain"), "{err}");
     // A user's own sweep runs and reports.
     write(
         "title = 'mine'\npaper = 'x'\nsystem = 'simulate'\n[args]\nload = 'light'\npolicies = ['gio', 'first-fit']\n\

@@ -14,7 +14,8 @@ use crate::{Cli, Command, Usage};
 /// Retrains every checkpoint named in `experiments` into `dir` and rewrites the policies.
 ///
 /// # Errors
-/// [`Usage`] for a checkpoint without readable settings; training errors.
+/// [`Usage`] when no experiment runs an agent, or for a checkpoint without readable
+/// settings; training errors.
 pub fn checkpoints(experiments: &mut [(String, Experiment)], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut done: Vec<(String, PathBuf)> = Vec::new();
@@ -47,6 +48,12 @@ pub fn checkpoints(experiments: &mut [(String, Experiment)], dir: &Path) -> Resu
                 *s = format!("rl:{}", new.display());
             }
         }
+    }
+    if done.is_empty() {
+        return Err(Usage(anyhow!(
+            "--retrain: the selected experiments run no `rl:` agent (paper 002's do)"
+        ))
+        .into());
     }
     Ok(())
 }
