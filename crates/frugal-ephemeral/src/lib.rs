@@ -39,7 +39,7 @@ pub use experiment::{EphemeralRow, RunSpec, Strategy};
 pub use forecast::{Forecaster, ForecasterKind};
 pub use hosts::{DataCentre, Host, Hosts};
 pub use job::{Job, JobSpec, TaskKind};
-pub use trace::{Metric, Utilisation};
+pub use trace::{Metric, PrimaryWorkload, Utilisation};
 
 /// A data file that cannot be used: the file, the line (0 when the problem is not one
 /// line's) and what is wrong.

@@ -15,6 +15,12 @@
 //! the trace keeps replaying test days, never training days. The derived samples ship as
 //! `data/ephemeral/utilisation.csv.gz` (5-minute values, unchanged) with a manifest naming
 //! the source file of every host-day.
+//!
+//! A second, CPU-stressed variant ([`derive_planetlab`], spec §2.2 step 5) takes each
+//! host-day's CPU from one PlanetLab VM of 3 March 2011 (mean 12 % but far burstier than
+//! GCD's job sums) and its RAM from the same host-day of the GCD trace (PlanetLab records
+//! no memory). It ships as `data/ephemeral/utilisation-planetlab.csv.gz`
+//! ([`PrimaryWorkload::Planetlab`]).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -93,16 +99,46 @@ pub struct Utilisation {
 }
 
 const EMBEDDED: &[u8] = include_bytes!("../../../data/ephemeral/utilisation.csv.gz");
+const EMBEDDED_PLANETLAB: &[u8] =
+    include_bytes!("../../../data/ephemeral/utilisation-planetlab.csv.gz");
+
+/// Which shipped primary workload to replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrimaryWorkload {
+    /// `data/ephemeral/utilisation.csv.gz`: CPU and memory of Google cluster jobs
+    /// ([`derive_from_gcd`]).
+    #[default]
+    Gcd,
+    /// `data/ephemeral/utilisation-planetlab.csv.gz`: PlanetLab CPU, GCD memory
+    /// ([`derive_planetlab`]).
+    Planetlab,
+}
+
+impl PrimaryWorkload {
+    /// The shipped file's path in the repository.
+    pub fn file(self) -> &'static str {
+        match self {
+            PrimaryWorkload::Gcd => "data/ephemeral/utilisation.csv.gz",
+            PrimaryWorkload::Planetlab => "data/ephemeral/utilisation-planetlab.csv.gz",
+        }
+    }
+}
 
 impl Utilisation {
-    /// The shipped trace (`data/ephemeral/utilisation.csv.gz`).
+    /// The shipped GCD trace (`data/ephemeral/utilisation.csv.gz`).
     pub fn embedded() -> Utilisation {
-        Utilisation::parse(
-            GzDecoder::new(EMBEDDED),
-            "data/ephemeral/utilisation.csv.gz",
-            HOSTS,
-        )
-        .expect("the shipped utilisation trace is valid (tested)")
+        Utilisation::shipped(PrimaryWorkload::Gcd)
+    }
+
+    /// One of the shipped traces.
+    pub fn shipped(which: PrimaryWorkload) -> Utilisation {
+        let bytes = match which {
+            PrimaryWorkload::Gcd => EMBEDDED,
+            PrimaryWorkload::Planetlab => EMBEDDED_PLANETLAB,
+        };
+        Utilisation::parse(GzDecoder::new(bytes), which.file(), HOSTS)
+            .expect("the shipped utilisation traces are valid (tested)")
     }
 
     /// Reads `host,day,sample,cpu_pct,mem_pct` rows for hosts `0 ..< hosts`.
@@ -308,6 +344,102 @@ pub fn derive_from_gcd(path: &Path) -> Result<(Vec<Sample>, Vec<ManifestRow>), D
                     mem_pct,
                 });
             }
+        }
+    }
+    Ok((samples, manifest))
+}
+
+/// Builds the CPU-stress variant (spec §2.2 step 5) from `planetlab_20110303.tar.gz` and
+/// the GCD samples of [`derive_from_gcd`]: host k's day d takes its CPU from the PlanetLab
+/// file number 7k + d − 1 (from 0) in byte-wise sorted file-name order, and its memory
+/// from the GCD trace's same host, day and sample. Returns the samples (host, day, sample
+/// order) and the manifest of the CPU sources.
+///
+/// # Errors
+/// [`DataError`] when the tarball cannot be read, a line is not one number, a file does
+/// not hold 288 samples, a CPU value is outside 0–100, there are fewer than 294 files,
+/// or `gcd` lacks a host-day.
+pub fn derive_planetlab(
+    path: &Path,
+    gcd: &[Sample],
+) -> Result<(Vec<Sample>, Vec<ManifestRow>), DataError> {
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| DataError::new(&name, 0, e.to_string());
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut archive = tar::Archive::new(GzDecoder::new(file));
+    let mut files: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for entry in archive.entries().map_err(io)? {
+        let entry = entry.map_err(io)?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let p = entry.path().map_err(io)?.to_string_lossy().into_owned();
+        let entry_name = format!("{name}:{p}");
+        let mut cpu = Vec::with_capacity(SAMPLES_PER_DAY);
+        for (i, line) in BufReader::new(entry).lines().enumerate() {
+            let line = line.map_err(io)?;
+            let v: f64 = line
+                .trim()
+                .parse()
+                .map_err(|e| DataError::new(&entry_name, i + 1, format!("CPU %: {e}")))?;
+            if !(0.0..=100.0).contains(&v) {
+                return Err(DataError::new(
+                    &entry_name,
+                    i + 1,
+                    format!("CPU % = {v} is outside 0–100"),
+                ));
+            }
+            cpu.push(v);
+        }
+        if cpu.len() != SAMPLES_PER_DAY {
+            return Err(DataError::new(
+                &entry_name,
+                0,
+                format!("{} samples; {SAMPLES_PER_DAY} expected", cpu.len()),
+            ));
+        }
+        files.insert(p, cpu);
+    }
+    if files.len() < HOSTS * DAYS {
+        return Err(DataError::new(
+            &name,
+            0,
+            format!("{} files; {} are needed", files.len(), HOSTS * DAYS),
+        ));
+    }
+    let mem: BTreeMap<(usize, usize, usize), f64> = gcd
+        .iter()
+        .map(|s| ((s.host, s.day, s.sample), s.mem_pct))
+        .collect();
+    let mut dcs = Vec::new();
+    for dc in DataCentre::ALL {
+        dcs.extend(std::iter::repeat_n(dc, dc.table2().0));
+    }
+    let mut samples = Vec::new();
+    let mut manifest = Vec::new();
+    for (i, (source, cpu)) in files.iter().take(HOSTS * DAYS).enumerate() {
+        let (host, day) = (i / DAYS, i % DAYS + 1);
+        manifest.push(ManifestRow {
+            host,
+            dc: dcs[host],
+            day,
+            source: source.clone(),
+        });
+        for (sample, &cpu_pct) in cpu.iter().enumerate() {
+            let mem_pct = *mem.get(&(host, day, sample)).ok_or_else(|| {
+                DataError::new(
+                    "GCD samples",
+                    0,
+                    format!("no memory sample for host {host}, day {day}, sample {sample}"),
+                )
+            })?;
+            samples.push(Sample {
+                host,
+                day,
+                sample,
+                cpu_pct,
+                mem_pct,
+            });
         }
     }
     Ok((samples, manifest))

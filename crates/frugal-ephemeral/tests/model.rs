@@ -16,7 +16,7 @@ use frugal_ephemeral::network::max_min;
 use frugal_ephemeral::plan::{Assignment, NodeCapacity, Plan, Problem, Violation, violations};
 use frugal_ephemeral::planner::{Effort, Planner};
 use frugal_ephemeral::runtime::{Qos, kills};
-use frugal_ephemeral::trace::{self, Metric, Utilisation};
+use frugal_ephemeral::trace::{self, Metric, PrimaryWorkload, Utilisation};
 use frugal_ephemeral::{experiment, rffd};
 
 #[test]
@@ -113,45 +113,110 @@ fn hosts_add_up_to_table_2() {
     );
 }
 
-#[test]
-fn shipped_trace_is_the_recipe_applied_to_gcd() {
-    // The shared data sit beside the repository; FRUGAL_SHARED_DATA overrides the place.
+/// The shared data directory: beside the repository, or FRUGAL_SHARED_DATA.
+fn shared_file(name: &str) -> String {
     let shared = std::env::var("FRUGAL_SHARED_DATA").unwrap_or_else(|_| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data").to_string()
     });
-    let gcd = format!("{shared}/utilisation/GCD_VMs.tar.gz");
+    let path = format!("{shared}/utilisation/{name}");
     assert!(
-        std::path::Path::new(&gcd).exists(),
-        "{gcd} is missing: this test needs ../shared/data beside the repository (or \
+        std::path::Path::new(&path).exists(),
+        "{path} is missing: this test needs ../shared/data beside the repository (or \
          FRUGAL_SHARED_DATA)"
     );
-    let (samples, manifest) = trace::derive_from_gcd(std::path::Path::new(&gcd)).unwrap();
+    path
+}
+
+/// Asserts that `data/ephemeral/utilisation{suffix}.csv.gz` and `manifest{suffix}.csv`
+/// hold exactly `samples` and `manifest`.
+fn assert_shipped(suffix: &str, samples: &[trace::Sample], manifest: &[trace::ManifestRow]) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/ephemeral/");
     let mut w = csv::Writer::from_writer(Vec::new());
-    for s in &samples {
+    for s in samples {
         w.serialize(s).unwrap();
     }
     let mut shipped = Vec::new();
-    GzDecoder::new(std::fs::File::open(format!("{root}utilisation.csv.gz")).unwrap())
+    GzDecoder::new(std::fs::File::open(format!("{root}utilisation{suffix}.csv.gz")).unwrap())
         .read_to_end(&mut shipped)
         .unwrap();
     assert!(
         w.into_inner().unwrap() == shipped,
-        "utilisation.csv.gz differs from the recipe"
+        "utilisation{suffix}.csv.gz differs from the recipe"
     );
     let mut m = csv::Writer::from_writer(Vec::new());
-    for r in &manifest {
+    for r in manifest {
         m.serialize(r).unwrap();
     }
-    let shipped = std::fs::read(format!("{root}manifest.csv")).unwrap();
+    let shipped = std::fs::read(format!("{root}manifest{suffix}.csv")).unwrap();
     assert!(
         m.into_inner().unwrap() == shipped,
-        "manifest.csv differs from the recipe"
+        "manifest{suffix}.csv differs from the recipe"
     );
+}
+
+#[test]
+fn shipped_traces_are_the_recipes_applied_to_the_sources() {
+    let gcd = shared_file("GCD_VMs.tar.gz");
+    let (samples, manifest) = trace::derive_from_gcd(std::path::Path::new(&gcd)).unwrap();
+    assert_shipped("", &samples, &manifest);
     // Spec §2.2: the first host is job 3418442's VMs 1–7; University ends the list.
     assert_eq!(manifest[0].source, "GCD_VMs/vm_3418442_1");
     assert_eq!(manifest.last().unwrap().dc, DataCentre::University);
     assert_eq!(Utilisation::embedded().hosts(), 42);
+
+    let planetlab = shared_file("planetlab_20110303.tar.gz");
+    let (stressed, manifest) =
+        trace::derive_planetlab(std::path::Path::new(&planetlab), &samples).unwrap();
+    assert_shipped("-planetlab", &stressed, &manifest);
+    // Step 5: host 0 day 1 is the first file in sorted order; host 1 day 1 the eighth.
+    assert_eq!(
+        manifest[0].source,
+        "20110303/146-179_surfsnel_dsl_internl_net_colostate_557"
+    );
+    assert_eq!((manifest[7].host, manifest[7].day), (1, 1));
+    // Memory is GCD's, sample for sample; CPU is not.
+    assert!(
+        stressed
+            .iter()
+            .zip(&samples)
+            .all(|(p, g)| p.mem_pct == g.mem_pct)
+    );
+    assert!(
+        stressed
+            .iter()
+            .zip(&samples)
+            .any(|(p, g)| p.cpu_pct != g.cpu_pct)
+    );
+    let shipped = Utilisation::shipped(PrimaryWorkload::Planetlab);
+    assert_eq!(shipped.hosts(), 42);
+    assert_ne!(shipped, Utilisation::embedded());
+}
+
+#[test]
+fn planetlab_recipe_names_the_file_and_line_of_a_bad_sample() {
+    let dir = std::env::temp_dir().join(format!("frugal-pl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tarball = dir.join("pl.tar.gz");
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        std::fs::File::create(&tarball).unwrap(),
+        flate2::Compression::fast(),
+    ));
+    let mut body = "5\n".repeat(10);
+    body.push_str("101\n");
+    let mut header = tar::Header::new_gnu();
+    header.set_size(body.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    builder
+        .append_data(&mut header, "20110303/a_vm", body.as_bytes())
+        .unwrap();
+    builder.into_inner().unwrap().finish().unwrap();
+    let e = trace::derive_planetlab(&tarball, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pl.tar.gz:20110303/a_vm, line 11"), "{e}");
+    assert!(e.contains("CPU % = 101 is outside 0–100"), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A job of `maps` maps and one reduce whose tasks each last 2 s on a 20-GFLOP/s host

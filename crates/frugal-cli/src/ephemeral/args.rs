@@ -6,7 +6,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use frugal_ephemeral::planner::{Effort, Planner};
-use frugal_ephemeral::{DataCentre, ForecasterKind, Strategy};
+use frugal_ephemeral::{DataCentre, ForecasterKind, PrimaryWorkload, Strategy};
 
 use super::planners::PlannersArgs;
 use crate::choices::{FormatArg, number_in};
@@ -93,6 +93,26 @@ impl ForecasterArg {
     }
 }
 
+/// A shipped primary workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+pub enum PrimaryWorkloadArg {
+    /// CPU and memory of 42 Google cluster jobs (data/ephemeral/utilisation.csv.gz)
+    Gcd,
+    /// The CPU-stress variant: PlanetLab VMs' CPU, the GCD trace's memory
+    /// (data/ephemeral/utilisation-planetlab.csv.gz)
+    Planetlab,
+}
+
+impl PrimaryWorkloadArg {
+    /// The library's workload.
+    pub fn workload(self) -> PrimaryWorkload {
+        match self {
+            PrimaryWorkloadArg::Gcd => PrimaryWorkload::Gcd,
+            PrimaryWorkloadArg::Planetlab => PrimaryWorkload::Planetlab,
+        }
+    }
+}
+
 /// A sub-command of `frugal ephemeral`.
 #[derive(Subcommand, Debug, Serialize)]
 pub enum EphemeralCommand {
@@ -168,9 +188,13 @@ pub struct EphemeralArgs {
     /// shipped data/ephemeral/hosts.csv].
     #[arg(long, value_name = "FILE")]
     pub hosts: Option<PathBuf>,
+    /// Which shipped primary workload to replay.
+    #[arg(long, value_enum, default_value = "gcd")]
+    pub primary_workload: PrimaryWorkloadArg,
     /// Primary-workload utilisation (CSV, plain or gzip, `host,day,sample,cpu_pct,mem_pct`
-    /// with 7 days × 288 five-minute samples per host) [default: the shipped trace].
-    #[arg(long, value_name = "FILE")]
+    /// with 7 days × 288 five-minute samples per host) instead of a shipped one; an error
+    /// with --primary-workload.
+    #[arg(long, value_name = "FILE", conflicts_with = "primary_workload")]
     pub utilisation: Option<PathBuf>,
     /// With --format csv or json (an error with the tables): one row per run instead of one per (data centre, chunk
     /// size, margin, strategy).

@@ -74,7 +74,7 @@ pub fn compute(a: &EphemeralArgs, progress: &Progress) -> Result<Runs> {
         }
     };
     let util = match &a.utilisation {
-        None => Utilisation::embedded(),
+        None => Utilisation::shipped(a.primary_workload.workload()),
         Some(p) => read_utilisation(p, hosts.0.len())?,
     };
     let mut specs = Vec::new();
