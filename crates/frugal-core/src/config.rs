@@ -7,6 +7,7 @@
 //! name = "m1.large"
 //! cores = 4
 //! memory_gib = 16
+//! gpus = 0                        # optional: whole GPUs per VM
 //!
 //! [[vms]]
 //! instance_type = "m1.large"
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::billing::BillingGranularity;
 use crate::cluster::{Cluster, InstanceType, Site, VmGroup};
-use crate::resources::{DIM_UNITS, MIB_PER_GIB, Resources};
+use crate::resources::{DIM_UNITS, MIB_PER_GIB, MILLI_PER_GPU, Resources};
 
 /// Most VMs a cluster may hold (the sum of every `[[vms]] count`): ten times the
 /// largest published cluster a user is likely to bring (a Borg cell is about 10,000
@@ -49,6 +50,13 @@ pub struct InstanceTypeConfig {
     pub cores: u32,
     /// Memory in GiB (> 0; fractions allowed, rounded down to whole MiB).
     pub memory_gib: f64,
+    /// Whole GPUs per VM (default 0), offered as 1,000 milli-GPUs each.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gpus: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One `[[vms]]` table: `count` VMs of one instance type at one site and price.
@@ -139,9 +147,16 @@ impl ClusterConfig {
             if !(t.memory_gib.is_finite() && t.memory_gib > 0.0) {
                 return Err(err(format!("instance_type[{i}].memory_gib: must be > 0")));
             }
+            let gpu_milli = t.gpus.checked_mul(MILLI_PER_GPU).ok_or_else(|| {
+                err(format!(
+                    "instance_type[{i}].gpus: {} is more than a VM can hold",
+                    t.gpus
+                ))
+            })?;
             types.push(InstanceType {
                 name: t.name.clone(),
-                capacity: Resources::new(t.cores, (t.memory_gib * f64::from(MIB_PER_GIB)) as u32),
+                capacity: Resources::new(t.cores, (t.memory_gib * f64::from(MIB_PER_GIB)) as u32)
+                    .with_gpu_milli(gpu_milli),
             });
         }
         let mut groups = Vec::with_capacity(self.vms.len());
@@ -300,6 +315,7 @@ impl Preset {
                 name: name.to_string(),
                 cores,
                 memory_gib,
+                gpus: 0,
             })
             .collect();
         let mut vms = Vec::new();
@@ -401,6 +417,24 @@ mod tests {
             .unwrap();
         assert_eq!(p004.total_capacity, Resources::from_gib(100, 400));
         assert!((p004.vms[0].price_per_second * 3600.0 - 0.24).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gpus_are_offered_in_milli_gpus() {
+        let toml = "[[instance_type]]\nname = \"g\"\ncores = 8\nmemory_gib = 32\ngpus = 2\n\
+                    [[vms]]\ninstance_type = \"g\"\nsite = \"cloud\"\ncount = 3\nprice_per_hour = 1\n";
+        let c = ClusterConfig::from_toml(toml, "g.toml")
+            .unwrap()
+            .build("g")
+            .unwrap();
+        assert_eq!(c.vm(0).capacity.gpu_milli(), 2000);
+        assert_eq!(c.total_capacity.gpu_milli(), 6000);
+        let huge = toml.replace("gpus = 2", "gpus = 5000000");
+        let e = ClusterConfig::from_toml(&huge, "g.toml").unwrap_err();
+        assert_eq!(
+            e.message,
+            "instance_type[0].gpus: 5000000 is more than a VM can hold"
+        );
     }
 
     #[test]

@@ -1,28 +1,40 @@
 //! Multi-dimensional resource vectors (paper 004 §4.2: executors as items with
 //! multi-dimensional volumes, VMs as bins).
 //!
-//! Every per-dimension operation lives here, so adding a dimension (GPUs, network
-//! bandwidth) means extending [`RESOURCE_DIMS`] and the named constructors only.
+//! Every per-dimension operation lives here, so adding a dimension (network bandwidth)
+//! means extending [`RESOURCE_DIMS`] and the named constructors only. GPUs are the third
+//! dimension, counted in milli-GPUs so that GPU-sharing tasks (a fraction of one GPU, as
+//! in the Alibaba GPU cluster trace of 2023) and whole-GPU tasks share one unit.
+//!
+//! The GPU dimension is a pool per VM: a VM with 2 GPUs offers 2,000 milli-GPUs, and three
+//! 600-milli shares fit it, although on the physical GPUs only two would (one per GPU:
+//! 1,200 > 1,000). Which GPU a share lands on — the fragmentation that Weng et al.,
+//! USENIX ATC 2023, schedule against — is not modelled; a request of n whole GPUs is
+//! n × 1,000 milli-GPUs of the pool.
 
 use serde::{Deserialize, Serialize};
 
-/// Number of resource dimensions: CPU cores and memory.
-pub const RESOURCE_DIMS: usize = 2;
+/// Number of resource dimensions: CPU cores, memory and GPUs.
+pub const RESOURCE_DIMS: usize = 3;
 /// Index of the CPU dimension (unit: cores).
 pub const CPU: usize = 0;
 /// Index of the memory dimension (unit: MiB).
 pub const MEMORY: usize = 1;
+/// Index of the GPU dimension (unit: milli-GPUs, 1,000 per GPU).
+pub const GPU: usize = 2;
 
 /// Each dimension's name and unit, for messages.
-pub const DIM_UNITS: [&str; RESOURCE_DIMS] = ["cores", "memory MiB"];
+pub const DIM_UNITS: [&str; RESOURCE_DIMS] = ["cores", "memory MiB", "milli-GPUs"];
 
 /// MiB per GiB.
 pub const MIB_PER_GIB: u32 = 1024;
+/// Milli-GPUs per GPU.
+pub const MILLI_PER_GPU: u32 = 1000;
 
-/// An amount of every resource: `[cores, memory MiB]`.
+/// An amount of every resource: `[cores, memory MiB, milli-GPUs]`.
 ///
 /// Integer units keep capacity checks exact: cores are whole cores, memory is
-/// counted in MiB (so 512 MiB executors are representable).
+/// counted in MiB (so 512 MiB executors are representable), GPUs in thousandths.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Resources(pub [u32; RESOURCE_DIMS]);
 
@@ -30,14 +42,25 @@ impl Resources {
     /// No resources.
     pub const ZERO: Resources = Resources([0; RESOURCE_DIMS]);
 
-    /// `cores` CPU cores and `memory_mib` MiB of memory.
+    /// `cores` CPU cores and `memory_mib` MiB of memory, no GPU.
     pub const fn new(cores: u32, memory_mib: u32) -> Self {
-        Resources([cores, memory_mib])
+        Resources([cores, memory_mib, 0])
     }
 
-    /// `cores` CPU cores and `memory_gib` GiB of memory.
+    /// `cores` CPU cores and `memory_gib` GiB of memory, no GPU.
     pub const fn from_gib(cores: u32, memory_gib: u32) -> Self {
-        Resources([cores, memory_gib * MIB_PER_GIB])
+        Resources([cores, memory_gib * MIB_PER_GIB, 0])
+    }
+
+    /// `self` with `milli_gpus` thousandths of a GPU (1,000 = one whole GPU).
+    pub const fn with_gpu_milli(mut self, milli_gpus: u32) -> Self {
+        self.0[GPU] = milli_gpus;
+        self
+    }
+
+    /// GPUs in milli-GPUs (1,000 = one GPU).
+    pub const fn gpu_milli(&self) -> u32 {
+        self.0[GPU]
     }
 
     /// CPU cores.
@@ -113,7 +136,15 @@ impl Resources {
 
 impl std::fmt::Display for Resources {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} cores, {:.2} GiB", self.cores(), self.memory_gib())
+        write!(f, "{} cores, {:.2} GiB", self.cores(), self.memory_gib())?;
+        if self.gpu_milli() > 0 {
+            write!(
+                f,
+                ", {} GPUs",
+                f64::from(self.gpu_milli()) / f64::from(MILLI_PER_GPU)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -127,6 +158,30 @@ mod tests {
         assert_eq!(vm.copies_of(&Resources::from_gib(2, 4)), 4);
         assert_eq!(vm.copies_of(&Resources::from_gib(1, 10)), 3);
         assert_eq!(vm.copies_of(&Resources::from_gib(9, 1)), 0);
+    }
+
+    #[test]
+    fn gpu_shares_fit_the_pool_and_zero_dimensions_never_limit() {
+        // An 8-core, 32 GiB VM with 2 GPUs; a task of 1 core, 4 GiB and 0.6 GPU.
+        let vm = Resources::from_gib(8, 32).with_gpu_milli(2 * MILLI_PER_GPU);
+        let share = Resources::from_gib(1, 4).with_gpu_milli(600);
+        assert_eq!(
+            vm.copies_of(&share),
+            3,
+            "⌊2000 / 600⌋ = 3 < 8 cores, 8 × 4 GiB"
+        );
+        assert_eq!(
+            vm.copies_of(&Resources::from_gib(1, 4)),
+            8,
+            "a CPU task ignores GPUs"
+        );
+        assert_eq!(
+            Resources::from_gib(64, 256).copies_of(&share),
+            0,
+            "no GPU, no fit"
+        );
+        assert_eq!(share.to_string(), "1 cores, 4.00 GiB, 0.6 GPUs");
+        assert_eq!(Resources::from_gib(1, 4).to_string(), "1 cores, 4.00 GiB");
     }
 
     #[test]

@@ -5,10 +5,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::Cluster;
 use crate::job::Job;
-use crate::resources::{CPU, MEMORY, Resources};
+use crate::resources::{CPU, MEMORY, RESOURCE_DIMS, Resources};
 
 /// Resource Unification Thresholds: weights of CPU (`alpha`) and memory (`beta`) with
-/// α + β = 1 (paper 004 Eq. 5). Default 0.8 / 0.2.
+/// α + β = 1 (paper 004 Eq. 5). Default 0.8 / 0.2. GPUs carry no weight: the paper
+/// unifies CPU and memory only, so BFD ranks GPU VMs by their CPU and memory alone (a
+/// VM without room for a GPU executor is never a candidate for it).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rut {
     /// Weight of CPU, α ∈ [0, 1].
@@ -69,16 +71,14 @@ impl Rut {
 }
 
 /// Morpheus' scarce-resource demand c_job (paper 004 Eq. 10) of a job demanding `demand`
-/// in all (E executors): the larger of the CPU and memory shares of `total` that would be
-/// in use if it were placed while `used` is. Dimensionless.
+/// in all (E executors): the largest share of `total` that would be in use if it were
+/// placed while `used` is, over CPU and memory (the paper's two resources) and GPUs when
+/// the cluster has any (a dimension with zero total counts as 0, so clusters without
+/// GPUs give the paper's value). Dimensionless.
 pub fn scarce_share(demand: &Resources, used: &Resources, total: &Resources) -> f64 {
     let after = used.plus(demand);
-    let share = |d: usize| {
-        if total.0[d] == 0 {
-            0.0
-        } else {
-            f64::from(after.0[d]) / f64::from(total.0[d])
-        }
-    };
-    share(CPU).max(share(MEMORY))
+    (0..RESOURCE_DIMS)
+        .filter(|&d| total.0[d] > 0)
+        .map(|d| f64::from(after.0[d]) / f64::from(total.0[d]))
+        .fold(0.0, f64::max)
 }
