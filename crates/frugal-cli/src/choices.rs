@@ -167,6 +167,11 @@ pub enum PresetName {
     Paper004Cloud,
     /// Paper 002 Table 4: 12 cloud VMs at AWS hourly prices
     Paper002Cloud,
+    /// The Alibaba GPU cluster of 2023: 1,523 nodes (6,212 GPUs) as cloud VMs at
+    /// equivalent on-demand prices (data/alibaba-gpu-2023/cluster.toml)
+    #[value(name = "alibaba-gpu-2023")]
+    #[serde(rename = "alibaba-gpu-2023")]
+    AlibabaGpu2023,
 }
 
 impl PresetName {
@@ -177,6 +182,7 @@ impl PresetName {
             PresetName::LargeHybrid => Preset::LargeHybrid,
             PresetName::Paper004Cloud => Preset::Paper004Cloud,
             PresetName::Paper002Cloud => Preset::Paper002Cloud,
+            PresetName::AlibabaGpu2023 => Preset::AlibabaGpu2023,
         }
     }
 

@@ -337,6 +337,89 @@ fn simulate_replays_swf_logs() {
     );
 }
 
+#[test]
+fn simulate_replays_the_alibaba_gpu_cluster() {
+    // The whole trace on its own cluster: every default policy but milp (the cluster is
+    // beyond its default size), with the tasks left out and cut named in the label.
+    let (code, out, err) = frugal(&[
+        "simulate",
+        "--cluster",
+        "alibaba-gpu-2023",
+        "--alibaba",
+        "default",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("(tasks: 897 never scheduled, left out; 34 cut at the trace end)"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 9, "nine policies: {out}");
+    assert!(!out.contains(",milp,"), "{out}");
+    // A user's task list: one GPU-sharing task and one 8-GPU task, on the Alibaba cluster.
+    let dir = tmp("alibaba");
+    let file = dir.join("pods.csv");
+    let head = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,\
+                creation_time,deletion_time,scheduled_time\n";
+    std::fs::write(
+        &file,
+        format!("{head}a,6000,12288,1,460,,LS,Succeeded,0,3600,0\nb,64000,262144,8,1000,,LS,Failed,60,1860,100\n"),
+    )
+    .unwrap();
+    let (code, out, err) = frugal(&[
+        "simulate",
+        "--cluster",
+        "alibaba-gpu-2023",
+        "--alibaba",
+        file.to_str().unwrap(),
+        "--policies",
+        "first-fit",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .nth(2)
+            .unwrap()
+            .contains(",first-fit,edf,1,2,2.0,"),
+        "both jobs complete: {out}"
+    );
+    std::fs::write(
+        &file,
+        format!("{head}a,6000,12288,2,460,,LS,Succeeded,0,3600,0\n"),
+    )
+    .unwrap();
+    let (code, _, err) = frugal(&["simulate", "--alibaba", file.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("pods.csv:2: field `gpu_milli`: 460 with num_gpu 2: shares are of one GPU"),
+        "{err}"
+    );
+    for (args, want) in [
+        (
+            vec!["--alibaba", "/nonexistent.csv"],
+            "--alibaba /nonexistent.csv",
+        ),
+        (
+            vec!["--alibaba", "default", "--swf", "nasa"],
+            "cannot be used with",
+        ),
+        (
+            vec!["--alibaba", "default", "--jobs", "9000"],
+            "--jobs 9000: openb_pod_list_default.csv holds only 7255 replayable tasks",
+        ),
+    ] {
+        let mut a = vec!["simulate"];
+        a.extend(args);
+        let (code, _, err) = frugal(&a);
+        assert_eq!(code, 2, "{a:?}");
+        assert!(err.contains(want), "{a:?}: {err}");
+    }
+}
+
 /// One 4-core, 1-hour job on one $1/h VM: with K copies of the job on the K-fold
 /// cluster every copy has its own VM ($K, makespan 1 h); K copies on the original
 /// cluster run one after another ($K, makespan K h).

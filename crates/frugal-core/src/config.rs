@@ -274,15 +274,23 @@ pub enum Preset {
     Paper004Cloud,
     /// Paper 002 Table 4: 4 VMs of each type in the cloud, $0.24/h per 4 cores.
     Paper002Cloud,
+    /// The 1,523 nodes of the Alibaba GPU cluster trace of 2023 (Weng et al., USENIX ATC
+    /// 2023) as cloud VMs at equivalent on-demand prices: `data/alibaba-gpu-2023/
+    /// cluster.toml`, built from the node list by `frugal_sim::workload::alibaba_cluster`.
+    AlibabaGpu2023,
 }
+
+/// The `alibaba-gpu-2023` preset's file.
+const ALIBABA_GPU_2023: &str = include_str!("../../../data/alibaba-gpu-2023/cluster.toml");
 
 impl Preset {
     /// Names accepted by [`Preset::parse`].
-    pub const NAMES: [&'static str; 4] = [
+    pub const NAMES: [&'static str; 5] = [
         "small-hybrid",
         "large-hybrid",
         "paper004-cloud",
         "paper002-cloud",
+        "alibaba-gpu-2023",
     ];
 
     /// The preset's name.
@@ -297,12 +305,13 @@ impl Preset {
             "large-hybrid" => Some(Preset::LargeHybrid),
             "paper004-cloud" => Some(Preset::Paper004Cloud),
             "paper002-cloud" => Some(Preset::Paper002Cloud),
+            "alibaba-gpu-2023" => Some(Preset::AlibabaGpu2023),
             _ => None,
         }
     }
 
     /// The preset as a [`ClusterConfig`]; `pricing` applies to the hybrid presets (the
-    /// cloud presets use the papers' AWS hourly prices).
+    /// papers' cloud presets use their AWS hourly prices, the Alibaba one its own table).
     pub fn config(&self, pricing: PricingModel) -> ClusterConfig {
         const TYPES: [(&str, u32, f64); 3] = [
             ("m1.large", 4, 16.0),
@@ -341,6 +350,10 @@ impl Preset {
                 for t in 0..3 {
                     group(t, Site::Cloud, cloud, pricing.prices_per_second(t).0);
                 }
+            }
+            Preset::AlibabaGpu2023 => {
+                return toml::from_str(ALIBABA_GPU_2023)
+                    .expect("the shipped Alibaba cluster is valid (tested)");
             }
             Preset::Paper004Cloud | Preset::Paper002Cloud => {
                 let counts = if *self == Preset::Paper004Cloud {
@@ -417,6 +430,12 @@ mod tests {
             .unwrap();
         assert_eq!(p004.total_capacity, Resources::from_gib(100, 400));
         assert!((p004.vms[0].price_per_second * 3600.0 - 0.24).abs() < 1e-12);
+        let alibaba = Preset::AlibabaGpu2023
+            .config(PricingModel::Model1)
+            .build("alibaba")
+            .unwrap();
+        assert_eq!(alibaba.len(), 1523);
+        assert_eq!(alibaba.total_capacity.gpu_milli(), 6_212_000);
     }
 
     #[test]

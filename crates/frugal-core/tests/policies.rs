@@ -4,8 +4,9 @@ mod common;
 
 use common::{cluster, job};
 use frugal_core::cluster::Site::{Cloud, Local};
+use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::policy::*;
-use frugal_core::{Placement, Rut};
+use frugal_core::{Placement, Resources, Rut};
 
 fn reserve(c: &mut frugal_core::Cluster, j: &frugal_core::Job, p: &Placement, until: f64) {
     c.reserve(p, &j.executor_demand, 0.0, 0.0, &mut Vec::new())
@@ -321,4 +322,57 @@ fn aep_spreads_cpu_bound_and_consolidates_network_bound_jobs() {
     // Five 2-core executors: no VM holds all; first fit.
     pr.executors = 5;
     assert_eq!(vms(&aep.place(&pr, &c, 0.0).unwrap()), vec![(0, 4), (1, 1)]);
+}
+
+#[test]
+fn gpu_executors_go_only_to_vms_with_gpus_and_cpu_ones_ignore_gpus() {
+    // VM 0: 8 cores, 32 GiB, no GPU, $1/s; VM 1: the same with 2 GPUs (2,000 milli-GPUs),
+    // $3/s. A task of 1 core, 4 GiB and 0.6 GPU fits three times on VM 1 (⌊2000/600⌋)
+    // and never on VM 0; a CPU task goes to the cheaper VM 0 under first fit.
+    let types = vec![
+        InstanceType {
+            name: "cpu".into(),
+            capacity: Resources::from_gib(8, 32),
+        },
+        InstanceType {
+            name: "gpu".into(),
+            capacity: Resources::from_gib(8, 32).with_gpu_milli(2000),
+        },
+    ];
+    let groups: Vec<VmGroup> = [(0, 1.0), (1, 3.0)]
+        .into_iter()
+        .map(|(t, price)| VmGroup {
+            instance_type: t,
+            site: Site::Cloud,
+            count: 1,
+            price_per_second: price,
+        })
+        .collect();
+    let c = Cluster::new(types, &groups);
+    let mut gpu_job = job("g", 3, 1, 4, 10.0);
+    gpu_job.executor_demand = gpu_job.executor_demand.with_gpu_milli(600);
+    for kind in PolicyKind::ALL {
+        let mut p = kind.build(&PolicyParams::default());
+        let placed = p.place(&gpu_job, &c, 0.0);
+        assert_eq!(
+            placed.as_ref().map(vms),
+            Some(vec![(1, 3)]),
+            "{}",
+            kind.name()
+        );
+        let mut four = gpu_job.clone();
+        four.executors = 4;
+        assert_eq!(
+            p.place(&four, &c, 0.0),
+            None,
+            "{}: 4 × 600 > 2,000",
+            kind.name()
+        );
+        assert!(!p.can_ever_place(&four, &c), "{}", kind.name());
+    }
+    let cpu = job("c", 2, 1, 4, 10.0);
+    assert_eq!(
+        FirstFit.place(&cpu, &c, 0.0).map(|p| vms(&p)),
+        Some(vec![(0, 2)])
+    );
 }

@@ -4,9 +4,11 @@
 //! - [`swf`]: the Standard Workload Format of the Parallel Workloads Archive (Feitelson
 //!   et al.), the format of HPC and bag-of-tasks logs (NASA iPSC, KTH SP2, …), plain or
 //!   gzip-compressed.
+//! - [`alibaba`]: the node and task lists of the Alibaba GPU cluster trace of 2023.
 
 #![warn(missing_docs)]
 
+pub mod alibaba;
 pub mod swf;
 
 /// Invalid trace input: names the file, the line (1-based) and the field.

@@ -50,7 +50,7 @@ pub const MAX_JOBS: usize = 10_000_000;
 /// Options of `frugal simulate`.
 #[derive(Args, Debug, Serialize)]
 #[command(allow_negative_numbers = true)]
-#[command(group(ArgGroup::new("job_count_source").args(["hour", "synthetic", "swf"]).multiple(true)))]
+#[command(group(ArgGroup::new("job_count_source").args(["hour", "synthetic", "swf", "alibaba"]).multiple(true)))]
 pub struct SimulateArgs {
     /// Cluster: a preset or a TOML file (format in the README).
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
@@ -95,6 +95,13 @@ pub struct SimulateArgs {
     /// (mapping in the README). With --jobs: the first N jobs.
     #[arg(long, value_name = "nasa|kth|FILE", conflicts_with_all = ["trace", "hour", "jobs_csv", "synthetic", "load"])]
     pub swf: Option<String>,
+    /// The Alibaba GPU cluster trace of 2023 instead of the SWIM trace: `default` (the
+    /// shipped task list) or a task-list CSV, plain or gzip; each scheduled task becomes a
+    /// job of one executor with its CPU (rounded up to whole cores), memory and GPUs
+    /// (mapping in the README). Its cluster is `--cluster alibaba-gpu-2023`. With --jobs:
+    /// the first N tasks.
+    #[arg(long, value_name = "default|FILE", conflicts_with_all = ["trace", "hour", "jobs_csv", "synthetic", "load", "swf"])]
+    pub alibaba: Option<String>,
     /// Jobs from a CSV file (format in the README) instead of a trace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["trace", "hour"])]
     pub jobs_csv: Option<PathBuf>,

@@ -15,13 +15,18 @@ use frugal_core::{Cluster, DurationModel, Rut};
 use frugal_sim::experiment::Setup;
 use frugal_sim::workload::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimRecord, SyntheticConfig,
-    TraceMapping, copies, map_swf, map_swim, parse_swim, read_jobs_csv, replicate_days,
-    select_hour, synthetic,
+    TraceMapping, copies, map_alibaba, map_swf, map_swim, parse_swim, read_jobs_csv,
+    replicate_days, select_hour, synthetic,
 };
+use frugal_traces::alibaba::Pod;
 use frugal_traces::swf::SwfLog;
 
 use super::args::{HourArg, LoadArg, MAX_JOBS, SimulateArgs};
-use crate::choices::{ClusterSource, PolicyChoice};
+use crate::choices::{ClusterSource, PolicyChoice, PresetName};
+
+/// Largest cluster on which the default policy set includes `milp`: the papers' largest
+/// cluster is 180 VMs.
+pub const MILP_DEFAULT_MAX_VMS: usize = 200;
 
 /// One workload to compare the policies on. Its jobs are generated per run from the
 /// run's seed, so a plan stays small whatever the repetitions.
@@ -44,6 +49,8 @@ enum Source {
     Swim(Vec<(f64, SwimRecord)>, TraceMapping),
     /// The first N usable records of an SWF log mapped with the run's seed.
     Swf(Box<SwfLog>, Option<usize>, TraceMapping),
+    /// The first N replayable tasks of an Alibaba task list mapped with the run's seed.
+    Alibaba(Vec<Pod>, Option<usize>, TraceMapping),
 }
 
 impl Workload {
@@ -57,6 +64,7 @@ impl Workload {
                 map_swim(&refs, &TraceMapping { seed, ..*m })
             }
             Source::Swf(log, n, m) => map_swf(log, *n, &TraceMapping { seed, ..*m }).jobs,
+            Source::Alibaba(pods, n, m) => map_alibaba(pods, *n, &TraceMapping { seed, ..*m }).jobs,
         };
         if self.copies == 1 {
             jobs
@@ -129,6 +137,12 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
     }
     let (cluster, billing) = a.cluster.build(a.pricing, a.billing, a.cluster_scale)?;
     let mut policies = a.policies.clone().unwrap_or_else(PolicyChoice::all_builtin);
+    // One MILP per decision over every VM: past the papers' cluster sizes each decision
+    // runs into its time limit, so the default set leaves it out there (and says so).
+    let milp_left_out = a.policies.is_none() && cluster.len() > MILP_DEFAULT_MAX_VMS;
+    if milp_left_out {
+        policies.retain(|p| *p != PolicyChoice::Builtin(PolicyKind::Milp));
+    }
     if !policies.contains(&a.baseline) {
         policies.insert(0, a.baseline.clone());
     }
@@ -198,7 +212,7 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         keep_alive_s: a.keep_alive,
     };
     let header = format!(
-        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s)",
+        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}",
         a.cluster,
         if a.cluster_scale > 1 {
             format!(" × {}", a.cluster_scale)
@@ -215,13 +229,24 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
                     .and_then(|v| v.as_str().map(String::from))
                     .unwrap_or_default()
             ),
+            ClusterSource::Preset(PresetName::AlibabaGpu2023) => {
+                "equivalent cloud prices (data/alibaba-gpu-2023/cluster.toml)".to_string()
+            }
             ClusterSource::Preset(_) => "AWS hourly prices".to_string(),
             ClusterSource::File(_) => "prices from the file".to_string(),
         },
         setup.billing.name(),
         if a.admission_control { "on" } else { "off" },
         a.seed,
-        a.repetitions
+        a.repetitions,
+        if milp_left_out {
+            format!(
+                "\nmilp left out of the default policies: {} VMs > {MILP_DEFAULT_MAX_VMS} (--policies milp runs it)",
+                setup.cluster.len()
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(Plan {
         setup,
@@ -316,6 +341,9 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
     }
     if let Some(spec) = &a.swf {
         return swf_workload(spec, a, hybrid_penalty, inputs).map(|w| vec![w]);
+    }
+    if let Some(spec) = &a.alibaba {
+        return alibaba_workload(spec, a, hybrid_penalty, inputs).map(|w| vec![w]);
     }
     if a.synthetic {
         let n = a.jobs.unwrap_or(1000) as usize;
@@ -446,6 +474,77 @@ impl Plan {
     pub fn cluster(&self) -> &Cluster {
         &self.setup.cluster
     }
+}
+
+/// The `--alibaba` workload: the shipped task list or a file, its first `--jobs`
+/// replayable tasks.
+fn alibaba_workload(
+    spec: &str,
+    a: &SimulateArgs,
+    hybrid_penalty: f64,
+    inputs: &mut Vec<Input>,
+) -> Result<Workload> {
+    use frugal_traces::alibaba::{EMBEDDED_PODS, EMBEDDED_PODS_NAME, read_pods};
+    let (name, bytes, path) = if spec == "default" {
+        let name = EMBEDDED_PODS_NAME.to_string();
+        (
+            name.clone(),
+            EMBEDDED_PODS.to_vec(),
+            format!("embedded:{name}"),
+        )
+    } else {
+        let bytes = std::fs::read(spec).with_context(|| {
+            format!("--alibaba {spec}: not `default` or a readable task-list CSV")
+        })?;
+        (spec.to_string(), bytes, spec.to_string())
+    };
+    inputs.push(Input {
+        role: "alibaba",
+        path,
+        sha256: sha256_hex(&bytes),
+    });
+    let pods = read_pods(&bytes, &name).context("--alibaba")?;
+    let mapping = TraceMapping {
+        hybrid_penalty,
+        deadline_share: a.deadline_share.unwrap_or(0.5),
+        deadline_factor: a.deadline_factor.unwrap_or(2.0),
+        seed: 0,
+    };
+    let limit = a.jobs.map(|n| n as usize);
+    let probe = map_alibaba(&pods, limit, &mapping);
+    if probe.jobs.is_empty() {
+        bail!("--alibaba {spec}: no task was scheduled for a positive time");
+    }
+    if let Some(n) = limit.filter(|&n| n > probe.jobs.len()) {
+        bail!(
+            "--jobs {n}: {name} holds only {} replayable tasks",
+            probe.jobs.len()
+        );
+    }
+    let notes: Vec<String> = [
+        (probe.dropped_never_scheduled, "never scheduled, left out"),
+        (probe.dropped_zero_duration, "of zero duration, left out"),
+        (probe.cut_at_trace_end, "cut at the trace end"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    let label = format!(
+        "Alibaba GPU 2023 {name}{}{}",
+        limit.map_or(String::new(), |n| format!(", first {n} tasks")),
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" (tasks: {})", notes.join("; "))
+        }
+    );
+    Ok(Workload {
+        copies: 1,
+        label,
+        jobs: probe.jobs.len(),
+        source: Source::Alibaba(pods, limit, mapping),
+    })
 }
 
 /// The `--swf` workload: a shipped log or a file, its first `--jobs` usable records.

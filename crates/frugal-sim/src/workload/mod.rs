@@ -1,11 +1,17 @@
-//! Workloads: the SWIM Facebook traces, SWF logs (Parallel Workloads Archive), the paper
-//! 000 synthetic generator and a CSV job format for users' own workloads.
+//! Workloads: the SWIM Facebook traces, SWF logs (Parallel Workloads Archive), the
+//! Alibaba GPU cluster trace of 2023 (with its cluster), the paper 000 synthetic generator
+//! and a CSV job format for users' own workloads.
 
+mod alibaba;
 mod csv_jobs;
 mod swf;
 mod swim;
 mod synthetic;
 
+pub use alibaba::{
+    AlibabaJobs, GIB_PER_HOUR, VCPU_PER_HOUR, alibaba_cluster, alibaba_cluster_toml, gpu_per_hour,
+    map_alibaba, node_price_per_hour,
+};
 pub use csv_jobs::{CSV_HEADER, CsvJobs, read_jobs_csv, write_jobs_csv};
 pub use swf::{SwfJobs, map_swf};
 pub use swim::{
