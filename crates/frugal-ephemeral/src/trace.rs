@@ -248,6 +248,15 @@ fn hold(samples: Vec<f64>) -> Vec<f64> {
         .collect()
 }
 
+/// The data centre of each host index: Table II's host counts in PC-1, PC-2, University
+/// order.
+fn host_data_centres() -> Vec<DataCentre> {
+    DataCentre::ALL
+        .into_iter()
+        .flat_map(|dc| std::iter::repeat_n(dc, dc.table2().0))
+        .collect()
+}
+
 /// Builds the shipped trace from the `GCD_VMs.tar.gz` tarball by the recipe of the module
 /// docs. Returns the samples (host, day, sample order) and the manifest.
 ///
@@ -321,10 +330,7 @@ pub fn derive_from_gcd(path: &Path) -> Result<(Vec<Sample>, Vec<ManifestRow>), D
             ),
         ));
     }
-    let mut dcs = Vec::new();
-    for dc in DataCentre::ALL {
-        dcs.extend(std::iter::repeat_n(dc, dc.table2().0));
-    }
+    let dcs = host_data_centres();
     let mut samples = Vec::new();
     let mut manifest = Vec::new();
     for (host, job) in qualifying.iter().enumerate() {
@@ -411,10 +417,7 @@ pub fn derive_planetlab(
         .iter()
         .map(|s| ((s.host, s.day, s.sample), s.mem_pct))
         .collect();
-    let mut dcs = Vec::new();
-    for dc in DataCentre::ALL {
-        dcs.extend(std::iter::repeat_n(dc, dc.table2().0));
-    }
+    let dcs = host_data_centres();
     let mut samples = Vec::new();
     let mut manifest = Vec::new();
     for (i, (source, cpu)) in files.iter().take(HOSTS * DAYS).enumerate() {

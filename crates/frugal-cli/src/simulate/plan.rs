@@ -407,12 +407,7 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             })
             .collect(),
     };
-    let mapping = TraceMapping {
-        hybrid_penalty,
-        deadline_share: a.deadline_share.unwrap_or(0.5),
-        deadline_factor: a.deadline_factor.unwrap_or(2.0),
-        seed: 0,
-    };
+    let mapping = trace_mapping(a, hybrid_penalty);
     let mut out = Vec::new();
     for (hour, n, label) in selections {
         let long;
@@ -476,6 +471,34 @@ impl Plan {
     }
 }
 
+/// How trace records become jobs: the duration and deadline options, seed set per run.
+fn trace_mapping(a: &SimulateArgs, hybrid_penalty: f64) -> TraceMapping {
+    TraceMapping {
+        hybrid_penalty,
+        deadline_share: a.deadline_share.unwrap_or(0.5),
+        deadline_factor: a.deadline_factor.unwrap_or(2.0),
+        seed: 0,
+    }
+}
+
+/// Refuses `--jobs N` beyond the `found` jobs a trace holds (named `what`).
+fn check_limit(limit: Option<usize>, found: usize, name: &str, what: &str) -> Result<()> {
+    if let Some(n) = limit.filter(|&n| n > found) {
+        bail!("--jobs {n}: {name} holds only {found} {what}");
+    }
+    Ok(())
+}
+
+/// `"<n> <why>"` for each non-zero count, or `None` when every count is zero.
+fn counted(counts: &[(usize, &str)]) -> Option<Vec<String>> {
+    let notes: Vec<String> = counts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+    (!notes.is_empty()).then_some(notes)
+}
+
 /// The `--alibaba` workload: the shipped task list or a file, its first `--jobs`
 /// replayable tasks.
 fn alibaba_workload(
@@ -504,40 +527,22 @@ fn alibaba_workload(
         sha256: sha256_hex(&bytes),
     });
     let pods = read_pods(&bytes, &name).context("--alibaba")?;
-    let mapping = TraceMapping {
-        hybrid_penalty,
-        deadline_share: a.deadline_share.unwrap_or(0.5),
-        deadline_factor: a.deadline_factor.unwrap_or(2.0),
-        seed: 0,
-    };
+    let mapping = trace_mapping(a, hybrid_penalty);
     let limit = a.jobs.map(|n| n as usize);
     let probe = map_alibaba(&pods, limit, &mapping);
     if probe.jobs.is_empty() {
         bail!("--alibaba {spec}: no task was scheduled for a positive time");
     }
-    if let Some(n) = limit.filter(|&n| n > probe.jobs.len()) {
-        bail!(
-            "--jobs {n}: {name} holds only {} replayable tasks",
-            probe.jobs.len()
-        );
-    }
-    let notes: Vec<String> = [
+    check_limit(limit, probe.jobs.len(), &name, "replayable tasks")?;
+    let notes = counted(&[
         (probe.dropped_never_scheduled, "never scheduled, left out"),
         (probe.dropped_zero_duration, "of zero duration, left out"),
         (probe.cut_at_trace_end, "cut at the trace end"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, why)| format!("{n} {why}"))
-    .collect();
+    ]);
     let label = format!(
         "Alibaba GPU 2023 {name}{}{}",
         limit.map_or(String::new(), |n| format!(", first {n} tasks")),
-        if notes.is_empty() {
-            String::new()
-        } else {
-            format!(" (tasks: {})", notes.join("; "))
-        }
+        notes.map_or(String::new(), |n| format!(" (tasks: {})", n.join("; ")))
     );
     Ok(Workload {
         copies: 1,
@@ -573,42 +578,26 @@ fn swf_workload(
         sha256: sha256_hex(&bytes),
     });
     let log = frugal_traces::swf::read(&bytes, &name).context("--swf")?;
-    let mapping = TraceMapping {
-        hybrid_penalty,
-        deadline_share: a.deadline_share.unwrap_or(0.5),
-        deadline_factor: a.deadline_factor.unwrap_or(2.0),
-        seed: 0,
-    };
+    let mapping = trace_mapping(a, hybrid_penalty);
     let limit = a.jobs.map(|n| n as usize);
     let probe = map_swf(&log, limit, &mapping);
     if probe.jobs.is_empty() {
         bail!("--swf {spec}: no record has a submit time, a run time and a processor count");
     }
-    if let Some(n) = limit.filter(|&n| n > probe.jobs.len()) {
-        bail!(
-            "--jobs {n}: {name} holds only {} usable jobs",
-            probe.jobs.len()
-        );
-    }
-    let dropped = [
+    check_limit(limit, probe.jobs.len(), &name, "usable jobs")?;
+    let dropped = counted(&[
         (probe.dropped_submit_time, "without submit time"),
         (probe.dropped_run_time, "without run time"),
         (probe.dropped_processors, "without processors"),
         (probe.dropped_too_large, "beyond the job limits"),
-    ];
-    let dropped: Vec<String> = dropped
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, why)| format!("{n} {why}"))
-        .collect();
+    ]);
     let label = format!(
         "{name}{}{}",
         limit.map_or(String::new(), |n| format!(", first {n} jobs")),
-        if dropped.is_empty() {
-            String::new()
-        } else {
-            format!(" (records dropped: {})", dropped.join(", "))
-        }
+        dropped.map_or(String::new(), |d| format!(
+            " (records dropped: {})",
+            d.join(", ")
+        ))
     );
     Ok(Workload {
         copies: 1,

@@ -23,7 +23,7 @@
 //!
 //! Tasks of zero duration are counted and left out (frugal's jobs run for a positive time).
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use frugal_core::billing::BillingGranularity;
@@ -164,8 +164,7 @@ pub fn map_alibaba(pods: &[Pod], limit: Option<usize>, m: &TraceMapping) -> Alib
         if p.deletion_time == end {
             out.cut_at_trace_end += 1;
         }
-        let deadline =
-            (rng.random::<f64>() < m.deadline_share).then_some(arrival + m.deadline_factor * run);
+        let deadline = m.draw_deadline(&mut rng, arrival, run);
         out.jobs.push(Job {
             id: p.name.clone(),
             kind: JobKind::CpuBound,

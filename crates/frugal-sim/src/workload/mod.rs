@@ -21,6 +21,7 @@ pub use swim::{
 pub use synthetic::{Load, SyntheticConfig, synthetic};
 
 use frugal_core::job::Job;
+use rand::RngExt;
 
 /// How trace records become jobs' deadlines and cross-site slowdown ([`map_swim`],
 /// [`map_swf`]).
@@ -45,6 +46,22 @@ impl Default for TraceMapping {
             deadline_factor: 2.0,
             seed: 1,
         }
+    }
+}
+
+impl TraceMapping {
+    /// The deadline of a trace job arriving at `arrival` with T_C^L = `t_local` seconds:
+    /// with probability `deadline_share` (one draw from `rng`, taken for every job so that
+    /// the choice of one job does not shift the others'), `arrival + deadline_factor ·
+    /// t_local`; otherwise none.
+    pub fn draw_deadline(
+        &self,
+        rng: &mut impl rand::Rng,
+        arrival: f64,
+        t_local: f64,
+    ) -> Option<f64> {
+        (rng.random::<f64>() < self.deadline_share)
+            .then_some(arrival + self.deadline_factor * t_local)
     }
 }
 

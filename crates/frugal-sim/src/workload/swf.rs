@@ -15,7 +15,7 @@
 //!
 //! A job wider than the cluster is kept: the simulator reports it as never run.
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use frugal_core::job::{Job, JobKind, MAX_EXECUTORS, MAX_SECONDS};
@@ -69,8 +69,7 @@ pub fn map_swf(log: &SwfLog, limit: Option<usize>, m: &TraceMapping) -> SwfJobs 
         let kb = r.used_memory_kb.or(r.requested_memory_kb);
         let gib = kb.map_or(1, |kb| ((kb / 1_048_576.0).ceil() as u32).clamp(1, 1 << 20));
         let arrival = submit - start;
-        let deadline =
-            (rng.random::<f64>() < m.deadline_share).then_some(arrival + m.deadline_factor * run);
+        let deadline = m.draw_deadline(&mut rng, arrival, run);
         out.jobs.push(Job {
             id: format!("job{}", r.job_number),
             kind: JobKind::CpuBound,

@@ -16,7 +16,7 @@
 //! | T_C^H | `T_C^L · (1 + hybrid_penalty)` (paper 000 §6.1: 30 %) |
 //! | deadline | with probability `deadline_share` (seeded), `arrival + deadline_factor · T_C^L` |
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use frugal_core::job::{Job, JobKind};
@@ -221,8 +221,7 @@ pub fn map_swim(selected: &[(f64, &SwimRecord)], m: &TraceMapping) -> Vec<Job> {
                 }
             };
             let t_local = 30.0 + work_mb / (f64::from(executors * cores) * rate);
-            let deadline = (rng.random::<f64>() < m.deadline_share)
-                .then_some(arrival + m.deadline_factor * t_local);
+            let deadline = m.draw_deadline(&mut rng, arrival, t_local);
             Job {
                 id: r.id.clone(),
                 kind,
