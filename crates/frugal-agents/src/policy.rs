@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use frugal_core::cluster::Cluster;
+use frugal_core::cluster::{Cluster, VmId};
 use frugal_core::job::Job;
 use frugal_core::placement::Placement;
 use frugal_core::policy::PlacementPolicy;
@@ -56,7 +56,7 @@ impl PlacementPolicy for RlPolicy {
         "rl"
     }
 
-    fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+    fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
         if cluster.len() != self.vms {
             return None;
         }
@@ -87,12 +87,14 @@ impl PlacementPolicy for RlPolicy {
             if action == 0 {
                 return None;
             }
-            let vm = &mut scratch.vms[action - 1];
-            vm.free = vm
-                .free
-                .minus(d)
+            // Through the cluster's own method, so the copy's placement index stays in
+            // step (the observation reads free resources and prices, not power states).
+            let mut one = Placement::default();
+            one.add((action - 1) as VmId, 1);
+            scratch
+                .reserve(&one, d, now, 0.0, &mut Vec::new())
                 .expect("the mask admits only VMs with room");
-            p.add(vm.id, 1);
+            p.add((action - 1) as VmId, 1);
         }
         Some(p)
     }

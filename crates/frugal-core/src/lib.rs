@@ -10,6 +10,7 @@ pub mod billing;
 pub mod cluster;
 pub mod config;
 pub mod duration;
+pub mod index;
 pub mod job;
 pub mod placement;
 pub mod policy;

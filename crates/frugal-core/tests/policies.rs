@@ -65,7 +65,7 @@ fn first_fit_fills_active_vms_in_order_then_turns_on_the_cheapest() {
         (4, 16, Cloud, 0.004),
         (4, 16, Local, 0.001),
     ]);
-    let mut ff = FirstFit;
+    let mut ff = FirstFit::default();
     let j = job("a", 3, 2, 4, 10.0);
     // No VM is on: the cheapest (vm 2) holds 2, then the next cheapest (vm 0) 1.
     let p = ff.place(&j, &c, 0.0).unwrap();
@@ -109,7 +109,7 @@ fn asq_never_splits_a_job_across_sites() {
         (8, 32, Cloud, 0.004),
         (8, 32, Cloud, 0.004),
     ]);
-    let mut asq = Asq;
+    let mut asq = Asq::default();
     assert_eq!(
         vms(&asq.place(&job("a", 2, 2, 4, 10.0), &c, 0.0).unwrap()),
         vec![(0, 2)]
@@ -122,10 +122,10 @@ fn asq_never_splits_a_job_across_sites() {
     let big = job("c", 9, 2, 4, 10.0);
     assert!(asq.place(&big, &c, 0.0).is_none());
     assert!(!asq.can_ever_place(&big, &c));
-    assert!(FirstFit.can_ever_place(&big, &c));
+    assert!(FirstFit::default().can_ever_place(&big, &c));
     // 10 slots in all, 2 local and 8 in the cloud; one executor more fits nowhere.
-    assert!(FirstFit.can_ever_place(&job("d", 10, 2, 4, 10.0), &c));
-    assert!(!FirstFit.can_ever_place(&job("e", 11, 2, 4, 10.0), &c));
+    assert!(FirstFit::default().can_ever_place(&job("d", 10, 2, 4, 10.0), &c));
+    assert!(!FirstFit::default().can_ever_place(&job("e", 11, 2, 4, 10.0), &c));
     assert!(asq.can_ever_place(&job("f", 8, 2, 4, 10.0), &c));
 }
 
@@ -152,7 +152,7 @@ fn capacity_slots_equal_the_scan_of_the_free_cluster() {
                     for site in [Local, Cloud] {
                         assert_eq!(
                             c.capacity_slots(&d, |s| s == site),
-                            c.slots(&d, |v| v.site == site)
+                            c.slots(&d, |s| s == site)
                         );
                     }
                 }
@@ -372,7 +372,7 @@ fn gpu_executors_go_only_to_vms_with_gpus_and_cpu_ones_ignore_gpus() {
     }
     let cpu = job("c", 2, 1, 4, 10.0);
     assert_eq!(
-        FirstFit.place(&cpu, &c, 0.0).map(|p| vms(&p)),
+        FirstFit::default().place(&cpu, &c, 0.0).map(|p| vms(&p)),
         Some(vec![(0, 2)])
     );
 }

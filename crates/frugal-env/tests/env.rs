@@ -113,7 +113,7 @@ fn first_fit_through_the_environment_reproduces_the_simulator() {
         ))
         .unwrap();
         env.reset(Some(0));
-        let mut ff = FirstFit;
+        let mut ff = FirstFit::default();
         while !env.is_done() {
             let (job, left) = env.current_job().expect("a job is offered");
             let mut rest = job.clone();

@@ -563,7 +563,7 @@ impl frugal_core::PlacementPolicy for Boom {
         now: f64,
     ) -> Option<frugal_core::Placement> {
         assert!(job.id != "boom", "a bug in the scheduling loop");
-        frugal_core::policy::FirstFit.place(job, cluster, now)
+        frugal_core::policy::FirstFit::default().place(job, cluster, now)
     }
 
     fn default_queue(&self) -> frugal_core::QueueDiscipline {

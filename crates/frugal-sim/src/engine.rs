@@ -108,6 +108,8 @@ pub fn simulate(
     cfg: SimConfig,
 ) -> RunResult {
     let mut sim = Simulation::new(cluster, jobs, cfg);
+    sim.cluster
+        .keep_busy_groups(policy.ranks_by_remaining_time());
     let mut scheduler = Scheduler::new(policy, cfg.scheduler);
     let mut decisions = Vec::new();
     while let Some(batch) = sim.advance() {

@@ -1,7 +1,8 @@
 //! AsQ-style site selection (paper 000 §6.2 baseline).
 
-use super::{PlacementPolicy, fill, off_in};
+use super::{Candidate, PlacementPolicy, active_fitting_from, fill, fill_off};
 use crate::cluster::{Cluster, Site};
+use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
@@ -11,29 +12,23 @@ use crate::queue::QueueDiscipline;
 /// place in the cloud; otherwise wait. Within the chosen site it fills active VMs in id
 /// order, then turns on the cheapest off VMs (First Fit restricted to one site), which
 /// maximises use of the private site as AsQ intends.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Asq;
+#[derive(Clone, Debug, Default)]
+pub struct Asq {
+    scratch: Vec<Candidate>,
+}
 
 impl Asq {
-    fn place_on(site: Site, job: &Job, cluster: &Cluster) -> Option<Placement> {
-        let d = &job.executor_demand;
-        if cluster.slots(d, |v| v.site == site) < u64::from(job.executors) {
+    fn place_on(&mut self, site: Site, job: &Job, cluster: &Cluster) -> Option<Placement> {
+        let (d, s) = (&job.executor_demand, &mut self.scratch);
+        if cluster.slots(d, |s| s == site) < u64::from(job.executors) {
             return None;
         }
         let mut p = Placement::with_capacity(4);
-        let on_site = cluster
-            .vms
-            .iter()
-            .filter(|v| v.is_active() && v.site == site)
-            .map(|v| v.id);
+        let on_site = active_fitting_from(cluster, 0, d, Some(site));
         let rem = fill(&mut p, cluster, d, job.executors, on_site);
-        let rem = fill(
-            &mut p,
-            cluster,
-            d,
-            rem,
-            off_in(cluster, &cluster.by_price, |v| v.site == site),
-        );
+        let rem = fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |v| {
+            v.site == site
+        });
         (rem == 0).then_some(p)
     }
 }
@@ -44,8 +39,8 @@ impl PlacementPolicy for Asq {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        Asq::place_on(Site::Local, job, cluster)
-            .or_else(|| Asq::place_on(Site::Cloud, job, cluster))
+        self.place_on(Site::Local, job, cluster)
+            .or_else(|| self.place_on(Site::Cloud, job, cluster))
     }
 
     fn default_queue(&self) -> QueueDiscipline {

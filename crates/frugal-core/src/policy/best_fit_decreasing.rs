@@ -1,22 +1,24 @@
 //! Best Fit Decreasing with Resource Unification Thresholds (paper 004 Alg. 3).
 
-use super::{PlacementPolicy, fill, fill_by_score, off_in};
-use crate::cluster::{Cluster, VmId};
+use super::{Candidate, PlacementPolicy, fill_active, fill_off};
+use crate::cluster::Cluster;
+use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
 use crate::rut::Rut;
 
 /// BFD, paper 004 §4.4.2, Alg. 3: sort the active VMs by Resource Availability RA
-/// (Eq. 8, with RUT α/β) ascending — tightest first — and fill each with as many
-/// executors as fit; while executors remain, turn on the smallest off VM that fits one
-/// executor (fewest cores, then least memory, then cheapest, then lowest id) and fill it.
-/// The "decreasing" half is the job order: the scheduler of Alg. 1 sorts regular jobs by
-/// RD descending ([`QueueDiscipline::DeadlineFirst`]). O(m log m) per job.
+/// (Eq. 8, with RUT α/β) ascending — tightest first, ties by lower id — and fill each with
+/// as many executors as fit; while executors remain, turn on the smallest off VM that fits
+/// one executor (fewest cores, then least memory, then cheapest, then lowest id) and fill
+/// it. The "decreasing" half is the job order: the scheduler of Alg. 1 sorts regular jobs
+/// by RD descending ([`QueueDiscipline::DeadlineFirst`]). O(G log G) per job over the
+/// placement index's G groups ([`crate::index`]).
 #[derive(Clone, Debug)]
 pub struct BestFitDecreasing {
     rut: Rut,
-    scratch: Vec<(f64, VmId)>,
+    scratch: Vec<Candidate>,
 }
 
 impl BestFitDecreasing {
@@ -35,21 +37,12 @@ impl PlacementPolicy for BestFitDecreasing {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        let rut = self.rut;
-        let (mut p, rem) = fill_by_score(
-            &mut self.scratch,
-            cluster,
-            job,
-            |v| v.is_active(),
-            |v| rut.resource_availability(&v.free, cluster),
-        );
-        let rem = fill(
-            &mut p,
-            cluster,
-            &job.executor_demand,
-            rem,
-            off_in(cluster, &cluster.by_size, |_| true),
-        );
+        let (rut, d, s) = (self.rut, &job.executor_demand, &mut self.scratch);
+        let mut p = Placement::with_capacity(4);
+        let rem = fill_active(s, &mut p, cluster, d, job.executors, |v| {
+            Some(rut.resource_availability(&v.free, cluster))
+        });
+        let rem = fill_off(s, &mut p, cluster, d, rem, OffOrder::Smallest, |_| true);
         (rem == 0).then_some(p)
     }
 

@@ -1,16 +1,21 @@
 //! First Fit (paper 000 Alg. 1).
 
-use super::{PlacementPolicy, active, fill, off_in};
+use super::{Candidate, PlacementPolicy, active_fitting_from, fill, fill_off};
 use crate::cluster::Cluster;
+use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
 
-/// First Fit (FF), paper 000 §5.1, Alg. 1: fill the active VMs in order, as many
+/// First Fit (FF), paper 000 §5.1, Alg. 1: fill the active VMs in id order, as many
 /// executors per VM as fit; while executors remain, turn on the cheapest off VM that fits
-/// one executor (ties: lower id) and fill it. O(m) per job.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FirstFit;
+/// one executor (ties: lower id) and fill it. The active VMs with room come from the
+/// placement index's first-fit tree, O(log m) each, and the off VMs from its classes
+/// ([`crate::index`]).
+#[derive(Clone, Debug, Default)]
+pub struct FirstFit {
+    scratch: Vec<Candidate>,
+}
 
 impl PlacementPolicy for FirstFit {
     fn name(&self) -> &'static str {
@@ -19,15 +24,11 @@ impl PlacementPolicy for FirstFit {
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
         let d = &job.executor_demand;
+        let s = &mut self.scratch;
         let mut p = Placement::with_capacity(4);
-        let rem = fill(&mut p, cluster, d, job.executors, active(cluster));
-        let rem = fill(
-            &mut p,
-            cluster,
-            d,
-            rem,
-            off_in(cluster, &cluster.by_price, |_| true),
-        );
+        let active = active_fitting_from(cluster, 0, d, None);
+        let rem = fill(&mut p, cluster, d, job.executors, active);
+        let rem = fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |_| true);
         (rem == 0).then_some(p)
     }
 

@@ -1,8 +1,8 @@
 //! Greedy Iterative Optimisation (paper 000 Alg. 2).
 
 use super::objective::vm_cost;
-use super::{PlacementPolicy, fill_by_score};
-use crate::cluster::{Cluster, Site, VmId};
+use super::{Candidate, PlacementPolicy, fill, needed, push_all, sort_candidates};
+use crate::cluster::{Cluster, Site};
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
@@ -11,10 +11,12 @@ use crate::queue::QueueDiscipline;
 /// all E executors, only local VMs are candidates and T_C = T_C^L; otherwise every VM is
 /// and T_C = T_C^H (Eq. 5). Candidates are sorted by the cost of one more executor,
 /// Cost_Je = max(0, T_C − T_vm) · P_vm (T_vm: remaining active time, 0 when idle or off),
-/// ties broken by lower id, and filled greedily, turning off VMs on. O(m log m) per job.
+/// ties broken by lower id, and filled greedily, turning off VMs on. The cost is the same
+/// for every VM of an index group with one busy key ([`crate::index`]), so a decision
+/// costs O(G log G) over those groups.
 #[derive(Clone, Debug, Default)]
 pub struct Gio {
-    scratch: Vec<(f64, VmId)>,
+    scratch: Vec<Candidate>,
 }
 
 impl PlacementPolicy for Gio {
@@ -23,24 +25,30 @@ impl PlacementPolicy for Gio {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
-        let local_slots = cluster.slots(&job.executor_demand, |v| v.site == Site::Local);
-        let local_only = local_slots >= u64::from(job.executors);
+        let (d, e) = (&job.executor_demand, job.executors);
+        let local_only = cluster.slots(d, |s| s == Site::Local) >= u64::from(e);
         let t_c = if local_only {
             job.t_local
         } else {
             job.t_hybrid
         };
-        let (p, rem) = fill_by_score(
-            &mut self.scratch,
-            cluster,
-            job,
-            |v| !local_only || v.site == Site::Local,
-            |v| vm_cost(v, t_c, now),
-        );
+        let score = |v: &crate::cluster::Vm| {
+            (!local_only || v.site == Site::Local).then(|| vm_cost(v, t_c, now))
+        };
+        let s = &mut self.scratch;
+        s.clear();
+        push_all(s, cluster, d, |k| needed(k, e), score);
+        sort_candidates(s);
+        let mut p = Placement::with_capacity(4);
+        let rem = fill(&mut p, cluster, d, e, s.iter().map(|c| c.1));
         (rem == 0).then_some(p)
     }
 
     fn default_queue(&self) -> QueueDiscipline {
         QueueDiscipline::Edf
+    }
+
+    fn ranks_by_remaining_time(&self) -> bool {
+        true
     }
 }

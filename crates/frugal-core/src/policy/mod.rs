@@ -28,7 +28,8 @@ pub use round_robin::{RoundRobin, RoundRobinConsolidate};
 
 use std::time::Duration;
 
-use crate::cluster::{Cluster, Vm, VmId};
+use crate::cluster::{Cluster, Site, Vm, VmId};
+use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
@@ -53,6 +54,13 @@ pub trait PlacementPolicy: Send {
 
     /// Queue discipline the policy was published with (used unless overridden).
     fn default_queue(&self) -> QueueDiscipline;
+
+    /// True if the policy ranks VMs by their remaining active time (T_vm), so the
+    /// cluster should keep its busy subgroups ([`Cluster::keep_busy_groups`]); the
+    /// policy is correct either way, only slower without them.
+    fn ranks_by_remaining_time(&self) -> bool {
+        false
+    }
 
     /// False if this policy could not place `job` even on `empty` (the cluster with
     /// every VM off and free); such a job would wait forever and is rejected instead.
@@ -149,16 +157,191 @@ impl PolicyKind {
         match self {
             PolicyKind::RoundRobin => Box::new(RoundRobin::default()),
             PolicyKind::RoundRobinConsolidate => Box::new(RoundRobinConsolidate::default()),
-            PolicyKind::FirstFit => Box::new(FirstFit),
+            PolicyKind::FirstFit => Box::new(FirstFit::default()),
             PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(params.rut)),
             PolicyKind::Gio => Box::new(Gio::default()),
-            PolicyKind::Asq => Box::new(Asq),
+            PolicyKind::Asq => Box::new(Asq::default()),
             PolicyKind::Morpheus => Box::new(Morpheus::default()),
             PolicyKind::Aep => Box::new(Aep::default()),
             PolicyKind::Optimal => Box::new(Optimal::default()),
             PolicyKind::Milp => Box::new(Milp::new(params.milp_backend, params.milp_time_limit)),
         }
     }
+}
+
+/// A candidate VM of a greedy fill: (score, id), filled in ascending order of both.
+pub(crate) type Candidate = (f64, VmId);
+
+/// The most VMs of a group whose VMs each hold `k` ≥ 1 executors that a greedy fill of
+/// `executors` executors can use: ⌈executors / k⌉ ([`crate::index`]).
+#[inline]
+pub(crate) fn needed(k: u32, executors: u32) -> usize {
+    executors.div_ceil(k) as usize
+}
+
+/// Pushes to `out`, for every active group whose VMs hold k ≥ 1 executors of `demand` and
+/// for whose representative VM (the group's lowest id) `score` gives a value, the group's
+/// `need(k)` lowest ids with that score. With `by_busy`, the groups are split by busy key
+/// (for scores that depend on the remaining active time). Without a placement index
+/// every active VM with room is its own group.
+pub(crate) fn push_active(
+    out: &mut Vec<Candidate>,
+    cluster: &Cluster,
+    demand: &Resources,
+    by_busy: bool,
+    need: impl Fn(u32) -> usize,
+    score: impl Fn(&Vm) -> Option<f64>,
+) {
+    let scored = |v: &Vm| Some((score(v)?, v.id));
+    let Some(index) = cluster.index() else {
+        let active = cluster
+            .vms
+            .iter()
+            .filter(|v| v.is_active() && v.free.fits(demand));
+        out.extend(active.filter_map(scored));
+        return;
+    };
+    for (_, free, g) in index.active() {
+        let k = free.copies_of(demand);
+        if k == 0 {
+            continue;
+        }
+        let n = need(k);
+        let rep = |first: VmId| scored(cluster.vm(first)).map(|c| c.0);
+        if by_busy {
+            match index.busy(g) {
+                Some(subgroups) => {
+                    for ids in subgroups {
+                        if let Some(s) = rep(ids[0]) {
+                            out.extend(ids.iter().take(n).map(|&id| (s, id)));
+                        }
+                    }
+                }
+                // Busy subgroups not kept: every VM of the group scored on its own.
+                None => out.extend(g.ids.iter().filter_map(|id| scored(cluster.vm(id)))),
+            }
+        } else if let Some(s) = rep(g.ids.first().expect("groups are never empty")) {
+            out.extend(g.ids.iter().take(n).map(|id| (s, id)));
+        }
+    }
+}
+
+/// Pushes to `out`, for every class with off VMs that hold k ≥ 1 executors of `demand` and
+/// for whose lowest-id off VM `score` gives a value, the class's
+/// `need(k)` lowest off ids with that score (without a placement index: every off VM
+/// that holds one).
+pub(crate) fn push_off(
+    out: &mut Vec<Candidate>,
+    cluster: &Cluster,
+    demand: &Resources,
+    need: impl Fn(u32) -> usize,
+    score: impl Fn(&Vm) -> Option<f64>,
+) {
+    let classes = cluster.vm_classes();
+    let Some(index) = cluster.index() else {
+        let off = cluster
+            .vms
+            .iter()
+            .filter(|v| !v.is_active() && v.free.fits(demand));
+        out.extend(off.filter_map(|v| Some((score(v)?, v.id))));
+        return;
+    };
+    for (c, ids) in index.off() {
+        let class = &classes.all()[c as usize];
+        let k = class.capacity.copies_of(demand);
+        let Some(first) = ids.first() else { continue };
+        if k == 0 {
+            continue;
+        }
+        if let Some(s) = score(cluster.vm(first)) {
+            out.extend(ids.iter().take(need(k)).map(|id| (s, id)));
+        }
+    }
+}
+
+/// The active VMs (at `site` if given) with room for one executor of `demand`, ascending
+/// from id `from`: from the placement index's first-fit tree, or a scan of the VMs.
+pub(crate) fn active_fitting_from<'a>(
+    cluster: &'a Cluster,
+    from: usize,
+    demand: &'a Resources,
+    site: Option<Site>,
+) -> impl Iterator<Item = VmId> + 'a {
+    match cluster.index() {
+        Some(index) => Either::Left(index.active_fitting_from(from, demand, site)),
+        None => {
+            let vms = cluster.vms.get(from..).unwrap_or_default().iter();
+            let fit = move |v: &&Vm| {
+                v.is_active() && v.free.fits(demand) && site.is_none_or(|s| v.site == s)
+            };
+            Either::Right(vms.filter(fit).map(|v| v.id))
+        }
+    }
+}
+
+/// One of two iterators of the same items (the indexed or the scanning source).
+enum Either<L, R> {
+    Left(L),
+    Right(R),
+}
+
+impl<T, L: Iterator<Item = T>, R: Iterator<Item = T>> Iterator for Either<L, R> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Either::Left(l) => l.next(),
+            Either::Right(r) => r.next(),
+        }
+    }
+}
+
+/// [`push_active`] (split by busy key) then [`push_off`], with the same `score`; without a
+/// placement index one pass over the VMs in id order, so the list comes out id-sorted.
+pub(crate) fn push_all(
+    out: &mut Vec<Candidate>,
+    cluster: &Cluster,
+    demand: &Resources,
+    need: impl Fn(u32) -> usize + Copy,
+    score: impl Fn(&Vm) -> Option<f64> + Copy,
+) {
+    if cluster.index().is_some() {
+        push_active(out, cluster, demand, true, need, score);
+        push_off(out, cluster, demand, need, score);
+        return;
+    }
+    let fitting = cluster.vms.iter().filter(|v| v.free.fits(demand));
+    out.extend(fitting.filter_map(|v| Some((score(v)?, v.id))));
+}
+
+/// The first off VM in `order` (ties: lower id) that `keep` admits. `keep` must depend
+/// only on the VM's class (capacity, site, price): with the index it is asked of each
+/// class's lowest-id off VM.
+pub(crate) fn first_off(
+    cluster: &Cluster,
+    order: OffOrder,
+    keep: impl Fn(&Vm) -> bool,
+) -> Option<VmId> {
+    let classes = cluster.vm_classes();
+    let Some(index) = cluster.index() else {
+        let mut ids = classes.vms_in(order).iter().copied();
+        return ids.find(|&id| !cluster.vm(id).is_active() && keep(cluster.vm(id)));
+    };
+    let runs = classes.runs(order).iter();
+    runs.filter_map(|run| {
+        run.iter()
+            .filter_map(|&c| index.off_set(c).first())
+            .filter(|&id| keep(cluster.vm(id)))
+            .min()
+    })
+    .next()
+}
+
+/// Sorts candidates by ascending score, ties by lower id.
+#[inline]
+pub(crate) fn sort_candidates(out: &mut [Candidate]) {
+    out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
 }
 
 /// Greedily puts as many of the `remaining` executors as fit on each VM of `order`, in
@@ -185,52 +368,85 @@ pub(crate) fn fill(
     remaining
 }
 
-/// Scores every VM that `keep` admits and that can host one executor of `job`, sorts them
-/// by ascending score (ties: lower id) and fills them greedily. Returns the placement and
-/// the count of executors still unplaced. `scratch` is reused to avoid allocation.
-pub(crate) fn fill_by_score(
-    scratch: &mut Vec<(f64, VmId)>,
+/// Fills `remaining` executors of `demand` greedily on the active VMs in the order of
+/// `score` (ties: lower id), adding to `placement`; returns the executors still unplaced.
+pub(crate) fn fill_active(
+    scratch: &mut Vec<Candidate>,
+    placement: &mut Placement,
     cluster: &Cluster,
-    job: &Job,
-    keep: impl Fn(&Vm) -> bool,
-    score: impl Fn(&Vm) -> f64,
-) -> (Placement, u32) {
-    let d = &job.executor_demand;
+    demand: &Resources,
+    remaining: u32,
+    score: impl Fn(&Vm) -> Option<f64>,
+) -> u32 {
     scratch.clear();
-    scratch.extend(
-        cluster
-            .vms
-            .iter()
-            .filter(|v| keep(v) && v.free.fits(d))
-            .map(|v| (score(v), v.id)),
-    );
-    scratch.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut p = Placement::with_capacity(4);
-    let rem = fill(
-        &mut p,
+    push_active(
+        scratch,
         cluster,
-        d,
-        job.executors,
-        scratch.iter().map(|e| e.1),
+        demand,
+        false,
+        |k| needed(k, remaining),
+        score,
     );
-    (p, rem)
+    sort_candidates(scratch);
+    fill(
+        placement,
+        cluster,
+        demand,
+        remaining,
+        scratch.iter().map(|c| c.1),
+    )
 }
 
-/// Ids of the active (booting or on) VMs, in id order.
-#[inline]
-pub(crate) fn active(cluster: &Cluster) -> impl Iterator<Item = VmId> + '_ {
-    cluster.vms.iter().filter(|v| v.is_active()).map(|v| v.id)
-}
-
-/// Ids of the off VMs among `order` that satisfy `keep`.
-#[inline]
-pub(crate) fn off_in<'a>(
-    cluster: &'a Cluster,
-    order: &'a [VmId],
-    keep: impl Fn(&Vm) -> bool + 'a,
-) -> impl Iterator<Item = VmId> + 'a {
-    order.iter().copied().filter(move |&id| {
-        let v = cluster.vm(id);
-        !v.is_active() && keep(v)
-    })
+/// Fills `remaining` executors greedily on off VMs that `keep` admits (a test of the VM's
+/// class: capacity, site, price, asked of each class's lowest-id off VM), turned on in
+/// `order` (ties: lower id); returns the executors still unplaced. With a placement index
+/// classes are walked in rank order and read with early exit, and only classes that tie
+/// in rank are merged by id; without one the VMs are read in that order.
+pub(crate) fn fill_off(
+    scratch: &mut Vec<Candidate>,
+    placement: &mut Placement,
+    cluster: &Cluster,
+    demand: &Resources,
+    mut remaining: u32,
+    order: OffOrder,
+    keep: impl Fn(&Vm) -> bool,
+) -> u32 {
+    let classes = cluster.vm_classes();
+    let Some(index) = cluster.index() else {
+        let ids = classes.vms_in(order).iter().copied();
+        let off = ids.filter(|&id| {
+            let v = cluster.vm(id);
+            !v.is_active() && keep(v)
+        });
+        return fill(placement, cluster, demand, remaining, off);
+    };
+    for run in classes.runs(order) {
+        if remaining == 0 {
+            break;
+        }
+        let usable = |&&c: &&u32| {
+            let class = &classes.all()[c as usize];
+            let first = index.off_set(c).first();
+            first.is_some_and(|id| keep(cluster.vm(id))) && class.capacity.fits(demand)
+        };
+        let mut usable_classes = run.iter().filter(usable);
+        let (Some(&first), second) = (usable_classes.next(), usable_classes.next()) else {
+            continue;
+        };
+        if second.is_none() {
+            let ids = index.off_set(first).iter();
+            remaining = fill(placement, cluster, demand, remaining, ids);
+            continue;
+        }
+        scratch.clear();
+        for &c in run.iter().filter(usable) {
+            let k = classes.all()[c as usize].capacity.copies_of(demand);
+            let ids = index.off_set(c).iter().take(needed(k, remaining));
+            scratch.extend(ids.map(|id| (0.0, id)));
+        }
+        sort_candidates(scratch);
+        let ids = scratch.iter().map(|c| c.1);
+        remaining = fill(placement, cluster, demand, remaining, ids);
+    }
+    remaining
 }

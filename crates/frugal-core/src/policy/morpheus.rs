@@ -1,7 +1,8 @@
 //! Morpheus low-cost packing (paper 004 §6.1.3 baseline).
 
-use super::{PlacementPolicy, fill, fill_by_score, off_in};
-use crate::cluster::{Cluster, VmId};
+use super::{Candidate, PlacementPolicy, fill_active, fill_off};
+use crate::cluster::Cluster;
+use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
@@ -12,7 +13,7 @@ use crate::queue::QueueDiscipline;
 /// demand, Eq. 10 — is [`QueueDiscipline::Morpheus`].
 #[derive(Clone, Debug, Default)]
 pub struct Morpheus {
-    scratch: Vec<(f64, VmId)>,
+    scratch: Vec<Candidate>,
 }
 
 impl PlacementPolicy for Morpheus {
@@ -21,20 +22,12 @@ impl PlacementPolicy for Morpheus {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        let (mut p, rem) = fill_by_score(
-            &mut self.scratch,
-            cluster,
-            job,
-            |v| v.is_active(),
-            |v| -v.dominant_utilisation(),
-        );
-        let rem = fill(
-            &mut p,
-            cluster,
-            &job.executor_demand,
-            rem,
-            off_in(cluster, &cluster.by_price, |_| true),
-        );
+        let (d, s) = (&job.executor_demand, &mut self.scratch);
+        let mut p = Placement::with_capacity(4);
+        let rem = fill_active(s, &mut p, cluster, d, job.executors, |v| {
+            Some(-v.dominant_utilisation())
+        });
+        let rem = fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |_| true);
         (rem == 0).then_some(p)
     }
 

@@ -1,6 +1,6 @@
 //! Spark's default round-robin executor placement, spread and consolidate.
 
-use super::PlacementPolicy;
+use super::{Candidate, PlacementPolicy, active_fitting_from, needed, push_off, sort_candidates};
 use crate::cluster::{Cluster, VmId};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -44,6 +44,7 @@ fn deal(
 /// Round robin (FIFO's spread, paper 000 §6.2, paper 002 RR): one executor per VM in
 /// turn over all VMs of the cluster, on or off, continuing from where the previous job
 /// stopped; off VMs are turned on when dealt an executor. Spreads load, wastes money.
+/// Its cost is O(E) plus the full VMs it steps over.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
     cursor: usize,
@@ -82,9 +83,16 @@ impl PlacementPolicy for RoundRobin {
 /// in turn over the active VMs only (from the VM after the last one used); when they
 /// have no room left, turn on the lowest-id off VM that fits an executor, add it to the
 /// rotation and go on.
+///
+/// Only active VMs with room for one executor can be dealt to, and in one pass each takes
+/// one, so the rotation is read from the placement index as the first E such VMs in
+/// cyclic id order from the last one used: the same deals as rotating over every active
+/// VM. Once a pass deals nothing every active VM is full for this job, so where the
+/// rotation resumes after an off VM is added cannot change the outcome.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobinConsolidate {
     last: Option<VmId>,
+    scratch: Vec<Candidate>,
     candidates: Vec<VmId>,
 }
 
@@ -94,33 +102,36 @@ impl PlacementPolicy for RoundRobinConsolidate {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        let d = &job.executor_demand;
+        let (d, e) = (&job.executor_demand, job.executors);
+        let s = &mut self.scratch;
+        s.clear();
+        // After the last VM used, then wrapped around to the lowest ids.
+        let after = self.last.map_or(0, |last| last as usize + 1);
+        let wrapped =
+            active_fitting_from(cluster, 0, d, None).take_while(|&id| (id as usize) < after);
+        let cyclic = active_fitting_from(cluster, after, d, None).chain(wrapped);
+        s.extend(cyclic.take(e as usize).map(|id| (0.0, id)));
         self.candidates.clear();
-        self.candidates
-            .extend(cluster.vms.iter().filter(|v| v.is_active()).map(|v| v.id));
-        let mut start = match self.last {
-            Some(last) => self
-                .candidates
-                .iter()
-                .position(|&id| id > last)
-                .unwrap_or(0),
-            None => 0,
-        };
-        let mut p = Placement::with_capacity(job.executors as usize);
-        let mut next_off = cluster
-            .vms
-            .iter()
-            .filter(|v| !v.is_active() && v.free.fits(d));
+        self.candidates.extend(s.iter().map(|c| c.1));
+        let mut p = Placement::with_capacity(e as usize);
+        let mut start = 0;
+        let mut next_off: Option<std::vec::IntoIter<VmId>> = None;
         loop {
-            match deal(&mut p, cluster, d, job.executors, &self.candidates, start) {
+            match deal(&mut p, cluster, d, e, &self.candidates, start) {
                 Ok(next) => {
                     let n = self.candidates.len();
                     self.last = Some(self.candidates[(next + n - 1) % n]);
                     return Some(p);
                 }
                 Err(_) => {
-                    let vm = next_off.next()?;
-                    self.candidates.push(vm.id);
+                    // Each off VM added takes at least one executor: at most E are added.
+                    let off = next_off.get_or_insert_with(|| {
+                        let mut o = Vec::new();
+                        push_off(&mut o, cluster, d, |_| needed(1, e), |_| Some(0.0));
+                        sort_candidates(&mut o);
+                        o.into_iter().map(|c| c.1).collect::<Vec<_>>().into_iter()
+                    });
+                    self.candidates.push(off.next()?);
                     start = self.candidates.len() - 1;
                 }
             }
