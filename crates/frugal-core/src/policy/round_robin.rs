@@ -85,15 +85,15 @@ impl PlacementPolicy for RoundRobin {
 /// rotation and go on.
 ///
 /// Only active VMs with room for one executor can be dealt to, and in one pass each takes
-/// one, so the rotation is read from the placement index as the first E such VMs in
-/// cyclic id order from the last one used: the same deals as rotating over every active
-/// VM. Once a pass deals nothing every active VM is full for this job, so where the
-/// rotation resumes after an off VM is added cannot change the outcome.
+/// one, so the rotation is read (from the placement index's tree, or a scan) as the first
+/// E such VMs in cyclic id order from the last one used: the same deals as rotating over
+/// every active VM. Once a pass deals nothing every active VM is full for this job, so
+/// where the rotation resumes after an off VM is added cannot change the outcome.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobinConsolidate {
     last: Option<VmId>,
-    scratch: Vec<Candidate>,
     candidates: Vec<VmId>,
+    off: Vec<Candidate>,
 }
 
 impl PlacementPolicy for RoundRobinConsolidate {
@@ -103,19 +103,18 @@ impl PlacementPolicy for RoundRobinConsolidate {
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
         let (d, e) = (&job.executor_demand, job.executors);
-        let s = &mut self.scratch;
-        s.clear();
         // After the last VM used, then wrapped around to the lowest ids.
         let after = self.last.map_or(0, |last| last as usize + 1);
         let wrapped =
             active_fitting_from(cluster, 0, d, None).take_while(|&id| (id as usize) < after);
         let cyclic = active_fitting_from(cluster, after, d, None).chain(wrapped);
-        s.extend(cyclic.take(e as usize).map(|id| (0.0, id)));
         self.candidates.clear();
-        self.candidates.extend(s.iter().map(|c| c.1));
+        self.candidates.extend(cyclic.take(e as usize));
         let mut p = Placement::with_capacity(e as usize);
         let mut start = 0;
-        let mut next_off: Option<std::vec::IntoIter<VmId>> = None;
+        // Off VMs by id, listed at the first full pass; each one added takes at least one
+        // executor, so at most E are needed.
+        let mut next_off: Option<usize> = None;
         loop {
             match deal(&mut p, cluster, d, e, &self.candidates, start) {
                 Ok(next) => {
@@ -124,14 +123,14 @@ impl PlacementPolicy for RoundRobinConsolidate {
                     return Some(p);
                 }
                 Err(_) => {
-                    // Each off VM added takes at least one executor: at most E are added.
-                    let off = next_off.get_or_insert_with(|| {
-                        let mut o = Vec::new();
-                        push_off(&mut o, cluster, d, |_| needed(1, e), |_| Some(0.0));
-                        sort_candidates(&mut o);
-                        o.into_iter().map(|c| c.1).collect::<Vec<_>>().into_iter()
+                    let at = next_off.get_or_insert_with(|| {
+                        self.off.clear();
+                        push_off(&mut self.off, cluster, d, |_| needed(1, e), |_| Some(0.0));
+                        sort_candidates(&mut self.off);
+                        0
                     });
-                    self.candidates.push(off.next()?);
+                    self.candidates.push(self.off.get(*at)?.1);
+                    *at += 1;
                     start = self.candidates.len() - 1;
                 }
             }
