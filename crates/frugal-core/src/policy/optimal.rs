@@ -26,13 +26,15 @@ use crate::queue::QueueDiscipline;
 /// class, free resources and busy key have the same (k_j, c_j), and a cover never needs
 /// more than ⌈E/k⌉ of them (one fewer still covers, at no more cost), so only each
 /// group's ⌈E/k⌉ lowest ids enter the programme, in id order. The cost is then
-/// O(G·E) for G groups instead of O(m·E). The optimum's cost and VM count are those of
-/// the programme over every VM, but among several covers of equal cost and VM count the
-/// one "found first" is found among fewer items, so it can be another one than a scan of
-/// every VM returns: a documented tie-break change (`tests/index_equivalence.rs` checks
-/// cost and VM count). Every table of the papers' clusters is unchanged by it; on the
-/// 56-fold copy of the large-scale cluster (`frugal bench --scale`) the total cost moves
-/// by 0.007 % ($131,394.39 → $131,404.12).
+/// O(G·E) for G groups instead of O(m·E). The optimum's cost is that of the programme
+/// over every VM, but among several covers of that cost the one returned can be another
+/// than a scan of every VM returns — a documented tie-break change: the "found first"
+/// rule sees fewer items, and the VM count is only compared after a comparison of float
+/// sums whose rounding depends on the order the programme adds the items in (so between
+/// covers of the same exact cost rounding, not the count, can decide, here and in a scan
+/// alike). `tests/index_equivalence.rs` checks the cost. Every table of the papers'
+/// clusters is unchanged by it; on the 56-fold copy of the large-scale cluster (`frugal
+/// bench --scale`) the total cost moves by 0.007 % ($131,394.39 → $131,404.12).
 #[derive(Clone, Debug, Default)]
 pub struct Optimal {
     candidates: Vec<Candidate>,
