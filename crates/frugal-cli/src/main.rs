@@ -1,5 +1,6 @@
 //! `frugal`: compare cost- and deadline-aware executor placement policies.
 
+mod agent;
 mod bag_of_tasks;
 mod bench;
 mod choices;
@@ -81,6 +82,9 @@ enum Command {
     /// Run the scheduler service: HTTP API, durable state (SQLite or PostgreSQL), the
     /// emulated backend or a real Spark standalone cluster.
     Serve(serve::ServeArgs),
+    /// Run the node agent of one host: it heartbeats to the service and runs the Spark
+    /// reservation workers the service orders for its VMs.
+    Agent(agent::AgentArgs),
     /// Load-test the service on loopback (emulated backend, durable store) for a bounded
     /// time: submissions per second, submit and submit-to-placement latency.
     Loadtest(loadtest::LoadtestArgs),
@@ -137,6 +141,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),
+        Some(Command::Agent(args)) => agent::run(&args),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "frugal", &mut std::io::stdout());
             Ok(())

@@ -13,9 +13,11 @@ use rand::RngExt;
 
 use frugal_core::policy::{PlacementPolicy, PolicyParams};
 use frugal_core::{DurationModel, SchedulerConfig};
-use frugal_service::backend::SparkConfig;
+use frugal_service::backend::{HostTimeouts, HostsConfig, ProvisionerKind, SparkConfig};
 use frugal_service::{BackendConfig, Durability, Limits, ServiceConfig, StoreLimits};
 
+use crate::Usage;
+use crate::agent::AGENT_TOKEN_ENV;
 use crate::choices::{
     BackfillArg, ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
     number_in,
@@ -34,6 +36,16 @@ pub enum BackendArg {
     Emulated,
     /// A real Spark standalone master and workers on loopback (Java 17, pip pyspark)
     SparkStandalone,
+}
+
+/// How the spark-standalone backend provisions the VMs' hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProvisionerArg {
+    /// Every VM a loopback address of this machine (127.0.0.{k+2}), its agent a local
+    /// process
+    Loopback,
+    /// Every VM a network namespace with its own address on a bridge (root needed)
+    Netns,
 }
 
 /// What an acknowledged submission survives.
@@ -85,9 +97,32 @@ pub struct ServeArgs {
     /// spark-standalone: master RPC port (its web UI is on --spark-ui-port).
     #[arg(long, default_value_t = 17077)]
     pub spark_port: u16,
-    /// spark-standalone: master web UI port (bound to loopback).
+    /// spark-standalone: master web UI port (bound to the control address).
     #[arg(long, default_value_t = 18080)]
     pub spark_ui_port: u16,
+    /// spark-standalone: how VMs' hosts are powered on and off [default: loopback].
+    #[arg(long, value_enum)]
+    pub provisioner: Option<ProvisionerArg>,
+    /// netns: prefix of namespace, link and bridge names (1–8 letters or digits)
+    /// [default: frugal].
+    #[arg(long)]
+    pub netns_prefix: Option<String>,
+    /// netns: the /24 subnet of the hosts; the control node (this service, the master and
+    /// the drivers) is .1, VM k is .(k+2) [default: 10.77.0.0].
+    #[arg(long)]
+    pub netns_subnet: Option<std::net::Ipv4Addr>,
+    /// spark-standalone: file with the agents' token (created, mode 0600, if missing);
+    /// FRUGAL_AGENT_TOKEN overrides it.
+    #[arg(long, default_value = "frugal-agent.token")]
+    pub agent_token_file: PathBuf,
+    /// spark-standalone: seconds without a heartbeat after which a host is lost, in
+    /// [2, 3600] (agents beat every second).
+    #[arg(long, default_value_t = 10.0, value_parser = number_in(2.0, 3600.0))]
+    pub host_timeout: f64,
+    /// spark-standalone: seconds a powered-on host (or an ordered worker) has to show up,
+    /// in [2, 3600].
+    #[arg(long, default_value_t = 60.0, value_parser = number_in(2.0, 3600.0))]
+    pub boot_timeout: f64,
     /// Cluster preset or TOML file (as for `simulate`).
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
@@ -152,10 +187,16 @@ pub fn raise_file_limit() {
     }
 }
 
-/// The token: `FRUGAL_API_TOKEN`, else the file's first line, else a new random token
-/// written to the file (mode 0600).
+/// The API token: `FRUGAL_API_TOKEN`, else the file's first line, else a new random
+/// token written to the file (mode 0600).
 pub fn token(file: &Path) -> Result<String> {
-    if let Ok(t) = std::env::var(TOKEN_ENV)
+    secret(file, TOKEN_ENV, true)
+}
+
+/// A bearer token: the environment variable `env`, else the file's first line, else (if
+/// `create`) a new random 256-bit token written to the file (mode 0600).
+pub fn secret(file: &Path, env: &str, create: bool) -> Result<String> {
+    if let Ok(t) = std::env::var(env)
         && !t.trim().is_empty()
     {
         return Ok(t.trim().to_string());
@@ -163,10 +204,10 @@ pub fn token(file: &Path) -> Result<String> {
     match std::fs::read_to_string(file) {
         Ok(text) => {
             let t = text.lines().next().unwrap_or("").trim().to_string();
-            anyhow::ensure!(!t.is_empty(), "--token-file {}: empty", file.display());
+            anyhow::ensure!(!t.is_empty(), "token file {}: empty", file.display());
             Ok(t)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if create && e.kind() == std::io::ErrorKind::NotFound => {
             let bytes: [u8; 32] = rand::rng().random();
             let t: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let mut f = std::fs::OpenOptions::new()
@@ -174,13 +215,51 @@ pub fn token(file: &Path) -> Result<String> {
                 .create_new(true)
                 .mode(0o600)
                 .open(file)
-                .with_context(|| format!("--token-file {}", file.display()))?;
+                .with_context(|| format!("token file {}", file.display()))?;
             writeln!(f, "{t}")?;
-            tracing::info!(file = %file.display(), "wrote a new API token");
+            tracing::info!(file = %file.display(), "wrote a new token");
             Ok(t)
         }
-        Err(e) => Err(e).with_context(|| format!("--token-file {}", file.display())),
+        Err(e) => Err(e).with_context(|| format!("token file {}", file.display())),
     }
+}
+
+/// The provisioner of the spark-standalone backend; the API must be reachable on the
+/// control address, where the agents call it.
+fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
+    let kind = match a.provisioner.unwrap_or(ProvisionerArg::Loopback) {
+        ProvisionerArg::Loopback => {
+            if a.netns_prefix.is_some() || a.netns_subnet.is_some() {
+                anyhow::bail!(Usage(anyhow::anyhow!(
+                    "--netns-prefix and --netns-subnet apply to --provisioner netns only"
+                )));
+            }
+            ProvisionerKind::Loopback
+        }
+        ProvisionerArg::Netns => ProvisionerKind::Netns {
+            prefix: a.netns_prefix.clone().unwrap_or_else(|| "frugal".into()),
+            subnet: a
+                .netns_subnet
+                .unwrap_or(std::net::Ipv4Addr::new(10, 77, 0, 0)),
+        },
+    };
+    let control = match &kind {
+        ProvisionerKind::Loopback => std::net::Ipv4Addr::LOCALHOST,
+        ProvisionerKind::Netns { subnet, .. } => {
+            let [x, y, z, _] = subnet.octets();
+            std::net::Ipv4Addr::new(x, y, z, 1)
+        }
+    };
+    let ip = a.bind.ip();
+    if !(ip.is_unspecified() || ip == std::net::IpAddr::V4(control)) {
+        anyhow::bail!(Usage(anyhow::anyhow!(
+            "--bind {}: the hosts' agents call the service on the control address {control}; \
+             bind to {control}:{port} or 0.0.0.0:{port}",
+            a.bind,
+            port = a.bind.port()
+        )));
+    }
+    Ok(kind)
 }
 
 /// The service's configuration and policy from the command line.
@@ -196,16 +275,35 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     };
     let apps_dir = std::fs::canonicalize(&apps_dir)
         .with_context(|| format!("--apps-dir {}", apps_dir.display()))?;
-    let backend = match a.backend {
-        BackendArg::Emulated => BackendConfig::Emulated { speedup: a.speedup },
+    let (backend, agent_token) = match a.backend {
+        BackendArg::Emulated => {
+            if a.provisioner.is_some() || a.netns_prefix.is_some() || a.netns_subnet.is_some() {
+                anyhow::bail!(Usage(anyhow::anyhow!(
+                    "--provisioner, --netns-prefix and --netns-subnet apply to --backend spark-standalone only"
+                )));
+            }
+            (BackendConfig::Emulated { speedup: a.speedup }, None)
+        }
         BackendArg::SparkStandalone => {
             let work_dir = std::path::absolute(&a.spark_dir)?;
-            let mut spark = SparkConfig::discover(&a.python, &work_dir)?;
+            let frugal = std::env::current_exe()?;
+            let hosts = HostsConfig {
+                provisioner: provisioner(a)?,
+                frugal: frugal.clone(),
+                agent_token_file: std::path::absolute(&a.agent_token_file)?,
+                service_port: a.bind.port(),
+                timeouts: HostTimeouts {
+                    lost_after: Duration::from_secs_f64(a.host_timeout),
+                    boot: Duration::from_secs_f64(a.boot_timeout),
+                },
+            };
+            let agent_token = secret(&a.agent_token_file, AGENT_TOKEN_ENV, true)?;
+            let mut spark = SparkConfig::discover(&a.python, &work_dir, hosts)?;
             spark.master_port = a.spark_port;
             spark.master_ui_port = a.spark_ui_port;
             spark.apps_dir = apps_dir.clone();
-            spark.exit_recorder = std::env::current_exe().ok();
-            BackendConfig::SparkStandalone(spark)
+            spark.exit_recorder = Some(frugal);
+            (BackendConfig::SparkStandalone(Box::new(spark)), Some(agent_token))
         }
     };
     let database_url = a
@@ -233,6 +331,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
         },
         backend,
         token: token(&a.token_file)?,
+        agent_token,
         apps_dir,
         limits: Limits {
             max_connections: a.max_connections as usize,

@@ -64,6 +64,8 @@ impl Spark {
             free_port().to_string(),
             "--spark-ui-port".into(),
             free_port().to_string(),
+            "--agent-token-file".into(),
+            p(&dir.join("agent.token")),
         ];
         let mut s = Spark {
             dir,
@@ -224,8 +226,10 @@ fn a_lost_worker_gets_a_replacement_and_the_job_finishes() {
     let spark = Spark::new("lost");
     spark.submit_pagerank("pr_lost");
     spark.wait_observed("pr_lost", &expected_placement());
-    let workers = spark.dir.join("spark/jobs/pr_lost/workers");
-    let pid = std::fs::read_to_string(workers.join("3-1.pid")).expect("VM 3's worker");
+    // Workers are named <job>-<vm>-<k>, k counting the job's workers.
+    let hosts = spark.dir.join("spark/hosts");
+    let pid = std::fs::read_to_string(hosts.join("vm3/workers/pr_lost-3-1.pid"))
+        .expect("VM 3's worker");
     let status = Command::new("kill")
         .args(["-KILL", "--", &format!("-{}", pid.trim())])
         .status()
@@ -238,6 +242,11 @@ fn a_lost_worker_gets_a_replacement_and_the_job_finishes() {
         reason.contains("lost on VM 3") && reason.contains("replaced"),
         "{reason}"
     );
-    assert!(workers.join("3-1.lost").exists() && workers.join("3-2.log").exists());
+    let replacement = (0..4).any(|vm| {
+        hosts
+            .join(format!("vm{vm}/workers/pr_lost-{vm}-2.log"))
+            .exists()
+    });
+    assert!(replacement, "a third worker was started for the job");
     assert!(output_lines(&spark.dir.join("out-pr_lost")) > 1000);
 }

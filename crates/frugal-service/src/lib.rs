@@ -11,10 +11,13 @@
 
 #![warn(missing_docs)]
 
+pub mod agent;
 mod api;
 pub mod backend;
 pub mod clock;
 mod metrics;
+mod process;
+pub mod provision;
 mod server;
 mod state;
 mod store;
@@ -50,7 +53,7 @@ pub enum BackendConfig {
         speedup: f64,
     },
     /// A real Spark standalone cluster on loopback.
-    SparkStandalone(SparkConfig),
+    SparkStandalone(Box<SparkConfig>),
 }
 
 /// Bounds that keep the service responsive under overload and slow clients.
@@ -116,6 +119,9 @@ pub struct ServiceConfig {
     /// The bearer token every API request must carry (all routes but `/healthz`,
     /// `/readyz` and `/metrics`).
     pub token: String,
+    /// The bearer token node agents send (`POST /agent/v1/heartbeat`); it grants
+    /// nothing else. `None`: the route refuses every request.
+    pub agent_token: Option<String>,
     /// The directory submitted applications must be in (`application_path`).
     pub apps_dir: PathBuf,
     /// Bounds.
@@ -160,6 +166,7 @@ pub struct Service {
     /// Backend actions waiting for their changes to commit (in order).
     pending: Mutex<Vec<Effect>>,
     token: String,
+    agent_token: Option<String>,
     apps_dir: PathBuf,
     limits: Limits,
 }
@@ -330,7 +337,7 @@ pub async fn start(
     let backend: Box<dyn Backend> = match &cfg.backend {
         BackendConfig::Emulated { speedup } => Box::new(Emulated::new(*speedup, tx)),
         BackendConfig::SparkStandalone(spark) => {
-            let (spark, vms) = (spark.clone(), cfg.cluster.len());
+            let (spark, vms) = ((**spark).clone(), cfg.cluster.len());
             Box::new(
                 tokio::task::spawn_blocking(move || SparkStandalone::start(spark, vms, tx))
                     .await
@@ -352,10 +359,12 @@ pub async fn start(
         stop_reason: Mutex::new(None),
         pending: Mutex::new(Vec::new()),
         token: cfg.token.clone(),
+        agent_token: cfg.agent_token.clone(),
         apps_dir: cfg.apps_dir.clone(),
         limits: cfg.limits,
     });
     let effects = restore(&svc).await?;
+    svc.backend.restored();
     svc.apply(effects).await?;
     let task = tokio::spawn(scheduling_loop(Arc::clone(&svc), rx));
     *svc.scheduling.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
@@ -554,6 +563,7 @@ fn handle(svc: &Service, ev: BackendEvent) -> Vec<Effect> {
         BackendEvent::Finished { idx } => st.finish(idx, now, JobState::Completed, None),
         BackendEvent::Failed { idx, reason } => st.finish(idx, now, JobState::Failed, Some(reason)),
         BackendEvent::Lost { idx, vm } => st.lost(idx, vm, now),
+        BackendEvent::VmLost { vm, reason } => st.vm_lost(vm, &reason, now),
         BackendEvent::Observed {
             idx,
             executors_per_vm,

@@ -122,6 +122,18 @@ pub struct Restored {
     pub observed: Option<Vec<(VmId, u32)>>,
 }
 
+/// `n` executors on `vm`.
+fn single(vm: VmId, n: u32) -> Placement {
+    Placement {
+        executors_per_vm: vec![(vm, n)],
+    }
+}
+
+/// Service seconds a lost VM stays out of service before the policy may turn it on
+/// again: long enough that a flapping host is not handed work at once, short enough that
+/// a cloud VM slot (whose next power-on is a new instance) comes back within the hour.
+pub const LOST_VM_QUARANTINE_S: f64 = 600.0;
+
 /// The live state. Accepted jobs live in slots: a job that ended is kept in memory for a
 /// retention period (see [`State::evict`]) and then only in the database, and its slot
 /// is reused.
@@ -141,6 +153,8 @@ pub struct State {
     on_since: Vec<Option<f64>>,
     /// Dollars billed for each VM's closed power-on intervals.
     closed_cost: Vec<f64>,
+    /// Lost VMs out of service, until when (service seconds).
+    out_of_service: Vec<Option<f64>>,
     /// Billing granularity.
     pub billing: BillingGranularity,
 }
@@ -160,6 +174,7 @@ impl State {
             ended: VecDeque::new(),
             on_since: vec![None; n],
             closed_cost: vec![0.0; n],
+            out_of_service: vec![None; n],
             billing,
         }
     }
@@ -376,6 +391,7 @@ impl State {
 
     /// Offers the queue to the policy at `now`, returning what to persist and launch.
     pub fn schedule(&mut self, now: f64) -> Vec<Effect> {
+        self.end_quarantines(now);
         let mut decisions = Vec::new();
         self.scheduler
             .run_pass(&self.jobs, &mut self.cluster, now, &mut decisions);
@@ -457,36 +473,112 @@ impl State {
         }
     }
 
-    /// Running job `idx` lost its executors on `vm` at `now` (the VM or its worker
-    /// died). They are released (the VM is turned off if that leaves it idle) and the
-    /// policy places replacements at once; if it cannot, the job fails with a reason.
+    /// Running job `idx` lost its executors on `vm` at `now` (its worker died). They are
+    /// released (the VM is turned off if that leaves it idle) and the policy places
+    /// replacements at once; if it cannot, the job fails with a reason.
     pub fn lost(&mut self, idx: usize, vm: VmId, now: f64) -> Vec<Effect> {
-        let Some(e) = self.entries[idx].as_ref() else {
-            return Vec::new();
-        };
-        let Some(placement) = e.placement.clone().filter(|_| e.state == JobState::Running) else {
-            return Vec::new();
-        };
-        let Some(&(_, n)) = placement.executors_per_vm.iter().find(|p| p.0 == vm) else {
-            return Vec::new();
-        };
         let mut effects = Vec::new();
-        let kept = Placement {
-            executors_per_vm: placement
-                .executors_per_vm
-                .iter()
-                .copied()
-                .filter(|p| p.0 != vm)
-                .collect(),
-        };
-        self.release(
-            idx,
-            &Placement {
-                executors_per_vm: vec![(vm, n)],
-            },
-            now,
-            &mut effects,
-        );
+        if let Some(n) = self.take_executors(idx, vm) {
+            let demand = self.entry(idx).job.executor_demand;
+            self.cluster.release(&single(vm, n), &demand);
+            self.power_off_idle(vm, now, &mut effects);
+            let why = format!("{n} executor(s) lost on VM {vm} at {now:.0} s");
+            self.replace(idx, n, &why, now, &mut effects);
+        }
+        effects
+    }
+
+    /// VM `vm` was lost at `now` (its host stopped heartbeating): every running job's
+    /// executors on it are released, its billing stops (a `VmOff`, which also has the
+    /// backend remove what is left of it), and it is kept **out of service** for
+    /// [`LOST_VM_QUARANTINE_S`] — held in the cluster by a reservation of its whole
+    /// capacity, so no policy places anything on it — before it may be turned on again
+    /// (as a new host). Then each job's executors are replaced as in [`State::lost`].
+    pub fn vm_lost(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if vm as usize >= self.out_of_service.len() || self.out_of_service[vm as usize].is_some()
+        {
+            return effects;
+        }
+        let hit: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| {
+                self.entries[i].as_ref().is_some_and(|e| {
+                    e.state == JobState::Running
+                        && e.placement
+                            .as_ref()
+                            .is_some_and(|p| p.executors_per_vm.iter().any(|q| q.0 == vm))
+                })
+            })
+            .collect();
+        let mut lost = Vec::new();
+        for idx in hit {
+            let n = self.take_executors(idx, vm).expect("the job has executors on vm");
+            let demand = self.entry(idx).job.executor_demand;
+            self.cluster.release(&single(vm, n), &demand);
+            lost.push((idx, n));
+        }
+        if let Some(on) = self.on_since[vm as usize].take() {
+            let price = self.cluster.vm(vm).price_per_second;
+            self.closed_cost[vm as usize] += self.billing.cost(now - on, price);
+        }
+        effects.push(Effect::VmOff(vm, now));
+        let whole = self.cluster.vm(vm).capacity;
+        self.cluster
+            .reserve(&single(vm, 1), &whole, now, 0.0, &mut Vec::new())
+            .expect("a VM with no executors holds its own capacity");
+        self.out_of_service[vm as usize] = Some(now + LOST_VM_QUARANTINE_S);
+        self.scheduler.resources_freed();
+        for (idx, n) in lost {
+            let why = format!("{n} executor(s) lost with VM {vm} at {now:.0} s ({reason})");
+            self.replace(idx, n, &why, now, &mut effects);
+        }
+        effects
+    }
+
+    /// Until when (service seconds) lost VM `vm` is out of service, if it is.
+    pub fn out_of_service(&self, vm: VmId) -> Option<f64> {
+        self.out_of_service.get(vm as usize).copied().flatten()
+    }
+
+    /// Returns the lost VMs whose time out of service has passed to the off pool.
+    fn end_quarantines(&mut self, now: f64) {
+        for vm in 0..self.out_of_service.len() {
+            if self.out_of_service[vm].is_some_and(|until| until <= now) {
+                self.out_of_service[vm] = None;
+                let id = vm as VmId;
+                let whole = self.cluster.vm(id).capacity;
+                self.cluster.release(&single(id, 1), &whole);
+                self.cluster.power_off(id, now);
+                self.scheduler.resources_freed();
+            }
+        }
+    }
+
+    /// Removes running job `idx`'s executors on `vm` from its placement; how many.
+    fn take_executors(&mut self, idx: usize, vm: VmId) -> Option<u32> {
+        let e = self.entries.get_mut(idx)?.as_mut()?;
+        if e.state != JobState::Running {
+            return None;
+        }
+        let placement = e.placement.as_mut()?;
+        let at = placement.executors_per_vm.iter().position(|p| p.0 == vm)?;
+        Some(placement.executors_per_vm.remove(at).1)
+    }
+
+    /// Turns `vm` off at `now` if it is idle, closing its billing interval.
+    fn power_off_idle(&mut self, vm: VmId, now: f64, effects: &mut Vec<Effect>) {
+        if self.cluster.power_off(vm, now) {
+            if let Some(on) = self.on_since[vm as usize].take() {
+                let price = self.cluster.vm(vm).price_per_second;
+                self.closed_cost[vm as usize] += self.billing.cost(now - on, price);
+            }
+            effects.push(Effect::VmOff(vm, now));
+        }
+    }
+
+    /// Places `n` replacement executors for running job `idx` at `now` (its reason
+    /// starts with `why`); fails the job if the policy cannot.
+    fn replace(&mut self, idx: usize, n: u32, why: &str, now: f64, effects: &mut Vec<Effect>) {
         let mut lost_part = self.entry(idx).job.clone();
         lost_part.executors = n;
         let until = self.entry(idx).finish.unwrap_or(now).max(now);
@@ -499,7 +591,8 @@ impl State {
                     self.on_since[on as usize] = Some(now);
                     effects.push(Effect::VmOn(on, now));
                 }
-                let mut merged = kept;
+                let e = self.entry_mut(idx);
+                let merged = e.placement.get_or_insert_with(Placement::default);
                 for &(v, k) in &replacement.executors_per_vm {
                     match merged.executors_per_vm.iter_mut().find(|p| p.0 == v) {
                         Some(p) => p.1 += k,
@@ -507,11 +600,12 @@ impl State {
                     }
                 }
                 merged.executors_per_vm.sort_unstable();
-                let e = self.entry_mut(idx);
-                e.placement = Some(merged);
-                e.reason = Some(format!(
-                    "{n} executor(s) lost on VM {vm} at {now:.0} s were replaced"
-                ));
+                let on: Vec<String> = replacement
+                    .executors_per_vm
+                    .iter()
+                    .map(|(v, k)| format!("{k} on VM {v}"))
+                    .collect();
+                e.reason = Some(format!("{why}; replaced by {}", on.join(", ")));
                 effects.push(Effect::Changed(idx));
                 effects.push(Effect::AddExecutors {
                     idx,
@@ -519,14 +613,11 @@ impl State {
                 });
             }
             None => {
-                self.entry_mut(idx).placement = Some(kept.clone());
-                let reason =
-                    format!("{n} executor(s) lost on VM {vm} and no capacity to replace them");
+                let reason = format!("{why}; no capacity to replace them");
                 effects.extend(self.finish(idx, now, JobState::Failed, Some(reason)));
                 effects.push(Effect::Stop(idx));
             }
         }
-        effects
     }
 
     /// Records the executors per VM the backend reports for job `idx`.
@@ -599,6 +690,7 @@ mod tests {
         Finish(usize),
         Fail(usize),
         Lost(usize, usize),
+        VmLost(usize),
         Cancel(usize),
         Evict,
     }
@@ -609,6 +701,7 @@ mod tests {
             any::<usize>().prop_map(Op::Finish),
             any::<usize>().prop_map(Op::Fail),
             (any::<usize>(), any::<usize>()).prop_map(|(j, v)| Op::Lost(j, v)),
+            any::<usize>().prop_map(Op::VmLost),
             any::<usize>().prop_map(Op::Cancel),
             Just(Op::Evict),
         ]
@@ -679,6 +772,9 @@ mod tests {
                         let vm = p.executors_per_vm[v % p.executors_per_vm.len()].0;
                         st.lost(j, vm, now);
                     },
+                    Op::VmLost(v) => {
+                        st.vm_lost((v % st.cluster.len()) as VmId, "test", now);
+                    }
                     Op::Cancel(i) => {
                         let live: Vec<usize> = (0..st.entries.len())
                             .filter(|&j| st.entries[j].is_some())
@@ -702,6 +798,14 @@ mod tests {
                 }
                 for v in &st.cluster.vms {
                     let i = v.id as usize;
+                    if st.out_of_service(v.id).is_some() {
+                        // Held by one reservation of its whole capacity, not billed.
+                        prop_assert_eq!(executors[i], 0);
+                        prop_assert_eq!(v.executors, 1);
+                        prop_assert_eq!(v.free, frugal_core::Resources::default());
+                        prop_assert!(st.on_since[i].is_none());
+                        continue;
+                    }
                     prop_assert_eq!(v.executors, executors[i]);
                     prop_assert_eq!(v.free.plus(&used[i]), v.capacity);
                     prop_assert_eq!(v.is_active(), executors[i] > 0);
@@ -714,5 +818,48 @@ mod tests {
                 prop_assert_eq!(st.in_memory(), st.entries().count());
             }
         }
+    }
+
+    /// Hand-computed: a job on VM v loses v at t = 100 s. v's bill is closed at 100 s of
+    /// per-second billing, its executors are re-placed elsewhere at once (the reason
+    /// says where), and v is out of service until 100 + 600 s, then off and free.
+    #[test]
+    fn a_lost_vm_is_billed_to_the_loss_replaced_and_out_of_service_for_600_s() {
+        let mut st = state();
+        let body = r#"{"id":"j","executors":2,"executor_cores":1,"executor_memory_gib":2,
+                       "estimated_duration_s":1000}"#;
+        let s = Submission::parse(body.as_bytes()).unwrap();
+        let job = s.job(0.0);
+        st.add(s, job, JobState::Queued, 0.0);
+        st.schedule(0.0);
+        let before = st.entry(0).placement.clone().unwrap();
+        let (v, n) = before.executors_per_vm[0];
+        let price = st.cluster.vm(v).price_per_second;
+
+        let effects = st.vm_lost(v, "no heartbeat from host vm for 10 s", 100.0);
+        assert!(effects.contains(&Effect::VmOff(v, 100.0)));
+        assert!((st.vm_cost(v, 500.0) - 100.0 * price).abs() < 1e-12);
+        let after = st.entry(0).placement.clone().unwrap();
+        assert!(after.executors_per_vm.iter().all(|p| p.0 != v));
+        let total = |p: &Placement| p.executors_per_vm.iter().map(|q| q.1).sum::<u32>();
+        assert_eq!(total(&after), total(&before));
+        let reason = st.entry(0).reason.clone().unwrap();
+        assert!(
+            reason.starts_with(&format!(
+                "{n} executor(s) lost with VM {v} at 100 s (no heartbeat from host vm for 10 s); replaced by "
+            )),
+            "{reason}"
+        );
+        assert_eq!(st.out_of_service(v), Some(700.0));
+        assert_eq!(st.cluster.vm(v).free, frugal_core::Resources::default());
+        assert!(st.vm_lost(v, "again", 200.0).is_empty(), "lost once");
+
+        st.schedule(699.0);
+        assert_eq!(st.out_of_service(v), Some(700.0));
+        st.schedule(700.0);
+        assert_eq!(st.out_of_service(v), None);
+        assert!(!st.cluster.vm(v).is_active());
+        assert_eq!(st.cluster.vm(v).free, st.cluster.vm(v).capacity);
+        assert!((st.vm_cost(v, 800.0) - 100.0 * price).abs() < 1e-12, "not billed while lost");
     }
 }

@@ -9,7 +9,8 @@ use utoipa::{Modify, OpenApi};
 use super::views::{
     ErrorBody, JobPage, JobSummary, JobView, Readiness, VmExecutors, VmList, VmView,
 };
-use super::{jobs, ops};
+use super::{agents, jobs, ops};
+use crate::agent::protocol::{FailedWorker, Heartbeat, HostedVm, Orders, WorkerOrder};
 use crate::state::JobState;
 use crate::submission::Submission;
 
@@ -25,17 +26,18 @@ use crate::submission::Submission;
     ),
     paths(
         jobs::submit, jobs::get, jobs::list, jobs::cancel,
-        ops::vms, ops::healthz, ops::readyz, ops::metrics
+        ops::vms, ops::healthz, ops::readyz, ops::metrics, agents::heartbeat
     ),
     components(schemas(
         Submission, JobView, JobSummary, JobPage, JobState, VmExecutors, VmView, VmList,
-        ErrorBody, Readiness
+        ErrorBody, Readiness, Heartbeat, HostedVm, FailedWorker, Orders, WorkerOrder
     )),
     modifiers(&BearerAuth),
     tags(
         (name = "jobs", description = "Submit, read, list and cancel jobs"),
         (name = "cluster", description = "The VMs and their cost"),
-        (name = "operations", description = "Health, readiness and metrics (no token)")
+        (name = "operations", description = "Health, readiness and metrics (no token)"),
+        (name = "agents", description = "Node agents' heartbeats (agent token)")
     )
 )]
 pub struct ApiDoc;
@@ -45,10 +47,12 @@ struct BearerAuth;
 impl Modify for BearerAuth {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-        );
+        for name in ["bearer", "agent"] {
+            components.add_security_scheme(
+                name,
+                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+            );
+        }
     }
 }
 

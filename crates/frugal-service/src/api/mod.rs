@@ -1,11 +1,12 @@
 //! The HTTP API. Its OpenAPI 3 document is generated from the types and handlers here
 //! ([`API_DOC`], served at `GET /openapi.json` and kept in `docs/openapi.json`).
 //!
-//! Every route but `/healthz`, `/readyz` and `/metrics` needs `Authorization: Bearer
-//! <token>` (401 otherwise). Requests time out after `request_timeout` (408), bodies
+//! Every route but `/healthz`, `/readyz`, `/metrics` and the agents' heartbeat needs
+//! `Authorization: Bearer <token>` (401 otherwise); the heartbeat needs the agent token. Requests time out after `request_timeout` (408), bodies
 //! beyond `max_body_bytes` are refused (413), and `POST /jobs` takes only
 //! `application/json` (415).
 
+mod agents;
 mod auth;
 mod doc;
 mod jobs;
@@ -19,7 +20,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 
 pub use doc::API_DOC;
@@ -45,7 +46,11 @@ pub fn router(svc: Arc<Service>) -> Router {
             auth::require_token,
         ))
         .with_state(Arc::clone(&svc));
-    api.merge(ops_router(svc))
+    let agents = Router::new()
+        .route("/agent/v1/heartbeat", post(agents::heartbeat))
+        .with_state(Arc::clone(&svc));
+    api.merge(agents)
+        .merge(ops_router(svc))
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
         .layer(RequestBodyTimeoutLayer::new(limits.request_timeout))
         .layer(TimeoutLayer::with_status_code(

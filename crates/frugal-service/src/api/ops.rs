@@ -86,6 +86,7 @@ pub(crate) async fn vms(AxState(svc): AxState<Arc<Service>>) -> Response {
             instance_type: st.cluster.instance_types[v.instance_type].name.clone(),
             site: v.site.as_str().to_string(),
             state: match v.power {
+                _ if st.out_of_service(v.id).is_some() => "lost",
                 PowerState::Off => "off",
                 PowerState::Booting { .. } => "booting",
                 PowerState::On => "on",

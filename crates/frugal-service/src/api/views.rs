@@ -135,7 +135,8 @@ pub(crate) struct VmView {
     pub instance_type: String,
     /// `local` or `cloud`.
     pub site: String,
-    /// `off`, `booting` or `on`.
+    /// `off`, `booting`, `on`, or `lost` (its host was lost; out of service for a while,
+    /// not billed).
     pub state: String,
     /// Executors it hosts.
     pub executors: u32,

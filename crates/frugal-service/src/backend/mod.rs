@@ -6,11 +6,16 @@ mod emulated;
 mod spark;
 
 pub use emulated::Emulated;
-pub use spark::{SparkConfig, SparkError, SparkStandalone, vm_address, vm_of};
+pub use spark::hosts::HostTimeouts;
+pub use spark::{
+    HostsConfig, NETWORK_TIMEOUT_S, ProvisionerKind, SparkConfig, SparkError, SparkStandalone,
+    WORKER_TIMEOUT_S,
+};
 
 use frugal_core::cluster::VmId;
 use frugal_core::placement::Placement;
 
+use crate::agent::protocol::{Heartbeat, Orders};
 use crate::submission::Submission;
 
 /// A placed job to run.
@@ -49,6 +54,15 @@ pub enum BackendEvent {
         idx: usize,
         /// The VM lost.
         vm: VmId,
+    },
+    /// VM `vm` is lost (its host stopped heartbeating or never came up): everything on
+    /// it is gone; the service replaces its executors elsewhere and keeps it out of
+    /// service for a while.
+    VmLost {
+        /// The VM.
+        vm: VmId,
+        /// Why (e.g. "no heartbeat from host vm3 for 10 s").
+        reason: String,
     },
     /// The executors the job actually has per VM, as the backend reports them.
     Observed {
@@ -95,6 +109,15 @@ pub trait Backend: Send + Sync {
     /// the service was down — its end is then reported). False if the backend knows
     /// nothing of it, so the service runs it again.
     fn reattach(&self, job: &Launch) -> bool;
+
+    /// Every running job has been offered to [`Backend::reattach`] after a start.
+    fn restored(&self) {}
+
+    /// A node agent's heartbeat: its orders, or `None` if this backend has no agents
+    /// or the heartbeat names a VM outside the cluster.
+    fn heartbeat(&self, _hb: &Heartbeat) -> Option<Orders> {
+        None
+    }
 
     /// Stops everything the backend started (clean shutdown).
     fn shutdown(&self);

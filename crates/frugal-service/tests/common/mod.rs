@@ -53,6 +53,7 @@ pub fn config(url: &str, speedup: f64) -> ServiceConfig {
         },
         backend: BackendConfig::Emulated { speedup },
         token: TOKEN.into(),
+        agent_token: None,
         apps_dir: repo().join("spark"),
         limits: Limits::default(),
     }

@@ -1,31 +1,38 @@
-//! The `spark-standalone` backend: a real Spark standalone master and workers on one
-//! machine, each VM of the cluster being its own loopback address (VM `k` is
-//! `127.0.0.{k+2}`; `127.0.0.1` is the master's and the drivers').
+//! The `spark-standalone` backend: a real Spark standalone master on the control node and
+//! workers on the hosts of the VMs, each host running a node agent (`frugal agent`, see
+//! [`crate::agent`]) and powered on and off by a [`Provisioner`]: every VM a loopback
+//! address of this machine ([`Loopback`]) or a network namespace of its own ([`Netns`]).
 //!
 //! Exact placement uses per-job *reservation workers*: a job placed as `{vm: n}` gets,
 //! on each VM, a worker sized to `n` executors that offers a custom resource named after
 //! the job (amount `n`); the job is submitted with `spark-submit` asking one unit of that
 //! resource per executor, so its executors can land nowhere else and nothing else can
-//! land there. A VM is on while it hosts reservation workers. Progress comes from the
+//! land there. The service orders the workers; the VM's agent starts them (the orders
+//! travel in the replies to its heartbeats, see [`hosts`]). Progress comes from the
 //! driver's REST API (`/api/v1/applications/<app>/allexecutors`), completion from the
 //! driver's exit status (recorded in the job's directory by `frugal record-exit`, which
-//! starts `spark-submit` without a shell).
+//! starts `spark-submit` without a shell). Drivers run on the control node.
 //!
 //! Hardening: applications run only from the applications directory (checked at
 //! submission and again here), their arguments follow the application so they cannot
-//! become `spark-submit` options, the master's REST submission server is off and every
-//! daemon and UI binds to loopback addresses.
+//! become `spark-submit` options, the master's REST submission server is off, the
+//! daemons bind to the cluster's addresses only, and agents authenticate with their own
+//! token.
 //!
-//! State lives in the work directory (`jobs/<id>/`: PID files, logs, exit status), so a
-//! restarted service finds running jobs again.
+//! Timeouts that decide loss: hosts in [`hosts`]; the master drops a silent worker after
+//! [`WORKER_TIMEOUT_S`], and a driver an unreachable executor after
+//! [`NETWORK_TIMEOUT_S`] (Spark's defaults, 60 s and 120 s, would hold a partitioned
+//! job for minutes).
+//!
+//! State lives in the work directory (`jobs/<id>/`: PID file, logs, exit status) and in
+//! the agents' hosts, so a restarted service finds running jobs and workers again.
 
+pub mod hosts;
 mod monitor;
-mod process;
 
 use std::collections::HashMap;
 use std::fs;
 use std::net::{Ipv4Addr, TcpListener};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,10 +45,47 @@ use frugal_core::cluster::VmId;
 use frugal_core::resources::MIB_PER_GIB;
 
 use super::{Backend, BackendEvent, Launch};
-use process::{alive, claim, read_pid, spawn_group, stop_group, stop_pid_file};
+use crate::agent::protocol::{Heartbeat, Orders, WorkerOrder};
+use crate::agent::worker::{FAST_JVM, spark_class};
+use crate::process::{alive, claim, read_pid, spawn_group, stop_group, stop_pid_file};
+use crate::provision::{AgentLaunch, Loopback, Netns, PowerQueue, Provisioner};
+use hosts::{HostTimeouts, Hosts};
 
-/// JVM flags that halve JVM start-up on small machines (C1 only, serial GC).
-const FAST_JVM: &str = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+/// Seconds of silence after which the master drops a worker (`spark.worker.timeout`).
+pub const WORKER_TIMEOUT_S: u32 = 15;
+/// Seconds after which a driver gives up on an executor it cannot reach
+/// (`spark.network.timeout`; executors heartbeat every 2 s).
+pub const NETWORK_TIMEOUT_S: u32 = 20;
+
+/// How the VMs' hosts are provisioned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProvisionerKind {
+    /// VM `k` is `127.0.0.{k+2}` on this machine.
+    Loopback,
+    /// VM `k` is network namespace `<prefix>-vm{k}` at `a.b.c.{k+2}` on a bridge whose
+    /// address `a.b.c.1` is the control node's (root needed).
+    Netns {
+        /// Names' prefix (1–8 letters or digits).
+        prefix: String,
+        /// The /24 subnet `a.b.c.0`.
+        subnet: Ipv4Addr,
+    },
+}
+
+/// The hosts: provisioner, agents and their timeouts.
+#[derive(Clone, Debug)]
+pub struct HostsConfig {
+    /// The provisioner.
+    pub provisioner: ProvisionerKind,
+    /// The `frugal` executable the provisioner starts agents with.
+    pub frugal: PathBuf,
+    /// File with the agent token, read by the agents it starts.
+    pub agent_token_file: PathBuf,
+    /// Port of the service's API, which agents reach on the control address.
+    pub service_port: u16,
+    /// When hosts and workers count as lost.
+    pub timeouts: HostTimeouts,
+}
 
 /// Settings of the Spark standalone backend.
 #[derive(Clone, Debug)]
@@ -66,6 +110,8 @@ pub struct SparkConfig {
     /// records its exit status; without it the status is taken from the child process
     /// (lost if the service dies while the driver runs).
     pub exit_recorder: Option<PathBuf>,
+    /// The hosts of the VMs.
+    pub hosts: HostsConfig,
 }
 
 /// Errors setting up the Spark backend.
@@ -81,11 +127,16 @@ pub enum SparkError {
 
 impl SparkConfig {
     /// Settings with `SPARK_HOME` from the environment or, failing that, the `pyspark`
-    /// package of `python`; default ports 17077 (master) and 18080 (master UI).
+    /// package of `python`; default ports 17077 (master) and 18080 (master UI); `hosts`
+    /// as given.
     ///
     /// # Errors
     /// [`SparkError::Setup`] if neither gives a Spark with `bin/spark-class`.
-    pub fn discover(python: &Path, work_dir: &Path) -> Result<SparkConfig, SparkError> {
+    pub fn discover(
+        python: &Path,
+        work_dir: &Path,
+        hosts: HostsConfig,
+    ) -> Result<SparkConfig, SparkError> {
         let home = match std::env::var_os("SPARK_HOME") {
             Some(h) => PathBuf::from(h),
             None => {
@@ -121,11 +172,8 @@ impl SparkConfig {
             poll_s: 1.0,
             apps_dir: work_dir.join("apps"),
             exit_recorder: None,
+            hosts,
         })
-    }
-
-    fn master_url(&self) -> String {
-        format!("spark://127.0.0.1:{}", self.master_port)
     }
 
     fn jobs_dir(&self) -> PathBuf {
@@ -133,31 +181,23 @@ impl SparkConfig {
     }
 }
 
-/// The loopback address of VM `vm`: `127.0.0.{vm+2}`.
-///
-/// # Panics
-/// Never for clusters the backend accepted (at most 253 VMs).
-pub fn vm_address(vm: VmId) -> Ipv4Addr {
-    Ipv4Addr::new(127, 0, 0, u8::try_from(vm + 2).expect("at most 253 VMs"))
-}
-
-/// The VM whose address is `ip`, if any.
-pub fn vm_of(ip: &str) -> Option<VmId> {
-    let ip: Ipv4Addr = ip.parse().ok()?;
-    let [a, b, c, d] = ip.octets();
-    (a == 127 && b == 0 && c == 0 && d >= 2).then(|| u32::from(d) - 2)
-}
-
 struct Run {
     id: String,
     stop: Arc<AtomicBool>,
 }
 
-/// State shared with the per-job monitor threads.
+/// State shared with the per-job monitor threads and the host checker.
 struct Shared {
     cfg: SparkConfig,
     events: UnboundedSender<BackendEvent>,
     runs: Mutex<HashMap<usize, Run>>,
+    provisioner: Arc<dyn Provisioner>,
+    power: PowerQueue,
+    hosts: Hosts,
+    control: Ipv4Addr,
+    /// VM by host address (for the executors the drivers report).
+    vm_by_address: HashMap<Ipv4Addr, VmId>,
+    vms: usize,
 }
 
 impl Shared {
@@ -169,25 +209,38 @@ impl Shared {
         self.cfg.jobs_dir().join(id)
     }
 
-    fn fail(&self, idx: usize, reason: String) {
-        self.runs().remove(&idx);
-        let _ = self.events.send(BackendEvent::Failed { idx, reason });
+    fn master_url(&self) -> String {
+        format!("spark://{}:{}", self.control, self.cfg.master_port)
+    }
+
+    /// Job `idx` (`id`) ended or failed to start: it no longer runs and its workers are
+    /// no longer ordered.
+    fn ended(&self, idx: usize, id: &str) -> bool {
+        self.hosts.forget(id);
+        self.runs().remove(&idx).is_some()
+    }
+
+    fn fail(&self, idx: usize, id: &str, reason: String) {
+        if self.ended(idx, id) {
+            let _ = self.events.send(BackendEvent::Failed { idx, reason });
+        }
     }
 }
 
-/// A real Spark standalone cluster on loopback.
+/// A real Spark standalone cluster over provisioned hosts.
 pub struct SparkStandalone {
     shared: Arc<Shared>,
 }
 
 impl SparkStandalone {
-    /// Starts the master (or reuses one already answering on the configured UI port,
-    /// e.g. after a service restart) and waits until it is ALIVE. Blocks for up to two
-    /// minutes.
+    /// Sets up the provisioner, starts the master on the control address (or reuses one
+    /// already answering on the configured UI port, e.g. after a service restart), waits
+    /// until it is ALIVE, and starts checking hosts. Blocks for up to two minutes.
     ///
     /// # Errors
-    /// [`SparkError`] if the work directory cannot be made, the master cannot be
-    /// started, or it is not ALIVE in time.
+    /// [`SparkError`] if the cluster has more than 253 VMs, the provisioner or the work
+    /// directory cannot be set up, the master cannot be started, or it is not ALIVE in
+    /// time.
     pub fn start(
         cfg: SparkConfig,
         vms: usize,
@@ -195,19 +248,27 @@ impl SparkStandalone {
     ) -> Result<SparkStandalone, SparkError> {
         if vms > 253 {
             return Err(SparkError::Setup(format!(
-                "{vms} VMs: at most 253 fit in 127.0.0.2–127.0.0.254"
+                "{vms} VMs: at most 253 addresses fit in one /24 (…2 to …254)"
             )));
         }
         fs::create_dir_all(cfg.jobs_dir())?;
-        let agent = monitor::agent();
-        if !monitor::master_alive(&agent, cfg.master_ui_port) {
-            let mut cmd = spark_class(&cfg, "org.apache.spark.deploy.master.Master");
-            cmd.env("SPARK_LOCAL_IP", "127.0.0.1")
+        let provisioner = provisioner(&cfg)?;
+        let control = provisioner.control_address();
+        let vm_by_address = (0..vms as VmId)
+            .map(|vm| (provisioner.address(vm), vm))
+            .collect();
+        let http = monitor::agent();
+        if !monitor::master_alive(&http, control, cfg.master_ui_port) {
+            let mut cmd = spark_class(&cfg.spark_home, "org.apache.spark.deploy.master.Master");
+            cmd.env("SPARK_LOCAL_IP", control.to_string())
                 .env(
                     "SPARK_MASTER_OPTS",
-                    format!("-Dspark.master.rest.enabled=false {FAST_JVM}"),
+                    format!(
+                        "-Dspark.master.rest.enabled=false \
+                         -Dspark.worker.timeout={WORKER_TIMEOUT_S} {FAST_JVM}"
+                    ),
                 )
-                .args(["--host", "127.0.0.1", "--port"])
+                .args(["--host", &control.to_string(), "--port"])
                 .arg(cfg.master_port.to_string())
                 .arg("--webui-port")
                 .arg(cfg.master_ui_port.to_string());
@@ -218,7 +279,7 @@ impl SparkStandalone {
                 None,
             )?;
             let t0 = Instant::now();
-            while !monitor::master_alive(&agent, cfg.master_ui_port) {
+            while !monitor::master_alive(&http, control, cfg.master_ui_port) {
                 if t0.elapsed() > Duration::from_secs(120) {
                     return Err(SparkError::Setup(format!(
                         "the master did not become ALIVE in 120 s (see {})",
@@ -228,13 +289,20 @@ impl SparkStandalone {
                 std::thread::sleep(Duration::from_millis(250));
             }
         }
-        Ok(SparkStandalone {
-            shared: Arc::new(Shared {
-                cfg,
-                events,
-                runs: Mutex::new(HashMap::new()),
-            }),
-        })
+        let shared = Arc::new(Shared {
+            hosts: Hosts::new(cfg.hosts.timeouts),
+            power: PowerQueue::new(Arc::clone(&provisioner), vms),
+            provisioner,
+            control,
+            vm_by_address,
+            vms,
+            cfg,
+            events,
+            runs: Mutex::new(HashMap::new()),
+        });
+        let weak = Arc::downgrade(&shared);
+        std::thread::spawn(move || check_hosts(&weak));
+        Ok(SparkStandalone { shared })
     }
 
     fn watch(&self, idx: usize, id: String) {
@@ -249,20 +317,67 @@ impl SparkStandalone {
         let shared = Arc::clone(&self.shared);
         std::thread::spawn(move || monitor::run(&shared, idx, &id, &stop));
     }
+
+    /// Orders `job`'s reservation workers (one per VM of its placement).
+    fn order_workers(&self, job: &Launch) {
+        let s = &job.submission;
+        let orders = job
+            .placement
+            .executors_per_vm
+            .iter()
+            .map(|&(vm, n)| WorkerOrder {
+                name: String::new(),
+                vm,
+                resource: s.id.clone(),
+                executors: n,
+                cores: n * s.executor_cores,
+                memory_mib: u64::from(n) * executor_mib(job),
+                master_url: self.shared.master_url(),
+            })
+            .collect();
+        self.shared.hosts.order(&s.id, job.idx, orders);
+    }
 }
 
-/// `spark-class <main>` with the environment every daemon needs.
-fn spark_class(cfg: &SparkConfig, main: &str) -> Command {
-    let mut cmd = Command::new(cfg.spark_home.join("bin/spark-class"));
-    cmd.arg(main)
-        .env("SPARK_HOME", &cfg.spark_home)
-        .env("SPARK_NO_DAEMONIZE", "1")
-        .env("SPARK_DAEMON_MEMORY", "256m");
-    cmd
+/// Builds the configured provisioner.
+fn provisioner(cfg: &SparkConfig) -> Result<Arc<dyn Provisioner>, SparkError> {
+    let h = &cfg.hosts;
+    let launch = |control: Ipv4Addr| AgentLaunch {
+        frugal: h.frugal.clone(),
+        token_file: h.agent_token_file.clone(),
+        service_url: format!("http://{control}:{}", h.service_port),
+        spark_home: cfg.spark_home.clone(),
+        work_dir: cfg.work_dir.clone(),
+    };
+    Ok(match &h.provisioner {
+        ProvisionerKind::Loopback => Arc::new(Loopback::new(launch(Ipv4Addr::LOCALHOST))),
+        ProvisionerKind::Netns { prefix, subnet } => {
+            let [a, b, c, _] = subnet.octets();
+            let control = Ipv4Addr::new(a, b, c, 1);
+            Arc::new(
+                Netns::new(prefix, *subnet, launch(control))
+                    .map_err(|e| SparkError::Setup(e.to_string()))?,
+            )
+        }
+    })
 }
 
-fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// Every half second until the backend is dropped: reports the VMs found lost.
+fn check_hosts(shared: &std::sync::Weak<Shared>) {
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        for (vm, reason) in shared.hosts.check() {
+            tracing::warn!(vm, reason = %reason, "VM lost");
+            let _ = shared.events.send(BackendEvent::VmLost { vm, reason });
+        }
+    }
+}
+
+fn free_port(control: Ipv4Addr) -> std::io::Result<u16> {
+    Ok(TcpListener::bind((control, 0))?.local_addr()?.port())
 }
 
 /// Executor memory of `job`, MiB.
@@ -270,65 +385,19 @@ fn executor_mib(job: &Launch) -> u64 {
     (job.submission.executor_memory_gib * f64::from(MIB_PER_GIB)) as u64
 }
 
-/// Starts one reservation worker per VM of `job.placement` (numbered after any the job
-/// already had).
-fn start_workers(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result<()> {
-    let id = &job.submission.id;
-    let workers = dir.join("workers");
-    fs::create_dir_all(&workers)?;
-    let before = fs::read_dir(&workers)?
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
-        .count();
-    for (k, &(vm, n)) in (before..).zip(&job.placement.executors_per_vm) {
-        let script = dir.join(format!("discover-{n}.sh"));
-        let addresses: Vec<String> = (0..n).map(|i| format!("\"{i}\"")).collect();
-        fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\necho '{{\"name\":\"{id}\",\"addresses\":[{}]}}'\n",
-                addresses.join(",")
-            ),
-        )?;
-        fs::set_permissions(&script, fs::Permissions::from_mode(0o755))?;
-        let ip = vm_address(vm).to_string();
-        let mut cmd = spark_class(cfg, "org.apache.spark.deploy.worker.Worker");
-        cmd.env("SPARK_LOCAL_IP", &ip)
-            .env(
-                "SPARK_WORKER_OPTS",
-                format!(
-                    "-Dspark.worker.resource.{id}.amount={n} \
-                     -Dspark.worker.resource.{id}.discoveryScript={} {FAST_JVM}",
-                    script.display()
-                ),
-            )
-            .args(["--host", &ip, "--port", "0", "--webui-port", "0", "--cores"])
-            .arg((n * job.submission.executor_cores).to_string())
-            .arg("--memory")
-            .arg(format!("{}m", u64::from(n) * executor_mib(job)))
-            .arg("--work-dir")
-            .arg(dir.join("work"))
-            .arg(cfg.master_url());
-        spawn_group(
-            &mut cmd,
-            &workers.join(format!("{vm}-{k}.log")),
-            &workers.join(format!("{vm}-{k}.pid")),
-            None,
-        )?;
-    }
-    Ok(())
-}
-
-/// Submits `job`'s application with `spark-submit`, started without a shell: through
-/// `frugal record-exit`, which records the exit status in `dir/exit_code` so it survives
-/// a service restart, or directly with a thread recording it when no recorder is set.
-fn start_driver(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result<()> {
+/// Submits `job`'s application with `spark-submit` on the control node, started without
+/// a shell: through `frugal record-exit`, which records the exit status in
+/// `dir/exit_code` so it survives a service restart, or directly with a thread recording
+/// it when no recorder is set.
+fn start_driver(shared: &Shared, dir: &Path, job: &Launch) -> std::io::Result<()> {
+    let cfg = &shared.cfg;
+    let control = shared.control.to_string();
     let s = &job.submission;
     let id = &s.id;
     let application = s
         .application(&cfg.apps_dir)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string()))?;
-    let ui = free_port()?;
+    let ui = free_port(shared.control)?;
     fs::write(dir.join("ui_port"), ui.to_string())?;
     let submit = cfg.spark_home.join("bin/spark-submit");
     let exit_file = dir.join("exit_code");
@@ -341,18 +410,21 @@ fn start_driver(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result<
         None => Command::new(&submit),
     };
     cmd.env("SPARK_HOME", &cfg.spark_home)
-        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .env("SPARK_LOCAL_IP", &control)
         .env("PYSPARK_PYTHON", &cfg.python)
-        .args(["--master", &cfg.master_url(), "--name", id])
+        .args(["--master", &shared.master_url(), "--name", id])
         .arg("--driver-memory")
         .arg(format!("{}m", cfg.driver_memory_mib))
         .args(["--driver-java-options", FAST_JVM]);
     let ec = s.executor_cores;
     for conf in [
-        "spark.driver.host=127.0.0.1".to_string(),
-        "spark.driver.bindAddress=127.0.0.1".to_string(),
+        format!("spark.driver.host={control}"),
+        format!("spark.driver.bindAddress={control}"),
         format!("spark.ui.port={ui}"),
         "spark.ui.showConsoleProgress=false".to_string(),
+        format!("spark.network.timeout={NETWORK_TIMEOUT_S}s"),
+        "spark.network.timeoutInterval=5s".to_string(),
+        "spark.executor.heartbeatInterval=2s".to_string(),
         format!("spark.pyspark.python={}", cfg.python.display()),
         format!("spark.executor.memory={}m", executor_mib(job)),
         format!("spark.executor.cores={ec}"),
@@ -385,51 +457,21 @@ fn start_driver(cfg: &SparkConfig, dir: &Path, job: &Launch) -> std::io::Result<
     Ok(())
 }
 
-/// Stops every reservation worker of the job in `dir`.
-fn stop_workers(dir: &Path) {
-    for pid_file in pid_files(&dir.join("workers"), |_| true) {
-        stop_pid_file(&pid_file, 3000);
-    }
-}
-
-/// Running-process PID files (`*.pid`) in `dir` whose stem passes `keep`.
-fn pid_files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "pid"))
-        .filter(|p| p.file_stem().and_then(|s| s.to_str()).is_some_and(&keep))
-        .collect();
-    files.sort();
-    files
-}
-
 impl Backend for SparkStandalone {
     fn name(&self) -> &'static str {
         "spark-standalone"
     }
 
-    /// A VM's workers start with the jobs placed on it, so turning it on needs nothing.
-    fn power_on(&self, _vm: VmId) {}
+    /// Provisions the VM's host (it then has the boot timeout to heartbeat).
+    fn power_on(&self, vm: VmId) {
+        self.shared.hosts.vm_on(vm);
+        self.shared.power.set(vm, true);
+    }
 
-    /// Stops whatever still runs on `vm`. The workers are claimed before this returns,
-    /// so a job launched on the VM right after keeps its new workers.
+    /// Drops the VM's orders and removes its host (agent, workers, machine).
     fn power_off(&self, vm: VmId) {
-        let prefix = format!("{vm}-");
-        let pids: Vec<u32> = fs::read_dir(self.shared.cfg.jobs_dir())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .flat_map(|dir| pid_files(&dir.path().join("workers"), |s| s.starts_with(&prefix)))
-            .filter_map(|f| claim(&f))
-            .collect();
-        std::thread::spawn(move || {
-            for pid in pids.into_iter().filter(|&p| alive(p)) {
-                stop_group(pid, 3000);
-            }
-        });
+        self.shared.hosts.vm_off(vm);
+        self.shared.power.set(vm, false);
     }
 
     fn launch(&self, job: Launch) {
@@ -437,29 +479,21 @@ impl Backend for SparkStandalone {
         let id = job.submission.id.clone();
         let dir = self.shared.job_dir(&id);
         let _ = fs::remove_dir_all(&dir);
-        let started = fs::create_dir_all(&dir)
-            .and_then(|_| start_workers(&self.shared.cfg, &dir, &job))
-            .and_then(|_| start_driver(&self.shared.cfg, &dir, &job));
-        match started {
+        self.order_workers(&job);
+        match fs::create_dir_all(&dir).and_then(|_| start_driver(&self.shared, &dir, &job)) {
             Ok(()) => self.watch(idx, id),
             Err(e) => {
-                stop_workers(&dir);
-                self.shared
-                    .fail(idx, format!("could not start the job on Spark: {e}"));
+                self.shared.hosts.forget(&id);
+                let _ = self.shared.events.send(BackendEvent::Failed {
+                    idx,
+                    reason: format!("could not start the job on Spark: {e}"),
+                });
             }
         }
     }
 
     fn add_executors(&self, job: Launch) {
-        let dir = self.shared.job_dir(&job.submission.id);
-        if let Err(e) = start_workers(&self.shared.cfg, &dir, &job) {
-            stop_pid_file(&dir.join("driver.pid"), 3000);
-            stop_workers(&dir);
-            self.shared.fail(
-                job.idx,
-                format!("could not start a replacement reservation worker: {e}"),
-            );
-        }
+        self.order_workers(&job);
     }
 
     fn stop(&self, idx: usize) {
@@ -467,18 +501,15 @@ impl Backend for SparkStandalone {
             return;
         };
         run.stop.store(true, Ordering::SeqCst);
+        self.shared.hosts.forget(&run.id);
         let dir = self.shared.job_dir(&run.id);
-        let mut pids: Vec<u32> = claim(&dir.join("driver.pid")).into_iter().collect();
-        pids.extend(
-            pid_files(&dir.join("workers"), |_| true)
-                .iter()
-                .filter_map(|f| claim(f)),
-        );
-        std::thread::spawn(move || {
-            for pid in pids.into_iter().filter(|&p| alive(p)) {
-                stop_group(pid, 3000);
-            }
-        });
+        if let Some(pid) = claim(&dir.join("driver.pid")) {
+            std::thread::spawn(move || {
+                if alive(pid) {
+                    stop_group(pid, 3000);
+                }
+            });
+        }
     }
 
     fn reattach(&self, job: &Launch) -> bool {
@@ -486,11 +517,26 @@ impl Backend for SparkStandalone {
         let running =
             dir.join("exit_code").exists() || read_pid(&dir.join("driver.pid")).is_some_and(alive);
         if running {
+            let vms = job.placement.executors_per_vm.iter().map(|p| p.0);
+            self.shared.hosts.reattach(&job.submission.id, job.idx, vms);
             self.watch(job.idx, job.submission.id.clone());
-        } else {
-            stop_workers(&dir);
         }
         running
+    }
+
+    fn restored(&self) {
+        self.shared.hosts.restored();
+    }
+
+    fn heartbeat(&self, hb: &Heartbeat) -> Option<Orders> {
+        if hb.vms.iter().any(|v| v.id as usize >= self.shared.vms) {
+            return None;
+        }
+        let (orders, events) = self.shared.hosts.heartbeat(hb);
+        for ev in events {
+            let _ = self.shared.events.send(ev);
+        }
+        Some(orders)
     }
 
     fn shutdown(&self) {
@@ -503,8 +549,14 @@ impl Backend for SparkStandalone {
             .flatten()
         {
             stop_pid_file(&dir.path().join("driver.pid"), 3000);
-            stop_workers(&dir.path());
         }
+        let p = &self.shared.provisioner;
+        std::thread::scope(|s| {
+            for vm in 0..self.shared.vms as VmId {
+                s.spawn(move || p.power_off(vm));
+            }
+        });
+        p.teardown();
         stop_pid_file(&self.shared.cfg.work_dir.join("master.pid"), 3000);
     }
 }

@@ -1,8 +1,9 @@
-//! One thread per running job: polls the driver's exit status, the liveness of the job's
-//! reservation workers and the driver's REST API, and reports what it sees.
+//! One thread per running job: polls the driver's exit status and REST API, and reports
+//! what it sees (the liveness of its workers is the hosts' registry's business).
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::net::Ipv4Addr;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -11,9 +12,9 @@ use serde_json::Value;
 
 use frugal_core::cluster::VmId;
 
-use super::process::{alive, read_pid};
-use super::{Shared, pid_files, stop_workers, vm_of};
+use super::Shared;
 use crate::backend::BackendEvent;
+use crate::process::{alive, read_pid};
 
 /// An HTTP client with short timeouts (the endpoints are on loopback).
 pub fn agent() -> ureq::Agent {
@@ -27,9 +28,9 @@ fn get_json(agent: &ureq::Agent, url: &str) -> Option<Value> {
     agent.get(url).call().ok()?.body_mut().read_json().ok()
 }
 
-/// True if a master answers on UI port `ui_port` with status ALIVE.
-pub fn master_alive(agent: &ureq::Agent, ui_port: u16) -> bool {
-    get_json(agent, &format!("http://127.0.0.1:{ui_port}/json/"))
+/// True if a master answers on `address`, UI port `ui_port`, with status ALIVE.
+pub fn master_alive(agent: &ureq::Agent, address: Ipv4Addr, ui_port: u16) -> bool {
+    get_json(agent, &format!("http://{address}:{ui_port}/json/"))
         .is_some_and(|v| v["status"] == "ALIVE")
 }
 
@@ -49,8 +50,7 @@ pub(super) fn run(shared: &Shared, idx: usize, id: &str, stop: &AtomicBool) {
             return;
         }
         if let Some(code) = exit_code(&dir) {
-            stop_workers(&dir);
-            let removed = shared.runs().remove(&idx).is_some();
+            let removed = shared.ended(idx, id);
             if removed && code == 0 {
                 let _ = shared.events.send(BackendEvent::Finished { idx });
             } else if removed {
@@ -67,28 +67,14 @@ pub(super) fn run(shared: &Shared, idx: usize, id: &str, stop: &AtomicBool) {
             return;
         }
         if !read_pid(&dir.join("driver.pid")).is_some_and(alive) && exit_code(&dir).is_none() {
-            stop_workers(&dir);
             shared.fail(
                 idx,
+                id,
                 "the driver process ended without an exit status (killed)".into(),
             );
             return;
         }
-        for pid_file in pid_files(&dir.join("workers"), |_| true) {
-            if read_pid(&pid_file).is_some_and(alive) {
-                continue;
-            }
-            let vm = pid_file
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .and_then(|s| s.split('-').next())
-                .and_then(|s| s.parse().ok());
-            let _ = fs::rename(&pid_file, pid_file.with_extension("lost"));
-            if let Some(vm) = vm {
-                let _ = shared.events.send(BackendEvent::Lost { idx, vm });
-            }
-        }
-        if let Some(now) = ui.and_then(|ui| executors(&agent, ui, &mut app))
+        if let Some(now) = ui.and_then(|ui| executors(shared, &agent, ui, &mut app))
             && reported.as_ref() != Some(&now)
         {
             reported = Some(now.clone());
@@ -119,8 +105,13 @@ fn last_error(log: &Path) -> Option<String> {
 }
 
 /// Active executors per VM from the driver's REST API (the app id is looked up once).
-fn executors(agent: &ureq::Agent, ui: u16, app: &mut Option<String>) -> Option<Vec<(VmId, u32)>> {
-    let base = format!("http://127.0.0.1:{ui}/api/v1/applications");
+fn executors(
+    shared: &Shared,
+    agent: &ureq::Agent,
+    ui: u16,
+    app: &mut Option<String>,
+) -> Option<Vec<(VmId, u32)>> {
+    let base = format!("http://{}:{ui}/api/v1/applications", shared.control);
     if app.is_none() {
         *app = get_json(agent, &base)?[0]["id"].as_str().map(String::from);
     }
@@ -131,7 +122,11 @@ fn executors(agent: &ureq::Agent, ui: u16, app: &mut Option<String>) -> Option<V
             continue;
         }
         let host = e["hostPort"].as_str()?.rsplit_once(':')?.0;
-        if let Some(vm) = vm_of(host) {
+        if let Some(&vm) = host
+            .parse::<Ipv4Addr>()
+            .ok()
+            .and_then(|ip| shared.vm_by_address.get(&ip))
+        {
             *per_vm.entry(vm).or_insert(0u32) += 1;
         }
     }

@@ -1,0 +1,228 @@
+//! `frugal agent`: the node agent, one per host. It heartbeats to the service every
+//! [`protocol::HEARTBEAT_INTERVAL_S`] (who it is, which VMs it hosts, which reservation
+//! workers run) and makes the host run exactly the workers the reply lists. It keeps no
+//! state: a restarted agent finds its running workers by their command-line marker and
+//! is re-told the rest by the service.
+//!
+//! Failure behaviour: a heartbeat that fails (timeout [`REQUEST_TIMEOUT_S`], refused,
+//! 5xx) changes nothing on the host — the workers keep running and the next beat retries
+//! — because only the service can tell a slow network from a lost host. On SIGTERM or
+//! SIGINT the agent stops its workers and exits (the host is being powered off).
+
+pub mod protocol;
+pub mod worker;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use protocol::{FailedWorker, Heartbeat, HostedVm, Orders, WorkerOrder};
+
+use crate::process::{alive, stop_group};
+
+/// Seconds an agent waits for the service's answer to one heartbeat.
+pub const REQUEST_TIMEOUT_S: f64 = 2.0;
+
+/// Settings of an agent.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    /// The service's base URL, e.g. `http://10.77.0.1:8080`.
+    pub service_url: String,
+    /// The agent token (`Authorization: Bearer`).
+    pub token: String,
+    /// This host's id.
+    pub host: String,
+    /// The VMs this host runs, each with its address.
+    pub vms: Vec<HostedVm>,
+    /// Cores and memory (GiB) the host reports.
+    pub cores: u32,
+    /// Memory of the host, GiB.
+    pub memory_gib: f64,
+    /// The Spark installation workers run from.
+    pub spark_home: PathBuf,
+    /// Where worker logs, PID files and discovery scripts go.
+    pub work_dir: PathBuf,
+}
+
+/// Errors of the agent's configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// A setting cannot work.
+    #[error("agent: {0}")]
+    Config(String),
+}
+
+impl AgentConfig {
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// [`AgentError::Config`] naming the setting at fault.
+    pub fn validate(&self) -> Result<(), AgentError> {
+        let bad = |m: String| Err(AgentError::Config(m));
+        if !protocol::valid_name(&self.host) {
+            return bad(format!(
+                "--host-id {:?}: use 1–128 of [A-Za-z0-9_.-]",
+                self.host
+            ));
+        }
+        if self.vms.is_empty() {
+            return bad("no --vm given: the agent must host at least one VM".into());
+        }
+        let mut seen = BTreeSet::new();
+        for v in &self.vms {
+            if v.address.parse::<std::net::Ipv4Addr>().is_err() {
+                return bad(format!("--vm {}={}: not an IPv4 address", v.id, v.address));
+            }
+            if !seen.insert(v.id) {
+                return bad(format!("--vm {}: given twice", v.id));
+            }
+        }
+        if !self.spark_home.join("bin/spark-class").exists() {
+            return bad(format!(
+                "--spark-home {}: no bin/spark-class",
+                self.spark_home.display()
+            ));
+        }
+        if self.token.trim().is_empty() {
+            return bad("the agent token is empty".into());
+        }
+        Ok(())
+    }
+}
+
+/// Runs the agent until `stop` is set (by a signal handler), then stops its workers.
+///
+/// # Errors
+/// [`AgentError::Config`] for settings that cannot work.
+pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
+    cfg.validate()?;
+    let http: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs_f64(REQUEST_TIMEOUT_S)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let url = format!(
+        "{}/agent/v1/heartbeat",
+        cfg.service_url.trim_end_matches('/')
+    );
+    let interval = Duration::from_secs_f64(protocol::HEARTBEAT_INTERVAL_S);
+    // Workers started in this life, by name: a worker is listed as running from its
+    // start, before its JVM's command line (and marker) exists.
+    let mut started: BTreeMap<String, u32> = BTreeMap::new();
+    let mut failed: Vec<FailedWorker> = Vec::new();
+    let mut failing_since: Option<Instant> = None;
+    tracing::info!(host = %cfg.host, service = %cfg.service_url, vms = cfg.vms.len(), "agent started");
+    while !stop.load(Ordering::SeqCst) {
+        let beat_at = Instant::now();
+        started.retain(|_, pid| alive(*pid));
+        let mut running = worker::running(&cfg.host);
+        for (name, pid) in &started {
+            running.entry(name.clone()).or_insert(*pid);
+        }
+        let hb = Heartbeat {
+            host: cfg.host.clone(),
+            vms: cfg.vms.clone(),
+            cores: cfg.cores,
+            memory_gib: cfg.memory_gib,
+            running: running.keys().cloned().collect(),
+            failed: std::mem::take(&mut failed),
+        };
+        match beat(&http, &url, &cfg.token, &hb) {
+            Ok(orders) => {
+                if failing_since.take().is_some() {
+                    tracing::info!("the service answers again");
+                }
+                if let Some(list) = orders.workers {
+                    reconcile(cfg, &list, &running, &mut started, &mut failed);
+                }
+            }
+            Err(e) => {
+                // Failed starts are reported on the next beat that gets through.
+                failed = hb.failed;
+                if failing_since.is_none() {
+                    tracing::warn!(error = %e, "heartbeat failed; retrying every beat, workers keep running");
+                    failing_since = Some(Instant::now());
+                }
+            }
+        }
+        if let Some(rest) = interval.checked_sub(beat_at.elapsed()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let running = worker::running(&cfg.host);
+    tracing::info!(workers = running.len(), "stopping the host's workers");
+    let stops: Vec<_> = running
+        .into_values()
+        .chain(started.into_values())
+        .map(|pid| std::thread::spawn(move || stop_group(pid, 3000)))
+        .collect();
+    for s in stops {
+        let _ = s.join();
+    }
+    Ok(())
+}
+
+/// One heartbeat: the orders, or why there are none.
+fn beat(http: &ureq::Agent, url: &str, token: &str, hb: &Heartbeat) -> Result<Orders, String> {
+    let mut resp = http
+        .post(url)
+        .header("Authorization", &format!("Bearer {token}"))
+        .send_json(hb)
+        .map_err(|e| e.to_string())?;
+    let status = resp.status();
+    if !status.is_success() {
+        let body = resp.body_mut().read_to_string().unwrap_or_default();
+        return Err(format!("{status}: {}", body.chars().take(300).collect::<String>()));
+    }
+    resp.body_mut()
+        .read_json::<Orders>()
+        .map_err(|e| format!("unreadable orders: {e}"))
+}
+
+/// Starts the ordered workers that do not run and stops the running ones not ordered.
+fn reconcile(
+    cfg: &AgentConfig,
+    orders: &[WorkerOrder],
+    running: &BTreeMap<String, u32>,
+    started: &mut BTreeMap<String, u32>,
+    failed: &mut Vec<FailedWorker>,
+) {
+    let wanted: BTreeSet<&str> = orders.iter().map(|o| o.name.as_str()).collect();
+    for (name, &pid) in running {
+        if !wanted.contains(name.as_str()) {
+            tracing::info!(worker = %name, pid, "stopping a worker no longer ordered");
+            started.remove(name);
+            std::thread::spawn(move || stop_group(pid, 3000));
+        }
+    }
+    for o in orders.iter().filter(|o| !running.contains_key(&o.name)) {
+        let result = match cfg.vms.iter().find(|v| v.id == o.vm) {
+            _ if !protocol::valid_name(&o.name) || !protocol::valid_name(&o.resource) => {
+                Err("invalid worker or resource name".to_string())
+            }
+            None => Err(format!("VM {} is not on this host", o.vm)),
+            Some(vm) => worker::start(
+                &cfg.spark_home,
+                &cfg.work_dir.join("workers"),
+                &cfg.host,
+                &vm.address,
+                o,
+            )
+            .map_err(|e| e.to_string()),
+        };
+        match result {
+            Ok(pid) => {
+                tracing::info!(worker = %o.name, vm = o.vm, executors = o.executors, pid, "started a reservation worker");
+                started.insert(o.name.clone(), pid);
+            }
+            Err(error) => {
+                tracing::warn!(worker = %o.name, %error, "could not start a worker");
+                failed.push(FailedWorker {
+                    name: o.name.clone(),
+                    error,
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Reservation workers on the agent's host: started from a [`WorkerOrder`] with the
+//! recipe of the Spark backend (one standalone worker per (job, VM) offering the job's
+//! resource), found again by their command-line marker, stopped by process group.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use super::protocol::{WorkerOrder, worker_marker};
+use crate::process::spawn_group;
+
+/// JVM flags that halve JVM start-up on small machines (C1 only, serial GC).
+pub const FAST_JVM: &str = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+
+/// `spark-class <main>` with the environment every Spark daemon needs.
+pub fn spark_class(spark_home: &Path, main: &str) -> Command {
+    let mut cmd = Command::new(spark_home.join("bin/spark-class"));
+    cmd.arg(main)
+        .env("SPARK_HOME", spark_home)
+        .env("SPARK_NO_DAEMONIZE", "1")
+        .env("SPARK_DAEMON_MEMORY", "256m");
+    cmd
+}
+
+/// Starts the worker `order` for `host` on `address`, with its discovery script, log
+/// and PID file in `dir`. Returns its PID (its process group).
+///
+/// # Errors
+/// If a file cannot be written or the process cannot be started.
+pub fn start(
+    spark_home: &Path,
+    dir: &Path,
+    host: &str,
+    address: &str,
+    order: &WorkerOrder,
+) -> std::io::Result<u32> {
+    fs::create_dir_all(dir)?;
+    let (name, resource, n) = (&order.name, &order.resource, order.executors);
+    let script = dir.join(format!("{name}.discover.sh"));
+    let addresses: Vec<String> = (0..n).map(|i| format!("\"{i}\"")).collect();
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho '{{\"name\":\"{resource}\",\"addresses\":[{}]}}'\n",
+            addresses.join(",")
+        ),
+    )?;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755))?;
+    let mut cmd = spark_class(spark_home, "org.apache.spark.deploy.worker.Worker");
+    cmd.env("SPARK_LOCAL_IP", address)
+        .env(
+            "SPARK_WORKER_OPTS",
+            format!(
+                "{} -Dspark.worker.resource.{resource}.amount={n} \
+                 -Dspark.worker.resource.{resource}.discoveryScript={} {FAST_JVM}",
+                worker_marker(host, name),
+                script.display()
+            ),
+        )
+        .args(["--host", address, "--port", "0", "--webui-port", "0", "--cores"])
+        .arg(order.cores.to_string())
+        .arg("--memory")
+        .arg(format!("{}m", order.memory_mib))
+        .arg("--work-dir")
+        .arg(dir.join(format!("{name}.work")))
+        .arg(&order.master_url);
+    spawn_group(
+        &mut cmd,
+        &dir.join(format!("{name}.log")),
+        &dir.join(format!("{name}.pid")),
+        None,
+    )
+}
+
+/// The reservation workers of `host` running on this machine, by name, with their PIDs:
+/// every process whose command line carries the host's marker.
+pub fn running(host: &str) -> BTreeMap<String, u32> {
+    let prefix = worker_marker(host, "");
+    let mut found = BTreeMap::new();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let name = cmdline
+            .split(|&b| b == 0)
+            .filter_map(|arg| std::str::from_utf8(arg).ok())
+            .find_map(|arg| arg.strip_prefix(prefix.as_str()));
+        if let Some(name) = name
+            && crate::process::alive(pid)
+        {
+            found.insert(name.to_string(), pid);
+        }
+    }
+    found
+}

@@ -1,0 +1,208 @@
+//! Provisioners power the hosts of VMs on and off. Powering a VM on means: the machine
+//! exists, has its address, and runs a node agent (`frugal agent`) that heartbeats to the
+//! service; powering it off means the agent, its workers and the machine are gone.
+//!
+//! Two implementations run here: [`Loopback`] (every VM a loopback address of this
+//! machine, its agent a local process) and [`Netns`] (every VM a Linux network
+//! namespace with its own address on a bridge — real TCP between hosts). How cloud
+//! provisioners (EC2, OpenStack, Kubernetes) plug in is in `docs/deployment.md`.
+//!
+//! Power changes are *level-triggered*: each VM has a worker thread that makes the host
+//! match the newest requested state, so an off followed at once by an on (a VM freed and
+//! reused at one instant) costs nothing and the two can never run out of order.
+
+mod loopback;
+mod netns;
+
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Condvar, Mutex};
+
+use frugal_core::cluster::VmId;
+
+use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
+
+pub use loopback::Loopback;
+pub use netns::Netns;
+
+/// Errors of a provisioner.
+#[derive(Debug, thiserror::Error)]
+pub enum ProvisionError {
+    /// A command or file operation failed.
+    #[error("provisioner: {0}")]
+    Failed(String),
+}
+
+/// Turns the hosts of VMs on and off. Implementations may block (they run on the VM's
+/// own power thread, see [`PowerQueue`]).
+pub trait Provisioner: Send + Sync {
+    /// Name for logs (`loopback`, `netns`).
+    fn name(&self) -> &'static str;
+    /// The control node's address: the Spark master and the drivers bind to it and the
+    /// agents reach the service on it.
+    fn control_address(&self) -> Ipv4Addr;
+    /// The address of VM `vm`'s host.
+    fn address(&self, vm: VmId) -> Ipv4Addr;
+    /// Makes VM `vm`'s host exist and run its agent (nothing if it already does).
+    ///
+    /// # Errors
+    /// [`ProvisionError`] with the failing command's message.
+    fn power_on(&self, vm: VmId) -> Result<(), ProvisionError>;
+    /// Stops VM `vm`'s agent and everything on its host, and removes the host.
+    ///
+    /// # Errors
+    /// [`ProvisionError`] with the failing command's message.
+    fn power_off(&self, vm: VmId) -> Result<(), ProvisionError>;
+    /// Removes what the provisioner set up for all VMs (a bridge, say) once they are
+    /// off.
+    fn teardown(&self) {}
+}
+
+/// How to start a node agent on a host (what every provisioner here needs).
+#[derive(Clone, Debug)]
+pub struct AgentLaunch {
+    /// The `frugal` executable.
+    pub frugal: PathBuf,
+    /// File holding the agent token (passed by path: not visible in `ps`).
+    pub token_file: PathBuf,
+    /// The service URL as the hosts reach it.
+    pub service_url: String,
+    /// Spark installation.
+    pub spark_home: PathBuf,
+    /// Work directory: `hosts/<vm>/` holds each agent's PID file, log and workers.
+    pub work_dir: PathBuf,
+}
+
+impl AgentLaunch {
+    /// The `frugal agent` command for VM `vm` at `address`, run through `wrapper` (e.g.
+    /// `ip netns exec <ns>`) if it is not empty.
+    fn command(&self, wrapper: &[&str], vm: VmId, address: Ipv4Addr) -> Command {
+        let mut cmd = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(&self.frugal);
+                c
+            }
+            None => Command::new(&self.frugal),
+        };
+        cmd.arg("agent")
+            .arg("--service")
+            .arg(&self.service_url)
+            .arg("--token-file")
+            .arg(&self.token_file)
+            .arg("--host-id")
+            .arg(host_id(vm))
+            .arg("--vm")
+            .arg(format!("{vm}={address}"))
+            .arg("--spark-home")
+            .arg(&self.spark_home)
+            .arg("--work-dir")
+            .arg(self.host_dir(vm));
+        cmd
+    }
+
+    /// Starts VM `vm`'s agent (through `wrapper`) unless its PID file names a live
+    /// process.
+    fn start(&self, wrapper: &[&str], vm: VmId, address: Ipv4Addr) -> Result<(), ProvisionError> {
+        let dir = self.host_dir(vm);
+        let pid_file = dir.join("agent.pid");
+        if read_pid(&pid_file).is_some_and(alive) {
+            return Ok(());
+        }
+        let failed = |e: std::io::Error| ProvisionError::Failed(format!("{}: {e}", dir.display()));
+        std::fs::create_dir_all(&dir).map_err(failed)?;
+        spawn_group(
+            &mut self.command(wrapper, vm, address),
+            &dir.join("agent.log"),
+            &pid_file,
+            None,
+        )
+        .map_err(failed)?;
+        Ok(())
+    }
+
+    /// Stops VM `vm`'s agent (which stops its workers) and then, by their marker, any
+    /// workers an agent killed outright left behind.
+    fn stop(&self, vm: VmId) {
+        stop_pid_file(&self.host_dir(vm).join("agent.pid"), 5000);
+        for pid in crate::agent::worker::running(&host_id(vm)).into_values() {
+            stop_group(pid, 1000);
+        }
+    }
+
+    /// VM `vm`'s directory.
+    fn host_dir(&self, vm: VmId) -> PathBuf {
+        self.work_dir.join("hosts").join(host_id(vm))
+    }
+}
+
+/// The host id of VM `vm` under the provisioners here (one VM per host).
+pub fn host_id(vm: VmId) -> String {
+    format!("vm{vm}")
+}
+
+/// Runs `ip` with `args`; an error carries its stderr.
+fn ip(args: &[&str]) -> Result<(), ProvisionError> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| ProvisionError::Failed(format!("ip {}: {e}", args.join(" "))))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(ProvisionError::Failed(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    }
+}
+
+/// One power thread per VM, each making its host match the newest requested state.
+pub struct PowerQueue {
+    slots: Vec<Arc<(Mutex<Option<bool>>, Condvar)>>,
+}
+
+impl PowerQueue {
+    /// Starts the threads for `vms` VMs over `p`; a failure is logged (the service sees
+    /// the VM's agent missing and handles the VM as lost).
+    pub fn new(p: Arc<dyn Provisioner>, vms: usize) -> PowerQueue {
+        let slots: Vec<_> = (0..vms)
+            .map(|_| Arc::new((Mutex::new(None::<bool>), Condvar::new())))
+            .collect();
+        for (vm, slot) in slots.iter().enumerate() {
+            let (slot, p) = (Arc::clone(slot), Arc::clone(&p));
+            let vm = vm as VmId;
+            std::thread::spawn(move || {
+                let mut on = None;
+                loop {
+                    let want = {
+                        let (m, cv) = &*slot;
+                        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+                        while g.is_none() || *g == on {
+                            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                        }
+                        g.expect("set")
+                    };
+                    let done = if want { p.power_on(vm) } else { p.power_off(vm) };
+                    match done {
+                        Ok(()) => tracing::info!(vm, on = want, provisioner = p.name(), "VM power changed"),
+                        Err(e) => tracing::error!(vm, on = want, error = %e, "VM power change failed"),
+                    }
+                    on = Some(want);
+                }
+            });
+        }
+        PowerQueue { slots }
+    }
+
+    /// Asks for VM `vm` on (`true`) or off; returns at once.
+    pub fn set(&self, vm: VmId, on: bool) {
+        if let Some(slot) = self.slots.get(vm as usize) {
+            let (m, cv) = &**slot;
+            *m.lock().unwrap_or_else(|e| e.into_inner()) = Some(on);
+            cv.notify_one();
+        }
+    }
+}

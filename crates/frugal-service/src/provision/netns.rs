@@ -1,0 +1,143 @@
+//! The network-namespace provisioner: every VM is a Linux network namespace — its own
+//! interfaces, routes and address — joined to the control node by a bridge, so Spark's
+//! processes on different "hosts" talk real TCP over real links, as on separate
+//! machines. Needs root (CAP_NET_ADMIN) and iproute2.
+//!
+//! Layout for prefix `P` and subnet `a.b.c.0/24`: the bridge `Pbr` with the control
+//! address `a.b.c.1` in the service's own namespace; VM `k` is namespace `P-vm{k}`,
+//! whose `eth0` (address `a.b.c.{k+2}`) is the peer of `Pv{k}` on the bridge. Power on
+//! creates the namespace and link and starts the agent inside; power off stops the
+//! agent, kills whatever still runs in the namespace and deletes it (the link goes
+//! with it). Taking `Pv{k}` down is a network partition of VM `k`.
+
+use std::net::Ipv4Addr;
+use std::process::Command;
+
+use frugal_core::cluster::VmId;
+
+use super::{AgentLaunch, ProvisionError, Provisioner, ip};
+
+/// Longest prefix: interface names must fit Linux's 15 bytes (`Pv253`).
+pub const MAX_PREFIX: usize = 8;
+
+/// VMs as network namespaces on a bridge (at most 253).
+pub struct Netns {
+    prefix: String,
+    subnet: [u8; 3],
+    agents: AgentLaunch,
+}
+
+impl Netns {
+    /// Sets up the bridge (if missing) for namespaces named after `prefix` on the /24
+    /// `subnet` (its last octet is ignored).
+    ///
+    /// # Errors
+    /// [`ProvisionError`] for a bad prefix or if the bridge cannot be made (not root?).
+    pub fn new(prefix: &str, subnet: Ipv4Addr, agents: AgentLaunch) -> Result<Netns, ProvisionError> {
+        if prefix.is_empty()
+            || prefix.len() > MAX_PREFIX
+            || !prefix.bytes().all(|b| b.is_ascii_alphanumeric())
+        {
+            return Err(ProvisionError::Failed(format!(
+                "--netns-prefix {prefix:?}: use 1–{MAX_PREFIX} ASCII letters or digits"
+            )));
+        }
+        let [a, b, c, _] = subnet.octets();
+        let n = Netns {
+            prefix: prefix.to_string(),
+            subnet: [a, b, c],
+            agents,
+        };
+        let br = n.bridge();
+        if !exists(&["link", "show", &br]) {
+            ip(&["link", "add", &br, "type", "bridge"]).map_err(|e| {
+                ProvisionError::Failed(format!("{e} (the netns provisioner needs root)"))
+            })?;
+            ip(&["addr", "add", &format!("{}/24", n.control_address()), "dev", &br])?;
+        }
+        ip(&["link", "set", &br, "up"])?;
+        Ok(n)
+    }
+
+    fn bridge(&self) -> String {
+        format!("{}br", self.prefix)
+    }
+
+    /// The namespace of VM `vm`.
+    pub fn namespace(&self, vm: VmId) -> String {
+        format!("{}-vm{vm}", self.prefix)
+    }
+
+    /// The bridge side of VM `vm`'s link (down = VM `vm` partitioned).
+    pub fn link(&self, vm: VmId) -> String {
+        format!("{}v{vm}", self.prefix)
+    }
+}
+
+/// True if `ip args` succeeds (the object exists).
+fn exists(args: &[&str]) -> bool {
+    Command::new("ip")
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+impl Provisioner for Netns {
+    fn name(&self) -> &'static str {
+        "netns"
+    }
+
+    fn control_address(&self) -> Ipv4Addr {
+        let [a, b, c] = self.subnet;
+        Ipv4Addr::new(a, b, c, 1)
+    }
+
+    /// `a.b.c.{vm+2}`.
+    fn address(&self, vm: VmId) -> Ipv4Addr {
+        let [a, b, c] = self.subnet;
+        Ipv4Addr::new(a, b, c, u8::try_from(vm + 2).unwrap_or(u8::MAX))
+    }
+
+    fn power_on(&self, vm: VmId) -> Result<(), ProvisionError> {
+        let (ns, link) = (self.namespace(vm), self.link(vm));
+        if !exists(&["netns", "exec", &ns, "true"]) {
+            ip(&["netns", "add", &ns])?;
+        }
+        if !exists(&["link", "show", &link]) {
+            ip(&["link", "add", &link, "type", "veth", "peer", "name", "eth0", "netns", &ns])?;
+            ip(&["link", "set", &link, "master", &self.bridge(), "up"])?;
+            let cidr = format!("{}/24", self.address(vm));
+            ip(&["-n", &ns, "addr", "add", &cidr, "dev", "eth0"])?;
+            ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
+            ip(&["-n", &ns, "link", "set", "lo", "up"])?;
+        }
+        self.agents
+            .start(&["ip", "netns", "exec", &ns], vm, self.address(vm))
+    }
+
+    fn power_off(&self, vm: VmId) -> Result<(), ProvisionError> {
+        let ns = self.namespace(vm);
+        self.agents.stop(vm);
+        if let Ok(out) = Command::new("ip").args(["netns", "pids", &ns]).output() {
+            for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+                if let Ok(pid) = pid.parse::<i32>() {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+            }
+        }
+        if exists(&["netns", "exec", &ns, "true"]) {
+            ip(&["netns", "del", &ns])?;
+        }
+        if exists(&["link", "show", &self.link(vm)]) {
+            ip(&["link", "del", &self.link(vm)])?;
+        }
+        Ok(())
+    }
+
+    fn teardown(&self) {
+        let _ = ip(&["link", "del", &self.bridge()]);
+    }
+}
