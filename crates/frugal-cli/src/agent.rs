@@ -83,9 +83,9 @@ pub fn run(a: &AgentArgs) -> Result<()> {
         token,
         host: a.host_id.clone(),
         vms: a.vms.clone(),
-        cores: a.cores.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
-        }),
+        cores: a
+            .cores
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32)),
         memory_gib: a.memory_gib.unwrap_or_else(machine_memory_gib),
         spark_home,
         work_dir: std::path::absolute(&a.work_dir)?,

@@ -81,7 +81,7 @@ enum Command {
     Train(train::TrainArgs),
     /// Run the scheduler service: HTTP API, durable state (SQLite or PostgreSQL), the
     /// emulated backend or a real Spark standalone cluster.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Run the node agent of one host: it heartbeats to the service and runs the Spark
     /// reservation workers the service orders for its VMs.
     Agent(agent::AgentArgs),

@@ -303,7 +303,10 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             spark.master_ui_port = a.spark_ui_port;
             spark.apps_dir = apps_dir.clone();
             spark.exit_recorder = Some(frugal);
-            (BackendConfig::SparkStandalone(Box::new(spark)), Some(agent_token))
+            (
+                BackendConfig::SparkStandalone(Box::new(spark)),
+                Some(agent_token),
+            )
         }
     };
     let database_url = a

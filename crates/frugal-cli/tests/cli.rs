@@ -507,3 +507,105 @@ fn cluster_scale_and_job_copies_keep_the_load_per_vm() {
     assert_eq!(code, 2);
     assert!(err.contains("--job-copies 11"), "{err}");
 }
+
+#[test]
+fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
+    let t = tmp("hosts-flags");
+    let token = t.join("agent.token");
+    std::fs::write(&token, "secret\n").unwrap();
+    let token = token.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["serve", "--provisioner", "netns"], "--provisioner"),
+        (
+            &[
+                "serve",
+                "--backend",
+                "spark-standalone",
+                "--netns-subnet",
+                "10.1.2.0",
+            ],
+            "--netns-subnet",
+        ),
+        (
+            &[
+                "serve",
+                "--backend",
+                "spark-standalone",
+                "--provisioner",
+                "netns",
+                "--bind",
+                "127.0.0.1:8080",
+            ],
+            "--bind",
+        ),
+        (&["serve", "--host-timeout", "1"], "--host-timeout"),
+        (
+            &[
+                "agent",
+                "--service",
+                "http://10.0.0.1:8080",
+                "--host-id",
+                "a",
+                "--vm",
+                "3=host",
+            ],
+            "--vm",
+        ),
+        (
+            &[
+                "agent",
+                "--service",
+                "http://10.0.0.1:8080",
+                "--host-id",
+                "a/b",
+                "--vm",
+                "3=10.0.0.5",
+                "--token-file",
+                token,
+                "--spark-home",
+                "/",
+            ],
+            "--host-id",
+        ),
+        (
+            &[
+                "agent",
+                "--service",
+                "http://10.0.0.1:8080",
+                "--host-id",
+                "a",
+                "--vm",
+                "3=10.0.0.5",
+                "--vm",
+                "3=10.0.0.6",
+                "--token-file",
+                token,
+                "--spark-home",
+                "/",
+            ],
+            "--vm 3",
+        ),
+        (
+            &[
+                "agent",
+                "--service",
+                "http://10.0.0.1:8080",
+                "--host-id",
+                "a",
+                "--vm",
+                "3=10.0.0.5",
+                "--token-file",
+                token,
+                "--spark-home",
+                "/",
+            ],
+            "--spark-home",
+        ),
+    ];
+    for (argv, flag) in cases {
+        let (code, _, err) = frugal(argv);
+        assert_eq!(code, 2, "{argv:?}: {err}");
+        assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
+    }
+    std::fs::remove_dir_all(&t).ok();
+}

@@ -6,7 +6,8 @@
 //! Needs root (network namespaces), Java 17 and a Python with pyspark (`FRUGAL_PYTHON`).
 //! `cargo test --release -- --ignored multi_host` runs exactly these; without root each
 //! says so and passes nothing off as tested. Every namespace, link and process a test
-//! starts is removed when it ends, pass or fail.
+//! starts is removed when it ends, pass or fail (its directory too, unless it failed:
+//! the logs are there).
 
 mod common;
 
@@ -93,7 +94,8 @@ impl MultiHost {
     }
 
     fn start(n: u8) -> MultiHost {
-        let dir = std::env::temp_dir().join(format!("frugal-multi-host-{n}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("frugal-multi-host-{n}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut m = MultiHost {
@@ -151,6 +153,13 @@ impl MultiHost {
         });
     }
 
+    /// SIGKILLs the service (its agents, master and driver live on).
+    fn kill_service(&mut self) {
+        let mut child = self.child.take().expect("running");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
     fn submit(&self, id: &str, app: &str, args: &[&str]) {
         let (input, output) = match app {
             "wordcount.py" => ("words.txt", format!("out-{id}")),
@@ -206,10 +215,19 @@ impl MultiHost {
 
     /// The executors' host addresses as the job's driver reports them (its REST API).
     fn driver_hosts(&self, id: &str) -> Vec<String> {
-        let ui = std::fs::read_to_string(self.dir.join(format!("spark/jobs/{id}/ui_port")))
+        let ui =
+            std::fs::read_to_string(self.dir.join(format!("spark/jobs/{id}/ui_port"))).unwrap();
+        let base = format!(
+            "http://10.77.{}.1:{}/api/v1/applications",
+            self.n,
+            ui.trim()
+        );
+        let apps: Value = ureq::get(&base)
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_json()
             .unwrap();
-        let base = format!("http://10.77.{}.1:{}/api/v1/applications", self.n, ui.trim());
-        let apps: Value = ureq::get(&base).call().unwrap().body_mut().read_json().unwrap();
         let app = apps[0]["id"].as_str().unwrap();
         let list: Value = ureq::get(&format!("{base}/{app}/allexecutors"))
             .call()
@@ -222,7 +240,15 @@ impl MultiHost {
             .unwrap()
             .iter()
             .filter(|e| e["id"] != "driver" && e["isActive"] == true)
-            .map(|e| e["hostPort"].as_str().unwrap().rsplit_once(':').unwrap().0.to_string())
+            .map(|e| {
+                e["hostPort"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit_once(':')
+                    .unwrap()
+                    .0
+                    .to_string()
+            })
             .collect();
         hosts.sort();
         hosts
@@ -258,6 +284,9 @@ impl Drop for MultiHost {
             let _ = child.wait();
         }
         self.cleanup();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -282,7 +311,7 @@ fn multi_host_placement_spans_two_hosts_and_unused_vms_are_off() {
     if !can_run() {
         return;
     }
-    let m = MultiHost::start(1);
+    let mut m = MultiHost::start(1);
     m.submit("wc_span", "wordcount.py", &[]);
     let running = m.wait_observed("wc_span", &planned());
     assert_eq!(running["placement"], planned());
@@ -292,10 +321,22 @@ fn multi_host_placement_spans_two_hosts_and_unused_vms_are_off() {
         "the driver's executors are on exactly the planned hosts"
     );
     assert_eq!(m.vm_states(), ["off", "on", "on"]);
-    assert!(!m.namespace_exists(0), "the unused VM's host does not exist");
+    assert!(
+        !m.namespace_exists(0),
+        "the unused VM's host does not exist"
+    );
     assert!(m.namespace_exists(1) && m.namespace_exists(2));
+
+    // A service killed outright comes back to the same agents, master and driver.
+    m.kill_service();
+    m.serve();
     let done = m.wait_ended("wc_span");
     assert_eq!(done["state"], "completed", "{done}\n{}", m.log());
+    assert_eq!(
+        done["reason"],
+        Value::Null,
+        "taken over, not re-run or replaced"
+    );
     assert!(output_lines(&m.dir.join("out-wc_span")) > 1000);
     wait_for(Duration::from_secs(60), "the hosts to be removed", || {
         (0..3).all(|vm| !m.namespace_exists(vm)).then_some(())
@@ -352,6 +393,9 @@ fn multi_host_partitioned_host_is_replaced() {
     }
     host_loss_is_survived(3, "pr_link", |m| {
         let link = format!("{}v2", m.prefix());
-        assert!(ip(&["link", "set", &link, "down"]), "ip link set {link} down");
+        assert!(
+            ip(&["link", "set", &link, "down"]),
+            "ip link set {link} down"
+        );
     });
 }

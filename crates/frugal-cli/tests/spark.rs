@@ -228,8 +228,8 @@ fn a_lost_worker_gets_a_replacement_and_the_job_finishes() {
     spark.wait_observed("pr_lost", &expected_placement());
     // Workers are named <job>-<vm>-<k>, k counting the job's workers.
     let hosts = spark.dir.join("spark/hosts");
-    let pid = std::fs::read_to_string(hosts.join("vm3/workers/pr_lost-3-1.pid"))
-        .expect("VM 3's worker");
+    let pid =
+        std::fs::read_to_string(hosts.join("vm3/workers/pr_lost-3-1.pid")).expect("VM 3's worker");
     let status = Command::new("kill")
         .args(["-KILL", "--", &format!("-{}", pid.trim())])
         .status()

@@ -496,8 +496,7 @@ impl State {
     /// (as a new host). Then each job's executors are replaced as in [`State::lost`].
     pub fn vm_lost(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
         let mut effects = Vec::new();
-        if vm as usize >= self.out_of_service.len() || self.out_of_service[vm as usize].is_some()
-        {
+        if vm as usize >= self.out_of_service.len() || self.out_of_service[vm as usize].is_some() {
             return effects;
         }
         let hit: Vec<usize> = (0..self.entries.len())
@@ -512,7 +511,9 @@ impl State {
             .collect();
         let mut lost = Vec::new();
         for idx in hit {
-            let n = self.take_executors(idx, vm).expect("the job has executors on vm");
+            let n = self
+                .take_executors(idx, vm)
+                .expect("the job has executors on vm");
             let demand = self.entry(idx).job.executor_demand;
             self.cluster.release(&single(vm, n), &demand);
             lost.push((idx, n));
@@ -860,6 +861,9 @@ mod tests {
         assert_eq!(st.out_of_service(v), None);
         assert!(!st.cluster.vm(v).is_active());
         assert_eq!(st.cluster.vm(v).free, st.cluster.vm(v).capacity);
-        assert!((st.vm_cost(v, 800.0) - 100.0 * price).abs() < 1e-12, "not billed while lost");
+        assert!(
+            (st.vm_cost(v, 800.0) - 100.0 * price).abs() < 1e-12,
+            "not billed while lost"
+        );
     }
 }

@@ -82,6 +82,60 @@ async fn every_route_but_health_and_metrics_needs_the_token() {
 }
 
 #[tokio::test]
+async fn the_agent_route_takes_the_agent_token_and_nothing_else_does() {
+    let mut cfg = common::config(&tmp_db("agent_auth"), 1.0);
+    cfg.agent_token = Some("agent-secret".into());
+    let svc = common::service_with(cfg, frugal_core::PolicyKind::Optimal).await;
+    let hb = json!({"host": "vm1", "vms": [{"id": 1, "address": "10.0.0.3"}], "cores": 2,
+                    "memory_gib": 2.0, "running": [], "failed": []})
+    .to_string();
+    let post = |token: Option<&'static str>, body: String| {
+        let svc = Arc::clone(&svc);
+        async move {
+            call_raw(
+                &svc,
+                "POST",
+                "/agent/v1/heartbeat",
+                Some("application/json"),
+                token,
+                &body,
+            )
+            .await
+            .0
+        }
+    };
+    for token in [None, Some(""), Some("wrong"), Some(common::TOKEN)] {
+        assert_eq!(
+            post(token, hb.clone()).await,
+            StatusCode::UNAUTHORIZED,
+            "{token:?}"
+        );
+    }
+    // Authenticated; the emulated backend has no agents.
+    assert_eq!(
+        post(Some("agent-secret"), hb.clone()).await,
+        StatusCode::CONFLICT
+    );
+    assert_eq!(
+        post(Some("agent-secret"), "{".into()).await,
+        StatusCode::BAD_REQUEST
+    );
+    let bad_host = hb.replace("\"vm1\"", "\"../x\"");
+    assert_eq!(
+        post(Some("agent-secret"), bad_host).await,
+        StatusCode::BAD_REQUEST
+    );
+    let unknown_field = hb.replace("\"cores\"", "\"cpus\"");
+    assert_eq!(
+        post(Some("agent-secret"), unknown_field).await,
+        StatusCode::BAD_REQUEST
+    );
+    // The agent token opens nothing else.
+    let (s, _, _) = call_raw(&svc, "GET", "/jobs", None, Some("agent-secret"), "").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
 async fn bad_bodies_get_the_right_status_and_no_panic() {
     let svc = service(&tmp_db("bodies"), 60.0).await;
     let ok = job("b_1", 1, 60.0).to_string();
@@ -602,6 +656,7 @@ async fn the_openapi_document_is_generated_and_committed() {
         "/metrics",
         "/healthz",
         "/readyz",
+        "/agent/v1/heartbeat",
     ] {
         assert!(spec["paths"][p].is_object(), "{p} missing");
     }

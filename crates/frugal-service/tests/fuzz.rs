@@ -22,11 +22,33 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 fn svc() -> &'static Arc<Service> {
     static SVC: OnceLock<Arc<Service>> = OnceLock::new();
     SVC.get_or_init(|| {
-        runtime().block_on(service_with(
-            config(&tmp_db("fuzz"), 1e6),
-            PolicyKind::FirstFit,
-        ))
+        let mut cfg = config(&tmp_db("fuzz"), 1e6);
+        cfg.agent_token = Some(AGENT_TOKEN.into());
+        runtime().block_on(service_with(cfg, PolicyKind::FirstFit))
     })
+}
+
+const AGENT_TOKEN: &str = "fuzz-agent-token";
+
+const HEARTBEAT_FIELDS: [&str; 6] = ["host", "vms", "cores", "memory_gib", "running", "failed"];
+
+fn heartbeat() -> impl Strategy<Value = String> {
+    let valid = json!({"host": "vm1", "vms": [{"id": 1, "address": "10.0.0.3"}],
+                       "cores": 2, "memory_gib": 2.0, "running": ["j-1-0"], "failed": []});
+    let mutated = (
+        prop::sample::select(HEARTBEAT_FIELDS.to_vec()),
+        json_value(),
+    )
+        .prop_map(move |(f, x)| {
+            let mut v = valid.clone();
+            v[f] = x;
+            v.to_string()
+        });
+    prop_oneof![
+        4 => mutated,
+        1 => prop::collection::vec(any::<u8>(), 0..300)
+            .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+    ]
 }
 
 const FIELDS: [&str; 13] = [
@@ -126,5 +148,16 @@ proptest! {
             [200, 202, 400, 409, 413, 415, 422].contains(&s),
             "{s} for {text:?} ({content_type}): {answer}"
         );
+    }
+
+    /// The agents' route: 400 for what does not parse, 409 for a heartbeat this
+    /// (emulated) backend cannot take; never a server error.
+    #[test]
+    fn any_heartbeat_gets_a_documented_answer(text in heartbeat()) {
+        let (status, _, answer) = runtime().block_on(call_raw(
+            svc(), "POST", "/agent/v1/heartbeat", Some("application/json"), Some(AGENT_TOKEN), &text,
+        ));
+        let s = status.as_u16();
+        prop_assert!([400, 409].contains(&s), "{s} for {text:?}: {answer}");
     }
 }

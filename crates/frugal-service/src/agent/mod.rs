@@ -173,7 +173,10 @@ fn beat(http: &ureq::Agent, url: &str, token: &str, hb: &Heartbeat) -> Result<Or
     let status = resp.status();
     if !status.is_success() {
         let body = resp.body_mut().read_to_string().unwrap_or_default();
-        return Err(format!("{status}: {}", body.chars().take(300).collect::<String>()));
+        return Err(format!(
+            "{status}: {}",
+            body.chars().take(300).collect::<String>()
+        ));
     }
     resp.body_mut()
         .read_json::<Orders>()

@@ -59,7 +59,15 @@ pub fn start(
                 script.display()
             ),
         )
-        .args(["--host", address, "--port", "0", "--webui-port", "0", "--cores"])
+        .args([
+            "--host",
+            address,
+            "--port",
+            "0",
+            "--webui-port",
+            "0",
+            "--cores",
+        ])
         .arg(order.cores.to_string())
         .arg("--memory")
         .arg(format!("{}m", order.memory_mib))

@@ -185,10 +185,21 @@ impl PowerQueue {
                         }
                         g.expect("set")
                     };
-                    let done = if want { p.power_on(vm) } else { p.power_off(vm) };
+                    let done = if want {
+                        p.power_on(vm)
+                    } else {
+                        p.power_off(vm)
+                    };
                     match done {
-                        Ok(()) => tracing::info!(vm, on = want, provisioner = p.name(), "VM power changed"),
-                        Err(e) => tracing::error!(vm, on = want, error = %e, "VM power change failed"),
+                        Ok(()) => tracing::info!(
+                            vm,
+                            on = want,
+                            provisioner = p.name(),
+                            "VM power changed"
+                        ),
+                        Err(e) => {
+                            tracing::error!(vm, on = want, error = %e, "VM power change failed")
+                        }
                     }
                     on = Some(want);
                 }

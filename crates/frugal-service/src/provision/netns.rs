@@ -33,7 +33,11 @@ impl Netns {
     ///
     /// # Errors
     /// [`ProvisionError`] for a bad prefix or if the bridge cannot be made (not root?).
-    pub fn new(prefix: &str, subnet: Ipv4Addr, agents: AgentLaunch) -> Result<Netns, ProvisionError> {
+    pub fn new(
+        prefix: &str,
+        subnet: Ipv4Addr,
+        agents: AgentLaunch,
+    ) -> Result<Netns, ProvisionError> {
         if prefix.is_empty()
             || prefix.len() > MAX_PREFIX
             || !prefix.bytes().all(|b| b.is_ascii_alphanumeric())
@@ -53,7 +57,13 @@ impl Netns {
             ip(&["link", "add", &br, "type", "bridge"]).map_err(|e| {
                 ProvisionError::Failed(format!("{e} (the netns provisioner needs root)"))
             })?;
-            ip(&["addr", "add", &format!("{}/24", n.control_address()), "dev", &br])?;
+            ip(&[
+                "addr",
+                "add",
+                &format!("{}/24", n.control_address()),
+                "dev",
+                &br,
+            ])?;
         }
         ip(&["link", "set", &br, "up"])?;
         Ok(n)
@@ -104,7 +114,9 @@ impl Provisioner for Netns {
             ip(&["netns", "add", &ns])?;
         }
         if !exists(&["link", "show", &link]) {
-            ip(&["link", "add", &link, "type", "veth", "peer", "name", "eth0", "netns", &ns])?;
+            ip(&[
+                "link", "add", &link, "type", "veth", "peer", "name", "eth0", "netns", &ns,
+            ])?;
             ip(&["link", "set", &link, "master", &self.bridge(), "up"])?;
             let cidr = format!("{}/24", self.address(vm));
             ip(&["-n", &ns, "addr", "add", &cidr, "dev", "eth0"])?;

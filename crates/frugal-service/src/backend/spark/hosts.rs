@@ -208,7 +208,11 @@ impl Hosts {
             .collect();
         let boot = self.timeouts.boot;
         let mut gone = Vec::new();
-        for (name, w) in g.workers.iter_mut().filter(|(_, w)| vms.contains(&w.order.vm)) {
+        for (name, w) in g
+            .workers
+            .iter_mut()
+            .filter(|(_, w)| vms.contains(&w.order.vm))
+        {
             if running.contains(name.as_str()) {
                 w.seen = true;
             } else if w.seen || failed.contains_key(name.as_str()) || now - w.since > boot {
@@ -395,7 +399,10 @@ mod tests {
         assert!(h.check().is_empty());
         std::thread::sleep(150 * MS);
         h.heartbeat(&beat("a", 1, &[]));
-        assert!(h.check().is_empty(), "VM 2 is still within its boot timeout");
+        assert!(
+            h.check().is_empty(),
+            "VM 2 is still within its boot timeout"
+        );
         std::thread::sleep(150 * MS);
         assert_eq!(
             h.check(),
@@ -404,7 +411,10 @@ mod tests {
         std::thread::sleep(100 * MS);
         assert_eq!(
             h.check(),
-            [(2, "no agent registered within 0.4 s of power-on".to_string())]
+            [(
+                2,
+                "no agent registered within 0.4 s of power-on".to_string()
+            )]
         );
         assert!(h.check().is_empty(), "each loss is reported once");
     }
@@ -416,7 +426,11 @@ mod tests {
         h.restored();
         let (o, ev) = h.heartbeat(&beat("a", 1, &["job-1-0", "old-1-0", "job-2-0"]));
         assert!(ev.is_empty());
-        assert_eq!(names(&o), ["job-1-0"], "the others are not ordered, so stopped");
+        assert_eq!(
+            names(&o),
+            ["job-1-0"],
+            "the others are not ordered, so stopped"
+        );
         let (_, ev) = h.heartbeat(&beat("a", 1, &[]));
         assert_eq!(ev, [BackendEvent::Lost { idx: 4, vm: 1 }]);
     }
