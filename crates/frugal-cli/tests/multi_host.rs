@@ -62,7 +62,10 @@ fn kill_namespace(ns: &str) {
         .unwrap_or_default()
         .split_whitespace()
     {
-        let _ = Command::new("kill").args(["-KILL", pid]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", pid])
+            .stderr(Stdio::null())
+            .status();
     }
 }
 
@@ -357,6 +360,7 @@ fn host_loss_is_survived(n: u8, id: &str, breaking: impl FnOnce(&MultiHost)) {
         (m.vm_states()[2] == "lost").then_some(())
     });
     let detected = t0.elapsed().as_secs_f64();
+    eprintln!("{id}: VM 2 found lost {detected:.1} s after the break");
     assert!(
         detected <= HOST_TIMEOUT_S + 3.0,
         "lost after {detected:.1} s (timeout {HOST_TIMEOUT_S} s)"
@@ -398,4 +402,50 @@ fn multi_host_partitioned_host_is_replaced() {
             "ip link set {link} down"
         );
     });
+}
+
+#[test]
+#[ignore = "needs root, Java 17 and pyspark; run by .ci/run"]
+fn multi_host_restarted_agent_finds_its_workers() {
+    if !can_run() {
+        return;
+    }
+    let m = MultiHost::start(4);
+    m.submit("pr_agent", "pagerank.py", &["12"]);
+    m.wait_observed("pr_agent", &planned());
+    // What a supervisor (systemd's Restart=always) does: the same command line again.
+    let agent = m.dir.join("spark/hosts/vm2/agent.pid");
+    let pid = std::fs::read_to_string(&agent).unwrap().trim().to_string();
+    let argv: Vec<String> = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap()
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    assert!(
+        Command::new("kill")
+            .args(["-KILL", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let log = std::fs::File::create(m.dir.join("agent-restarted.log")).unwrap();
+    let restarted = Command::new("ip")
+        .args(["netns", "exec", &m.namespace(2)])
+        .args(&argv)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    std::fs::write(&agent, restarted.id().to_string()).unwrap();
+    let done = m.wait_ended("pr_agent");
+    assert_eq!(done["state"], "completed", "{done}\n{}", m.log());
+    assert_eq!(done["reason"], Value::Null, "nothing was lost or replaced");
+    assert_eq!(done["placement"], planned());
+    let restarted_log = std::fs::read_to_string(m.dir.join("agent-restarted.log")).unwrap();
+    assert!(restarted_log.contains("agent started"), "{restarted_log}");
+    assert!(
+        !restarted_log.contains("started a reservation worker"),
+        "the restarted agent adopted the running worker: {restarted_log}"
+    );
 }

@@ -32,7 +32,7 @@ use std::time::Duration;
 use tokio::sync::{Notify, mpsc};
 
 pub use api::{API_DOC, router};
-pub use state::{Effect, Entry, JobState, Restored, State};
+pub use state::{Effect, Entry, JobState, LOST_VM_QUARANTINE_S, Restored, State};
 pub use store::{Durability, JobUpdate, SCHEMA_VERSION, Store, StoreError, StoreLimits, StoredJob};
 pub use submission::{Invalid, Submission};
 

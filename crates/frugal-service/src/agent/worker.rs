@@ -109,3 +109,27 @@ pub fn running(host: &str) -> BTreeMap<String, u32> {
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process carrying a host's marker is found by that host only, with its PID, and
+    /// not once it has exited.
+    #[test]
+    fn workers_are_found_by_their_marker() {
+        let host = format!("test-host-{}", std::process::id());
+        let mut child = Command::new("sh")
+            .args(["-c", "sleep 30"])
+            .arg(worker_marker(&host, "job-1-0"))
+            .spawn()
+            .unwrap();
+        let found = running(&host);
+        assert_eq!(found.get("job-1-0"), Some(&child.id()), "{found:?}");
+        assert_eq!(found.len(), 1);
+        assert!(running(&format!("{host}x")).is_empty(), "another host's");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(running(&host).is_empty());
+    }
+}

@@ -275,7 +275,7 @@ async fn connect(url: &str, durability: Durability) -> Result<AnyConnection, sql
 impl Store {
     /// Opens the database at `url` — `sqlite:PATH` (the file is created if missing),
     /// `sqlite::memory:` or `postgres://user:password@host:port/database` — within
-    /// [`OPEN_TIMEOUT`], brings its schema to [`SCHEMA_VERSION`], and starts the writer
+    /// `OPEN_TIMEOUT` (2 s), brings its schema to [`SCHEMA_VERSION`], and starts the writer
     /// (and, for SQLite, the checkpointer) on the current tokio runtime. Acknowledged
     /// writes survive what `durability` says.
     ///

@@ -96,9 +96,9 @@ pub struct SparkConfig {
     pub python: PathBuf,
     /// Directory for PID files, logs and exit statuses (created if missing).
     pub work_dir: PathBuf,
-    /// Master RPC port on 127.0.0.1.
+    /// Master RPC port on the control address.
     pub master_port: u16,
-    /// Master web UI port on 127.0.0.1 (its `/json/` reports workers and apps).
+    /// Master web UI port on the control address (its `/json/` reports workers and apps).
     pub master_ui_port: u16,
     /// Driver JVM memory, MiB.
     pub driver_memory_mib: u32,

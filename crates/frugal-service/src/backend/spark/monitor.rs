@@ -16,7 +16,7 @@ use super::Shared;
 use crate::backend::BackendEvent;
 use crate::process::{alive, read_pid};
 
-/// An HTTP client with short timeouts (the endpoints are on loopback).
+/// An HTTP client with short timeouts (the endpoints are on the control node).
 pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(3)))
