@@ -11,6 +11,7 @@
 
 mod common;
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -430,15 +431,18 @@ fn multi_host_restarted_agent_finds_its_workers() {
             .success()
     );
     let log = std::fs::File::create(m.dir.join("agent-restarted.log")).unwrap();
-    let restarted = Command::new("ip")
+    let mut restarted = Command::new("ip")
         .args(["netns", "exec", &m.namespace(2)])
         .args(&argv)
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
         .unwrap();
     std::fs::write(&agent, restarted.id().to_string()).unwrap();
     let done = m.wait_ended("pr_agent");
+    let _ = restarted.kill();
+    let _ = restarted.wait();
     assert_eq!(done["state"], "completed", "{done}\n{}", m.log());
     assert_eq!(done["reason"], Value::Null, "nothing was lost or replaced");
     assert_eq!(done["placement"], planned());
