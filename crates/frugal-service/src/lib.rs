@@ -562,7 +562,7 @@ fn handle(svc: &Service, ev: BackendEvent) -> Vec<Effect> {
     match ev {
         BackendEvent::Finished { idx } => st.finish(idx, now, JobState::Completed, None),
         BackendEvent::Failed { idx, reason } => st.finish(idx, now, JobState::Failed, Some(reason)),
-        BackendEvent::Lost { idx, vm } => st.lost(idx, vm, now),
+        BackendEvent::Lost { idx, vm, executors } => st.lost(idx, vm, executors, now),
         BackendEvent::VmLost { vm, reason } => st.vm_lost(vm, &reason, now),
         BackendEvent::Observed {
             idx,

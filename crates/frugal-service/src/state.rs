@@ -473,12 +473,13 @@ impl State {
         }
     }
 
-    /// Running job `idx` lost its executors on `vm` at `now` (its worker died). They are
-    /// released (the VM is turned off if that leaves it idle) and the policy places
-    /// replacements at once; if it cannot, the job fails with a reason.
-    pub fn lost(&mut self, idx: usize, vm: VmId, now: f64) -> Vec<Effect> {
+    /// Running job `idx` lost `executors` of its executors on `vm` at `now` (a worker
+    /// died; `None` or more than it has there: all of them). They are released (the VM
+    /// is turned off if that leaves it idle) and the policy places replacements at once;
+    /// if it cannot, the job fails with a reason.
+    pub fn lost(&mut self, idx: usize, vm: VmId, executors: Option<u32>, now: f64) -> Vec<Effect> {
         let mut effects = Vec::new();
-        if let Some(n) = self.take_executors(idx, vm) {
+        if let Some(n) = self.take_executors(idx, vm, executors) {
             let demand = self.entry(idx).job.executor_demand;
             self.cluster.release(&single(vm, n), &demand);
             self.power_off_idle(vm, now, &mut effects);
@@ -512,7 +513,7 @@ impl State {
         let mut lost = Vec::new();
         for idx in hit {
             let n = self
-                .take_executors(idx, vm)
+                .take_executors(idx, vm, None)
                 .expect("the job has executors on vm");
             let demand = self.entry(idx).job.executor_demand;
             self.cluster.release(&single(vm, n), &demand);
@@ -555,15 +556,26 @@ impl State {
         }
     }
 
-    /// Removes running job `idx`'s executors on `vm` from its placement; how many.
-    fn take_executors(&mut self, idx: usize, vm: VmId) -> Option<u32> {
+    /// Removes up to `executors` (`None`: all) of running job `idx`'s executors on `vm`
+    /// from its placement; how many it removed.
+    fn take_executors(&mut self, idx: usize, vm: VmId, executors: Option<u32>) -> Option<u32> {
         let e = self.entries.get_mut(idx)?.as_mut()?;
         if e.state != JobState::Running {
             return None;
         }
         let placement = e.placement.as_mut()?;
         let at = placement.executors_per_vm.iter().position(|p| p.0 == vm)?;
-        Some(placement.executors_per_vm.remove(at).1)
+        let on_vm = placement.executors_per_vm[at].1;
+        let n = executors.map_or(on_vm, |k| k.min(on_vm));
+        if n == 0 {
+            return None;
+        }
+        if n == on_vm {
+            placement.executors_per_vm.remove(at);
+        } else {
+            placement.executors_per_vm[at].1 -= n;
+        }
+        Some(n)
     }
 
     /// Turns `vm` off at `now` if it is idle, closing its billing interval.
@@ -690,7 +702,7 @@ mod tests {
         Submit { executors: u32, cores: u32 },
         Finish(usize),
         Fail(usize),
-        Lost(usize, usize),
+        Lost(usize, usize, Option<u32>),
         VmLost(usize),
         Cancel(usize),
         Evict,
@@ -701,7 +713,8 @@ mod tests {
             (1u32..6, 1u32..5).prop_map(|(executors, cores)| Op::Submit { executors, cores }),
             any::<usize>().prop_map(Op::Finish),
             any::<usize>().prop_map(Op::Fail),
-            (any::<usize>(), any::<usize>()).prop_map(|(j, v)| Op::Lost(j, v)),
+            (any::<usize>(), any::<usize>(), prop::option::of(0u32..4))
+                .prop_map(|(j, v, n)| Op::Lost(j, v, n)),
             any::<usize>().prop_map(Op::VmLost),
             any::<usize>().prop_map(Op::Cancel),
             Just(Op::Evict),
@@ -768,10 +781,10 @@ mod tests {
                     Op::Fail(i) => if let Some(j) = running(&st, i) {
                         st.finish(j, now, JobState::Failed, Some("test".into()));
                     },
-                    Op::Lost(i, v) => if let Some(j) = running(&st, i) {
+                    Op::Lost(i, v, n) => if let Some(j) = running(&st, i) {
                         let p = st.entry(j).placement.clone().unwrap();
                         let vm = p.executors_per_vm[v % p.executors_per_vm.len()].0;
-                        st.lost(j, vm, now);
+                        st.lost(j, vm, n, now);
                     },
                     Op::VmLost(v) => {
                         st.vm_lost((v % st.cluster.len()) as VmId, "test", now);
@@ -865,5 +878,42 @@ mod tests {
             (st.vm_cost(v, 800.0) - 100.0 * price).abs() < 1e-12,
             "not billed while lost"
         );
+    }
+
+    /// Hand-computed: one dead worker of two executors out of a job's three on VM v
+    /// releases exactly those two; the third stays where it is.
+    #[test]
+    fn a_lost_worker_releases_only_its_own_executors() {
+        let mut st = state();
+        let body = r#"{"id":"j","executors":3,"executor_cores":1,"executor_memory_gib":1,
+                       "estimated_duration_s":1000}"#;
+        let s = Submission::parse(body.as_bytes()).unwrap();
+        let job = s.job(0.0);
+        st.add(s, job, JobState::Queued, 0.0);
+        st.schedule(0.0);
+        let before = st.entry(0).placement.clone().unwrap();
+        assert_eq!(
+            before.executors_per_vm.len(),
+            1,
+            "first fit packs {before:?}"
+        );
+        let (v, n) = before.executors_per_vm[0];
+        assert_eq!(n, 3);
+        st.lost(0, v, Some(2), 100.0);
+        let after = st.entry(0).placement.clone().unwrap();
+        let total: u32 = after.executors_per_vm.iter().map(|p| p.1).sum();
+        assert_eq!(total, 3);
+        assert!(
+            after.on(v) >= 1,
+            "the surviving executor stays on VM {v}: {after:?}"
+        );
+        let reason = st.entry(0).reason.clone().unwrap();
+        assert!(
+            reason.starts_with(&format!(
+                "2 executor(s) lost on VM {v} at 100 s; replaced by "
+            )),
+            "{reason}"
+        );
+        assert_eq!(st.cluster.vm(v).executors, after.on(v));
     }
 }

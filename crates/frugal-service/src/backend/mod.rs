@@ -47,13 +47,16 @@ pub enum BackendEvent {
         /// What the backend saw (exit code, last error line).
         reason: String,
     },
-    /// The job's executors on `vm` were lost (the VM or its worker died); the service
+    /// Some of the job's executors on `vm` were lost (a worker died); the service
     /// re-places them or fails the job.
     Lost {
         /// Job index.
         idx: usize,
-        /// The VM lost.
+        /// The VM.
         vm: VmId,
+        /// How many executors; `None` for all the job's executors on `vm` (the backend
+        /// does not know how many the dead worker held).
+        executors: Option<u32>,
     },
     /// VM `vm` is lost (its host stopped heartbeating or never came up): everything on
     /// it is gone; the service replaces its executors elsewhere and keeps it out of

@@ -226,6 +226,8 @@ impl Hosts {
                 events.push(BackendEvent::Lost {
                     idx: w.idx,
                     vm: w.order.vm,
+                    // An adopted worker's size is not known (orders are not stored).
+                    executors: (w.order.executors > 0).then_some(w.order.executors),
                 });
             }
         }
@@ -372,7 +374,14 @@ mod tests {
         let (_, ev) = h.heartbeat(&beat("a", 1, &["job-1-0"]));
         assert!(ev.is_empty());
         let (o, ev) = h.heartbeat(&beat("a", 1, &[]));
-        assert_eq!(ev, [BackendEvent::Lost { idx: 7, vm: 1 }]);
+        assert_eq!(
+            ev,
+            [BackendEvent::Lost {
+                idx: 7,
+                vm: 1,
+                executors: Some(2)
+            }]
+        );
         assert!(names(&o).is_empty());
     }
 
@@ -386,7 +395,14 @@ mod tests {
             name: "job-1-0".into(),
             error: "no java".into(),
         });
-        assert_eq!(h.heartbeat(&hb).1, [BackendEvent::Lost { idx: 3, vm: 1 }]);
+        assert_eq!(
+            h.heartbeat(&hb).1,
+            [BackendEvent::Lost {
+                idx: 3,
+                vm: 1,
+                executors: Some(1)
+            }]
+        );
     }
 
     #[test]
@@ -432,6 +448,13 @@ mod tests {
             "the others are not ordered, so stopped"
         );
         let (_, ev) = h.heartbeat(&beat("a", 1, &[]));
-        assert_eq!(ev, [BackendEvent::Lost { idx: 4, vm: 1 }]);
+        assert_eq!(
+            ev,
+            [BackendEvent::Lost {
+                idx: 4,
+                vm: 1,
+                executors: None
+            }]
+        );
     }
 }
