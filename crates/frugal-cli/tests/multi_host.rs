@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{TOKEN, free_port, get, http, wait_for};
+use common::{TOKEN, free_port, get, http, output_lines, wait_for};
 
 const JOB_TIMEOUT: Duration = Duration::from_secs(480);
 /// The service's `--host-timeout` in these tests, seconds.
@@ -296,17 +296,6 @@ impl Drop for MultiHost {
 
 fn planned() -> Value {
     json!([{"vm": 1, "executors": 1}, {"vm": 2, "executors": 2}])
-}
-
-fn output_lines(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().starts_with("part-"))
-                .map(|e| std::fs::read_to_string(e.path()).unwrap().lines().count())
-                .sum()
-        })
-        .unwrap_or(0)
 }
 
 #[test]

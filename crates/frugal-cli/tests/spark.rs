@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use common::{free_port, get, http, spawn_serve, wait_for};
+use common::{free_port, get, http, output_lines, spawn_serve, wait_for};
 
 /// Both tests start Spark daemons: run them one after the other.
 static SPARK: Mutex<()> = Mutex::new(());
@@ -145,17 +145,6 @@ impl Drop for Spark {
 
 fn expected_placement() -> Value {
     json!([{"vm": 2, "executors": 1}, {"vm": 3, "executors": 2}])
-}
-
-fn output_lines(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().starts_with("part-"))
-                .map(|e| std::fs::read_to_string(e.path()).unwrap().lines().count())
-                .sum()
-        })
-        .unwrap_or(0)
 }
 
 #[test]

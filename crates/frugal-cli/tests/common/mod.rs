@@ -107,3 +107,15 @@ pub fn wait_for<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Opt
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// Lines in the `part-*` files of a Spark job's output directory (0 if it has none).
+pub fn output_lines(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("part-"))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap().lines().count())
+                .sum()
+        })
+        .unwrap_or(0)
+}
