@@ -513,97 +513,35 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
     let t = tmp("hosts-flags");
     let token = t.join("agent.token");
     std::fs::write(&token, "secret\n").unwrap();
-    let token = token.to_str().unwrap();
-    let cases: &[(&[&str], &str)] = &[
-        (&["serve", "--provisioner", "netns"], "--provisioner"),
+    // An agent with a valid service, token and (non-Spark) home, plus `rest`.
+    let agent = |rest: &str| {
+        format!(
+            "agent --service http://10.0.0.1:8080 --token-file {} --spark-home / {rest}",
+            token.display()
+        )
+    };
+    let cases = [
+        ("serve --provisioner netns".to_string(), "--provisioner"),
         (
-            &[
-                "serve",
-                "--backend",
-                "spark-standalone",
-                "--netns-subnet",
-                "10.1.2.0",
-            ],
+            "serve --backend spark-standalone --netns-subnet 10.1.2.0".into(),
             "--netns-subnet",
         ),
         (
-            &[
-                "serve",
-                "--backend",
-                "spark-standalone",
-                "--provisioner",
-                "netns",
-                "--bind",
-                "127.0.0.1:8080",
-            ],
+            "serve --backend spark-standalone --provisioner netns --bind 127.0.0.1:8080".into(),
             "--bind",
         ),
-        (&["serve", "--host-timeout", "1"], "--host-timeout"),
+        ("serve --host-timeout 1".into(), "--host-timeout"),
+        (agent("--host-id a --vm 3=host"), "--vm"),
+        (agent("--host-id a/b --vm 3=10.0.0.5"), "--host-id"),
         (
-            &[
-                "agent",
-                "--service",
-                "http://10.0.0.1:8080",
-                "--host-id",
-                "a",
-                "--vm",
-                "3=host",
-            ],
-            "--vm",
-        ),
-        (
-            &[
-                "agent",
-                "--service",
-                "http://10.0.0.1:8080",
-                "--host-id",
-                "a/b",
-                "--vm",
-                "3=10.0.0.5",
-                "--token-file",
-                token,
-                "--spark-home",
-                "/",
-            ],
-            "--host-id",
-        ),
-        (
-            &[
-                "agent",
-                "--service",
-                "http://10.0.0.1:8080",
-                "--host-id",
-                "a",
-                "--vm",
-                "3=10.0.0.5",
-                "--vm",
-                "3=10.0.0.6",
-                "--token-file",
-                token,
-                "--spark-home",
-                "/",
-            ],
+            agent("--host-id a --vm 3=10.0.0.5 --vm 3=10.0.0.6"),
             "--vm 3",
         ),
-        (
-            &[
-                "agent",
-                "--service",
-                "http://10.0.0.1:8080",
-                "--host-id",
-                "a",
-                "--vm",
-                "3=10.0.0.5",
-                "--token-file",
-                token,
-                "--spark-home",
-                "/",
-            ],
-            "--spark-home",
-        ),
+        (agent("--host-id a --vm 3=10.0.0.5"), "--spark-home"),
     ];
-    for (argv, flag) in cases {
-        let (code, _, err) = frugal(argv);
+    for (line, flag) in &cases {
+        let argv: Vec<&str> = line.split_whitespace().collect();
+        let (code, _, err) = frugal(&argv);
         assert_eq!(code, 2, "{argv:?}: {err}");
         assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
     }

@@ -834,18 +834,27 @@ mod tests {
         }
     }
 
+    /// A state running one job "j" (index 0) of `executors` executors of 1 core and
+    /// `gib` GiB, placed at t = 0 s.
+    fn running_job(executors: u32, gib: f64) -> State {
+        let mut st = state();
+        let body = format!(
+            r#"{{"id":"j","executors":{executors},"executor_cores":1,
+                "executor_memory_gib":{gib},"estimated_duration_s":1000}}"#
+        );
+        let s = Submission::parse(body.as_bytes()).unwrap();
+        let job = s.job(0.0);
+        st.add(s, job, JobState::Queued, 0.0);
+        st.schedule(0.0);
+        st
+    }
+
     /// Hand-computed: a job on VM v loses v at t = 100 s. v's bill is closed at 100 s of
     /// per-second billing, its executors are re-placed elsewhere at once (the reason
     /// says where), and v is out of service until 100 + 600 s, then off and free.
     #[test]
     fn a_lost_vm_is_billed_to_the_loss_replaced_and_out_of_service_for_600_s() {
-        let mut st = state();
-        let body = r#"{"id":"j","executors":2,"executor_cores":1,"executor_memory_gib":2,
-                       "estimated_duration_s":1000}"#;
-        let s = Submission::parse(body.as_bytes()).unwrap();
-        let job = s.job(0.0);
-        st.add(s, job, JobState::Queued, 0.0);
-        st.schedule(0.0);
+        let mut st = running_job(2, 2.0);
         let before = st.entry(0).placement.clone().unwrap();
         let (v, n) = before.executors_per_vm[0];
         let price = st.cluster.vm(v).price_per_second;
@@ -884,13 +893,7 @@ mod tests {
     /// releases exactly those two; the third stays where it is.
     #[test]
     fn a_lost_worker_releases_only_its_own_executors() {
-        let mut st = state();
-        let body = r#"{"id":"j","executors":3,"executor_cores":1,"executor_memory_gib":1,
-                       "estimated_duration_s":1000}"#;
-        let s = Submission::parse(body.as_bytes()).unwrap();
-        let job = s.job(0.0);
-        st.add(s, job, JobState::Queued, 0.0);
-        st.schedule(0.0);
+        let mut st = running_job(3, 1.0);
         let before = st.entry(0).placement.clone().unwrap();
         assert_eq!(
             before.executors_per_vm.len(),
