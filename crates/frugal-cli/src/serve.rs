@@ -243,13 +243,7 @@ fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
                 .unwrap_or(std::net::Ipv4Addr::new(10, 77, 0, 0)),
         },
     };
-    let control = match &kind {
-        ProvisionerKind::Loopback => std::net::Ipv4Addr::LOCALHOST,
-        ProvisionerKind::Netns { subnet, .. } => {
-            let [x, y, z, _] = subnet.octets();
-            std::net::Ipv4Addr::new(x, y, z, 1)
-        }
-    };
+    let control = kind.control_address();
     let ip = a.bind.ip();
     if !(ip.is_unspecified() || ip == std::net::IpAddr::V4(control)) {
         anyhow::bail!(Usage(anyhow::anyhow!(

@@ -24,7 +24,7 @@ use frugal_core::cluster::VmId;
 use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
 
 pub use loopback::Loopback;
-pub use netns::Netns;
+pub use netns::{Netns, on_subnet};
 
 /// Errors of a provisioner.
 #[derive(Debug, thiserror::Error)]

@@ -17,13 +17,19 @@ use frugal_core::cluster::VmId;
 
 use super::{AgentLaunch, ProvisionError, Provisioner, ip};
 
+/// Host `last` (1 = the control node, `k + 2` = VM `k`) of the /24 `subnet`.
+pub fn on_subnet(subnet: Ipv4Addr, last: u8) -> Ipv4Addr {
+    let [a, b, c, _] = subnet.octets();
+    Ipv4Addr::new(a, b, c, last)
+}
+
 /// Longest prefix: interface names must fit Linux's 15 bytes (`Pv253`).
 pub const MAX_PREFIX: usize = 8;
 
 /// VMs as network namespaces on a bridge (at most 253).
 pub struct Netns {
     prefix: String,
-    subnet: [u8; 3],
+    subnet: Ipv4Addr,
     agents: AgentLaunch,
 }
 
@@ -46,10 +52,9 @@ impl Netns {
                 "--netns-prefix {prefix:?}: use 1–{MAX_PREFIX} ASCII letters or digits"
             )));
         }
-        let [a, b, c, _] = subnet.octets();
         let n = Netns {
             prefix: prefix.to_string(),
-            subnet: [a, b, c],
+            subnet,
             agents,
         };
         let br = n.bridge();
@@ -98,14 +103,12 @@ impl Provisioner for Netns {
     }
 
     fn control_address(&self) -> Ipv4Addr {
-        let [a, b, c] = self.subnet;
-        Ipv4Addr::new(a, b, c, 1)
+        on_subnet(self.subnet, 1)
     }
 
     /// `a.b.c.{vm+2}`.
     fn address(&self, vm: VmId) -> Ipv4Addr {
-        let [a, b, c] = self.subnet;
-        Ipv4Addr::new(a, b, c, u8::try_from(vm + 2).unwrap_or(u8::MAX))
+        on_subnet(self.subnet, u8::try_from(vm + 2).unwrap_or(u8::MAX))
     }
 
     fn power_on(&self, vm: VmId) -> Result<(), ProvisionError> {

@@ -74,6 +74,14 @@ struct Inner {
     next: HashMap<String, u32>,
 }
 
+impl Inner {
+    /// VM `vm` is no longer expected up and runs nothing.
+    fn drop_vm(&mut self, vm: VmId) {
+        self.on.remove(&vm);
+        self.workers.retain(|_, w| w.order.vm != vm);
+    }
+}
+
 /// The registry of hosts and ordered workers.
 pub struct Hosts {
     inner: Mutex<Inner>,
@@ -101,9 +109,7 @@ impl Hosts {
 
     /// VM `vm` was powered off: it runs nothing from now on.
     pub fn vm_off(&self, vm: VmId) {
-        let mut g = self.lock();
-        g.on.remove(&vm);
-        g.workers.retain(|_, w| w.order.vm != vm);
+        self.lock().drop_vm(vm);
     }
 
     /// Running job `id` (index `idx`) has a worker per entry of `orders` (a launch or a
@@ -280,9 +286,8 @@ impl Hosts {
             }
         }
         lost.sort();
-        for (vm, _) in &lost {
-            g.on.remove(vm);
-            g.workers.retain(|_, w| w.order.vm != *vm);
+        for &(vm, _) in &lost {
+            g.drop_vm(vm);
         }
         lost
     }

@@ -48,7 +48,7 @@ use super::{Backend, BackendEvent, Launch};
 use crate::agent::protocol::{Heartbeat, Orders, WorkerOrder};
 use crate::agent::worker::{FAST_JVM, spark_class};
 use crate::process::{alive, claim, read_pid, spawn_group, stop_group, stop_pid_file};
-use crate::provision::{AgentLaunch, Loopback, Netns, PowerQueue, Provisioner};
+use crate::provision::{AgentLaunch, Loopback, Netns, PowerQueue, Provisioner, on_subnet};
 use hosts::{HostTimeouts, Hosts};
 
 /// Seconds of silence after which the master drops a worker (`spark.worker.timeout`).
@@ -70,6 +70,17 @@ pub enum ProvisionerKind {
         /// The /24 subnet `a.b.c.0`.
         subnet: Ipv4Addr,
     },
+}
+
+impl ProvisionerKind {
+    /// The control node's address: the master, the drivers, and where agents call the
+    /// service (`127.0.0.1`, or `.1` of the netns subnet).
+    pub fn control_address(&self) -> Ipv4Addr {
+        match self {
+            ProvisionerKind::Loopback => Ipv4Addr::LOCALHOST,
+            ProvisionerKind::Netns { subnet, .. } => on_subnet(*subnet, 1),
+        }
+    }
 }
 
 /// The hosts: provisioner, agents and their timeouts.
@@ -342,23 +353,22 @@ impl SparkStandalone {
 /// Builds the configured provisioner.
 fn provisioner(cfg: &SparkConfig) -> Result<Arc<dyn Provisioner>, SparkError> {
     let h = &cfg.hosts;
-    let launch = |control: Ipv4Addr| AgentLaunch {
+    let launch = AgentLaunch {
         frugal: h.frugal.clone(),
         token_file: h.agent_token_file.clone(),
-        service_url: format!("http://{control}:{}", h.service_port),
+        service_url: format!(
+            "http://{}:{}",
+            h.provisioner.control_address(),
+            h.service_port
+        ),
         spark_home: cfg.spark_home.clone(),
         work_dir: cfg.work_dir.clone(),
     };
     Ok(match &h.provisioner {
-        ProvisionerKind::Loopback => Arc::new(Loopback::new(launch(Ipv4Addr::LOCALHOST))),
-        ProvisionerKind::Netns { prefix, subnet } => {
-            let [a, b, c, _] = subnet.octets();
-            let control = Ipv4Addr::new(a, b, c, 1);
-            Arc::new(
-                Netns::new(prefix, *subnet, launch(control))
-                    .map_err(|e| SparkError::Setup(e.to_string()))?,
-            )
-        }
+        ProvisionerKind::Loopback => Arc::new(Loopback::new(launch)),
+        ProvisionerKind::Netns { prefix, subnet } => Arc::new(
+            Netns::new(prefix, *subnet, launch).map_err(|e| SparkError::Setup(e.to_string()))?,
+        ),
     })
 }
 
