@@ -119,12 +119,23 @@ mod tests {
     #[test]
     fn workers_are_found_by_their_marker() {
         let host = format!("test-host-{}", std::process::id());
+        // The shell waits in its `read` builtin, so no exec of a lone command in place
+        // can replace the command line that carries the marker.
         let mut child = Command::new("sh")
-            .args(["-c", "sleep 30"])
+            .args(["-c", "read line"])
             .arg(worker_marker(&host, "job-1-0"))
+            .stdin(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let found = running(&host);
+        // `spawn` may return before the kernel has published the new command line (a
+        // vfork parent resumes before exec has set up the arguments), so the scan is
+        // retried as the agent's next beat would.
+        let t0 = std::time::Instant::now();
+        let mut found = running(&host);
+        while found.is_empty() && t0.elapsed().as_secs() < 5 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            found = running(&host);
+        }
         assert_eq!(found.get("job-1-0"), Some(&child.id()), "{found:?}");
         assert_eq!(found.len(), 1);
         assert!(running(&format!("{host}x")).is_empty(), "another host's");
