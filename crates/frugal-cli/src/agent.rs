@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use frugal_service::agent::protocol::HostedVm;
-use frugal_service::agent::{AgentConfig, run as run_agent};
+use frugal_service::agent::{AgentConfig, Runtime, run as run_agent};
 
 use crate::choices::number_in;
 
@@ -32,7 +32,11 @@ pub struct AgentArgs {
     /// workers bind to); repeat for several.
     #[arg(long = "vm", value_name = "ID=ADDRESS", required = true, value_parser = parse_vm)]
     pub vms: Vec<HostedVm>,
-    /// The Spark installation [default: $SPARK_HOME].
+    /// What the reservation workers are: Spark standalone workers, or placeholder
+    /// processes for `frugal serve --backend emulated`.
+    #[arg(long, value_enum, default_value = "spark")]
+    pub runtime: RuntimeArg,
+    /// spark: the Spark installation [default: $SPARK_HOME].
     #[arg(long)]
     pub spark_home: Option<PathBuf>,
     /// Directory for worker logs, PID files and scratch space.
@@ -44,6 +48,15 @@ pub struct AgentArgs {
     /// Memory this host reports, GiB [default: the machine's].
     #[arg(long, value_parser = number_in(0.001, 1e6))]
     pub memory_gib: Option<f64>,
+}
+
+/// The agent's `--runtime`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RuntimeArg {
+    /// Spark standalone workers.
+    Spark,
+    /// Placeholder workers (the emulated backend).
+    Emulated,
 }
 
 fn parse_vm(s: &str) -> Result<HostedVm, String> {
@@ -72,11 +85,21 @@ extern "C" fn on_signal(_: nix::libc::c_int) {
 pub fn run(a: &AgentArgs) -> Result<()> {
     use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
     let token = crate::serve::secret(&a.token_file, AGENT_TOKEN_ENV, false)?;
-    let spark_home = match &a.spark_home {
-        Some(h) => h.clone(),
-        None => std::env::var_os("SPARK_HOME")
-            .map(PathBuf::from)
-            .context("neither --spark-home nor SPARK_HOME is set")?,
+    let runtime = match (a.runtime, &a.spark_home) {
+        (RuntimeArg::Emulated, Some(_)) => {
+            anyhow::bail!(crate::Usage(anyhow::anyhow!(
+                "--spark-home applies to --runtime spark only"
+            )))
+        }
+        (RuntimeArg::Emulated, None) => Runtime::Emulated,
+        (RuntimeArg::Spark, Some(h)) => Runtime::Spark {
+            spark_home: h.clone(),
+        },
+        (RuntimeArg::Spark, None) => Runtime::Spark {
+            spark_home: std::env::var_os("SPARK_HOME")
+                .map(PathBuf::from)
+                .context("neither --spark-home nor SPARK_HOME is set")?,
+        },
     };
     let cfg = AgentConfig {
         service_url: a.service.clone(),
@@ -87,7 +110,7 @@ pub fn run(a: &AgentArgs) -> Result<()> {
             .cores
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32)),
         memory_gib: a.memory_gib.unwrap_or_else(machine_memory_gib),
-        spark_home,
+        runtime,
         work_dir: std::path::absolute(&a.work_dir)?,
     };
     let action = SigAction::new(

@@ -100,7 +100,9 @@ pub struct ServeArgs {
     /// spark-standalone: master web UI port (bound to the control address).
     #[arg(long, default_value_t = 18080)]
     pub spark_ui_port: u16,
-    /// spark-standalone: how VMs' hosts are powered on and off [default: loopback].
+    /// How VMs' hosts are powered on and off, each running a node agent: spark-standalone
+    /// always has hosts [default: loopback]; emulated has them only with this flag
+    /// (placeholder workers instead of Spark's), else runs all in-process.
     #[arg(long, value_enum)]
     pub provisioner: Option<ProvisionerArg>,
     /// netns: prefix of namespace, link and bridge names (1–8 letters or digits)
@@ -111,16 +113,21 @@ pub struct ServeArgs {
     /// the drivers) is .1, VM k is .(k+2) [default: 10.77.0.0].
     #[arg(long)]
     pub netns_subnet: Option<std::net::Ipv4Addr>,
-    /// spark-standalone: file with the agents' token (created, mode 0600, if missing);
+    /// emulated with --provisioner: directory of the hosts' agents (vm<k>/: PID file,
+    /// log, workers) [default: frugal-hosts]; spark-standalone keeps them in
+    /// <--spark-dir>/hosts.
+    #[arg(long)]
+    pub hosts_dir: Option<PathBuf>,
+    /// With hosts: file with the agents' token (created, mode 0600, if missing);
     /// FRUGAL_AGENT_TOKEN overrides it.
     #[arg(long, default_value = "frugal-agent.token")]
     pub agent_token_file: PathBuf,
-    /// spark-standalone: seconds without a heartbeat after which a host is lost, in
-    /// [2, 3600] (agents beat every second).
+    /// With hosts: seconds without a heartbeat after which a host is lost, in [2, 3600]
+    /// (agents beat every second).
     #[arg(long, default_value_t = 10.0, value_parser = number_in(2.0, 3600.0))]
     pub host_timeout: f64,
-    /// spark-standalone: seconds a powered-on host (or an ordered worker) has to show up,
-    /// in [2, 3600].
+    /// With hosts: seconds a powered-on host (or an ordered worker) has to show up, in
+    /// [2, 3600].
     #[arg(long, default_value_t = 60.0, value_parser = number_in(2.0, 3600.0))]
     pub boot_timeout: f64,
     /// Cluster preset or TOML file (as for `simulate`).
@@ -224,8 +231,8 @@ pub fn secret(file: &Path, env: &str, create: bool) -> Result<String> {
     }
 }
 
-/// The provisioner of the spark-standalone backend; the API must be reachable on the
-/// control address, where the agents call it.
+/// The provisioner of the VMs' hosts; the API must be reachable on the control address,
+/// where the agents call it.
 fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
     let kind = match a.provisioner.unwrap_or(ProvisionerArg::Loopback) {
         ProvisionerArg::Loopback => {
@@ -256,6 +263,22 @@ fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
     Ok(kind)
 }
 
+/// The VMs' hosts, their agents' files in `hosts_dir`, and the agent token.
+fn hosts(a: &ServeArgs, hosts_dir: PathBuf) -> Result<(HostsConfig, String)> {
+    let hosts = HostsConfig {
+        provisioner: provisioner(a)?,
+        frugal: std::env::current_exe()?,
+        agent_token_file: std::path::absolute(&a.agent_token_file)?,
+        service_port: a.bind.port(),
+        hosts_dir,
+        timeouts: HostTimeouts {
+            lost_after: Duration::from_secs_f64(a.host_timeout),
+            boot: Duration::from_secs_f64(a.boot_timeout),
+        },
+    };
+    Ok((hosts, secret(&a.agent_token_file, AGENT_TOKEN_ENV, true)?))
+}
+
 /// The service's configuration and policy from the command line.
 pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)> {
     let (cluster, billing) = a.cluster.build(a.pricing, None, 1)?;
@@ -270,33 +293,42 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     let apps_dir = std::fs::canonicalize(&apps_dir)
         .with_context(|| format!("--apps-dir {}", apps_dir.display()))?;
     let (backend, agent_token) = match a.backend {
-        BackendArg::Emulated => {
-            if a.provisioner.is_some() || a.netns_prefix.is_some() || a.netns_subnet.is_some() {
+        BackendArg::Emulated if a.provisioner.is_none() => {
+            if a.netns_prefix.is_some() || a.netns_subnet.is_some() || a.hosts_dir.is_some() {
                 anyhow::bail!(Usage(anyhow::anyhow!(
-                    "--provisioner, --netns-prefix and --netns-subnet apply to --backend spark-standalone only"
+                    "--netns-prefix, --netns-subnet and --hosts-dir apply to hosts only: \
+                     add --provisioner, or use --backend spark-standalone"
                 )));
             }
-            (BackendConfig::Emulated { speedup: a.speedup }, None)
+            let backend = BackendConfig::Emulated {
+                speedup: a.speedup,
+                hosts: None,
+            };
+            (backend, None)
+        }
+        BackendArg::Emulated => {
+            let dir = a.hosts_dir.as_deref().unwrap_or(Path::new("frugal-hosts"));
+            let (hosts, agent_token) = hosts(a, std::path::absolute(dir)?)?;
+            let backend = BackendConfig::Emulated {
+                speedup: a.speedup,
+                hosts: Some(hosts),
+            };
+            (backend, Some(agent_token))
         }
         BackendArg::SparkStandalone => {
+            if a.hosts_dir.is_some() {
+                anyhow::bail!(Usage(anyhow::anyhow!(
+                    "--hosts-dir applies to --backend emulated: spark-standalone keeps its \
+                     hosts in <--spark-dir>/hosts"
+                )));
+            }
             let work_dir = std::path::absolute(&a.spark_dir)?;
-            let frugal = std::env::current_exe()?;
-            let hosts = HostsConfig {
-                provisioner: provisioner(a)?,
-                frugal: frugal.clone(),
-                agent_token_file: std::path::absolute(&a.agent_token_file)?,
-                service_port: a.bind.port(),
-                timeouts: HostTimeouts {
-                    lost_after: Duration::from_secs_f64(a.host_timeout),
-                    boot: Duration::from_secs_f64(a.boot_timeout),
-                },
-            };
-            let agent_token = secret(&a.agent_token_file, AGENT_TOKEN_ENV, true)?;
+            let (hosts, agent_token) = hosts(a, work_dir.join("hosts"))?;
             let mut spark = SparkConfig::discover(&a.python, &work_dir, hosts)?;
             spark.master_port = a.spark_port;
             spark.master_ui_port = a.spark_ui_port;
             spark.apps_dir = apps_dir.clone();
-            spark.exit_recorder = Some(frugal);
+            spark.exit_recorder = Some(std::env::current_exe()?);
             (
                 BackendConfig::SparkStandalone(Box::new(spark)),
                 Some(agent_token),

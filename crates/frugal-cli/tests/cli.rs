@@ -521,7 +521,16 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
         )
     };
     let cases = [
-        ("serve --provisioner netns".to_string(), "--provisioner"),
+        ("serve --netns-prefix ab".to_string(), "--netns-prefix"),
+        ("serve --hosts-dir h".into(), "--hosts-dir"),
+        (
+            "serve --backend spark-standalone --hosts-dir h".into(),
+            "--hosts-dir",
+        ),
+        (
+            "serve --provisioner netns --bind 127.0.0.1:8080".into(),
+            "--bind",
+        ),
         (
             "serve --backend spark-standalone --netns-subnet 10.1.2.0".into(),
             "--netns-subnet",
@@ -538,6 +547,10 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
             "--vm 3",
         ),
         (agent("--host-id a --vm 3=10.0.0.5"), "--spark-home"),
+        (
+            agent("--runtime emulated --host-id a --vm 3=10.0.0.5"),
+            "--spark-home",
+        ),
     ];
     for (line, flag) in &cases {
         let argv: Vec<&str> = line.split_whitespace().collect();

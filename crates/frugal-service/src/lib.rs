@@ -36,7 +36,10 @@ pub use state::{Effect, Entry, JobState, LOST_VM_QUARANTINE_S, Restored, State};
 pub use store::{Durability, JobUpdate, SCHEMA_VERSION, Store, StoreError, StoreLimits, StoredJob};
 pub use submission::{Invalid, Submission};
 
-use backend::{Backend, BackendEvent, Emulated, Launch, SparkConfig, SparkStandalone};
+use agent::Runtime;
+use backend::{
+    Backend, BackendEvent, Emulated, Fleet, HostsConfig, Launch, SparkConfig, SparkStandalone,
+};
 use clock::Clock;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Cluster;
@@ -47,10 +50,12 @@ use frugal_core::scheduler::{Scheduler, SchedulerConfig};
 /// Which backend runs the jobs.
 #[derive(Clone, Debug)]
 pub enum BackendConfig {
-    /// In-process cluster in real time, `speedup` (> 0) service seconds per wall second.
+    /// Emulated cluster in real time, `speedup` (> 0) service seconds per wall second.
     Emulated {
         /// Service seconds per wall-clock second.
         speedup: f64,
+        /// The VMs' hosts and their agents; `None`: all in-process.
+        hosts: Option<HostsConfig>,
     },
     /// A real Spark standalone cluster on loopback.
     SparkStandalone(Box<SparkConfig>),
@@ -197,6 +202,7 @@ impl Service {
             placement: placement
                 .or_else(|| e.placement.clone())
                 .unwrap_or_default(),
+            start_s: e.start.unwrap_or(0.0),
             duration_s: e.finish.unwrap_or(0.0) - e.start.unwrap_or(0.0),
         }
     }
@@ -325,7 +331,7 @@ pub async fn start(
         )));
     }
     let speedup = match &cfg.backend {
-        BackendConfig::Emulated { speedup } => *speedup,
+        BackendConfig::Emulated { speedup, .. } => *speedup,
         BackendConfig::SparkStandalone(_) => 1.0,
     };
     if !(speedup.is_finite() && speedup > 0.0) {
@@ -335,7 +341,16 @@ pub async fn start(
     let store = Store::open(&cfg.database_url, cfg.durability, clock, cfg.limits.store).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let backend: Box<dyn Backend> = match &cfg.backend {
-        BackendConfig::Emulated { speedup } => Box::new(Emulated::new(*speedup, tx)),
+        BackendConfig::Emulated { speedup, hosts } => {
+            let fleet = match hosts {
+                Some(h) => Some(
+                    Fleet::start(h, Runtime::Emulated, cfg.cluster.len(), tx.clone())
+                        .map_err(|e| ServiceError::Config(e.to_string()))?,
+                ),
+                None => None,
+            };
+            Box::new(Emulated::new(*speedup, tx, fleet))
+        }
         BackendConfig::SparkStandalone(spark) => {
             let (spark, vms) = ((**spark).clone(), cfg.cluster.len());
             Box::new(
@@ -425,6 +440,7 @@ async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
                 idx: svc.lock().next_index(),
                 submission: s.submission.clone(),
                 placement: placement.clone(),
+                start_s: s.start.unwrap_or(0.0),
                 duration_s: s.finish.unwrap_or(0.0) - s.start.unwrap_or(0.0),
             };
             if svc.backend.reattach(&launch) {

@@ -39,10 +39,24 @@ pub struct AgentConfig {
     pub cores: u32,
     /// Memory of the host, GiB.
     pub memory_gib: f64,
-    /// The Spark installation workers run from.
-    pub spark_home: PathBuf,
+    /// What a reservation worker is on this host.
+    pub runtime: Runtime,
     /// Where worker logs, PID files and discovery scripts go.
     pub work_dir: PathBuf,
+}
+
+/// What the agent runs as a reservation worker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Runtime {
+    /// A Spark standalone worker from this installation (`SPARK_HOME`).
+    Spark {
+        /// The Spark installation.
+        spark_home: PathBuf,
+    },
+    /// A placeholder process holding the worker's place for the emulated backend: it
+    /// runs nothing, but is started, found, lost and stopped like a Spark worker, so the
+    /// agent protocol and host failures are exercised without a JVM.
+    Emulated,
 }
 
 /// Errors of the agent's configuration.
@@ -78,10 +92,12 @@ impl AgentConfig {
                 return bad(format!("--vm {}: given twice", v.id));
             }
         }
-        if !self.spark_home.join("bin/spark-class").exists() {
+        if let Runtime::Spark { spark_home } = &self.runtime
+            && !spark_home.join("bin/spark-class").exists()
+        {
             return bad(format!(
                 "--spark-home {}: no bin/spark-class",
-                self.spark_home.display()
+                spark_home.display()
             ));
         }
         if self.token.trim().is_empty() {
@@ -206,7 +222,7 @@ fn reconcile(
             }
             None => Err(format!("VM {} is not on this host", o.vm)),
             Some(vm) => worker::start(
-                &cfg.spark_home,
+                &cfg.runtime,
                 &cfg.work_dir.join("workers"),
                 &cfg.host,
                 &vm.address,

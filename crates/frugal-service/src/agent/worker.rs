@@ -1,6 +1,7 @@
 //! Reservation workers on the agent's host: started from a [`WorkerOrder`] with the
 //! recipe of the Spark backend (one standalone worker per (job, VM) offering the job's
-//! resource), found again by their command-line marker, stopped by process group.
+//! resource) or, for the emulated backend, as an idle placeholder process; found again
+//! by their command-line marker, stopped by process group.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -8,6 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
+use super::Runtime;
 use super::protocol::{WorkerOrder, worker_marker};
 use crate::process::spawn_group;
 
@@ -24,19 +26,49 @@ pub fn spark_class(spark_home: &Path, main: &str) -> Command {
     cmd
 }
 
-/// Starts the worker `order` for `host` on `address`, with its discovery script, log
-/// and PID file in `dir`. Returns its PID (its process group).
+/// Starts the worker `order` for `host` on `address` under `runtime`, with its log and
+/// PID file (and a Spark worker's discovery script) in `dir`. Returns its PID (its
+/// process group).
 ///
 /// # Errors
 /// If a file cannot be written or the process cannot be started.
 pub fn start(
-    spark_home: &Path,
+    runtime: &Runtime,
     dir: &Path,
     host: &str,
     address: &str,
     order: &WorkerOrder,
 ) -> std::io::Result<u32> {
     fs::create_dir_all(dir)?;
+    let name = &order.name;
+    let mut cmd = match runtime {
+        Runtime::Spark { spark_home } => spark_worker(spark_home, dir, host, address, order)?,
+        // A shell idling in a loop: its command line keeps the marker (as `$0`) for as
+        // long as it runs, and stopping its process group stops it.
+        Runtime::Emulated => {
+            let mut c = Command::new("sh");
+            c.args(["-c", "while :; do sleep 3600; done"])
+                .arg(worker_marker(host, name));
+            c
+        }
+    };
+    spawn_group(
+        &mut cmd,
+        &dir.join(format!("{name}.log")),
+        &dir.join(format!("{name}.pid")),
+        None,
+    )
+}
+
+/// The command of a Spark standalone worker for `order`, after writing its resource
+/// discovery script into `dir`.
+fn spark_worker(
+    spark_home: &Path,
+    dir: &Path,
+    host: &str,
+    address: &str,
+    order: &WorkerOrder,
+) -> std::io::Result<Command> {
     let (name, resource, n) = (&order.name, &order.resource, order.executors);
     let script = dir.join(format!("{name}.discover.sh"));
     let addresses: Vec<String> = (0..n).map(|i| format!("\"{i}\"")).collect();
@@ -74,12 +106,7 @@ pub fn start(
         .arg("--work-dir")
         .arg(dir.join(format!("{name}.work")))
         .arg(&order.master_url);
-    spawn_group(
-        &mut cmd,
-        &dir.join(format!("{name}.log")),
-        &dir.join(format!("{name}.pid")),
-        None,
-    )
+    Ok(cmd)
 }
 
 /// The reservation workers of `host` running on this machine, by name, with their PIDs:

@@ -1,39 +1,116 @@
-//! The emulated backend: an in-process cluster in real time, `speedup` service seconds
-//! per wall-clock second. A job runs for exactly its estimated duration. Nothing
-//! survives a restart, so restarted jobs run again.
+//! The emulated backend: a cluster in real time, `speedup` service seconds per wall-clock
+//! second, on which a job runs for exactly its estimated duration: it ends at service
+//! time `start + duration`.
+//!
+//! Without hosts it is all in-process: power changes do nothing, nothing can fail, and
+//! nothing survives a restart, so restarted jobs run again. With hosts (a [`Fleet`]) the
+//! VMs are powered on and off by the provisioner and each job's executors are held by
+//! placeholder reservation workers that the VMs' node agents start, report and lose
+//! exactly as on the Spark backend: a killed worker or a silent host is lost and its
+//! executors are replaced, the agents' reports are the job's observed placement, and a
+//! restarted service takes running jobs over (their workers outlive it) and ends them at
+//! their original finish time instead of running them again.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::AbortHandle;
 
 use frugal_core::cluster::VmId;
 
-use super::{Backend, BackendEvent, Launch};
+use super::{Backend, BackendEvent, Fleet, Launch};
+use crate::agent::protocol::{Heartbeat, Orders};
+
+/// Wall-clock milliseconds between two reports of a job's observed placement (with
+/// hosts).
+const OBSERVE_INTERVAL_MS: u64 = 500;
 
 /// The emulated cluster.
 pub struct Emulated {
     speedup: f64,
     events: UnboundedSender<BackendEvent>,
-    running: Mutex<HashMap<usize, AbortHandle>>,
+    fleet: Option<Arc<Fleet>>,
+    /// Running jobs by index: their timer and id.
+    running: Arc<Mutex<HashMap<usize, (AbortHandle, String)>>>,
 }
 
 impl Emulated {
     /// An emulated cluster running `speedup` (> 0) service seconds per wall second,
-    /// reporting on `events`. Must be built inside a tokio runtime.
-    pub fn new(speedup: f64, events: UnboundedSender<BackendEvent>) -> Emulated {
+    /// reporting on `events`, its VMs' hosts run by `fleet` (or in-process without one).
+    /// Must be built inside a tokio runtime.
+    pub fn new(
+        speedup: f64,
+        events: UnboundedSender<BackendEvent>,
+        fleet: Option<Arc<Fleet>>,
+    ) -> Emulated {
         Emulated {
             speedup,
             events,
-            running: Mutex::new(HashMap::new()),
+            fleet,
+            running: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<usize, AbortHandle>> {
-        self.running.lock().unwrap_or_else(|p| p.into_inner())
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<usize, (AbortHandle, String)>> {
+        lock(&self.running)
     }
+
+    /// Runs `job` until service time `start + duration` (at once if that has passed). An
+    /// end no timer can hold (submissions are bounded to 10 years, so only a bug gets
+    /// here) is reported as a failure, never a panic in the scheduling loop.
+    fn run(&self, job: &Launch) {
+        let (idx, id) = (job.idx, job.submission.id.clone());
+        let end_wall_s = (job.start_s + job.duration_s) / self.speedup;
+        let now_wall_s = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let Ok(wall) = Duration::try_from_secs_f64((end_wall_s - now_wall_s).max(0.0)) else {
+            let _ = self.events.send(BackendEvent::Failed {
+                idx,
+                reason: format!("run time {} s cannot be emulated", job.duration_s),
+            });
+            return;
+        };
+        let (events, fleet, running) = (
+            self.events.clone(),
+            self.fleet.clone(),
+            Arc::clone(&self.running),
+        );
+        let job_id = id.clone();
+        let task = tokio::spawn(async move {
+            let end = tokio::time::Instant::now() + wall;
+            if let Some(fleet) = &fleet {
+                let mut reported = None;
+                while tokio::time::Instant::now() < end {
+                    let observed = fleet.observed(&job_id);
+                    if observed.is_some() && observed != reported {
+                        let executors_per_vm = observed.clone().unwrap_or_default();
+                        let _ = events.send(BackendEvent::Observed {
+                            idx,
+                            executors_per_vm,
+                        });
+                        reported = observed;
+                    }
+                    let step =
+                        tokio::time::Instant::now() + Duration::from_millis(OBSERVE_INTERVAL_MS);
+                    tokio::time::sleep_until(step.min(end)).await;
+                }
+                fleet.forget(&job_id);
+            } else {
+                tokio::time::sleep_until(end).await;
+            }
+            lock(&running).remove(&idx);
+            let _ = events.send(BackendEvent::Finished { idx });
+        });
+        self.running().insert(idx, (task.abort_handle(), id));
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Backend for Emulated {
@@ -45,45 +122,67 @@ impl Backend for Emulated {
         self.speedup
     }
 
-    fn power_on(&self, _vm: VmId) {}
-
-    fn power_off(&self, _vm: VmId) {}
-
-    /// Runs the job for its estimated duration, scaled to wall time. A duration no
-    /// timer can hold (submissions are bounded to 10 years, so only a bug gets here) is
-    /// reported as a failure, never a panic in the scheduling loop.
-    fn launch(&self, job: Launch) {
-        let events = self.events.clone();
-        let idx = job.idx;
-        let Ok(wall) = Duration::try_from_secs_f64((job.duration_s / self.speedup).max(0.0)) else {
-            let _ = events.send(BackendEvent::Failed {
-                idx,
-                reason: format!("run time {} s cannot be emulated", job.duration_s),
-            });
-            return;
-        };
-        let task = tokio::spawn(async move {
-            tokio::time::sleep(wall).await;
-            let _ = events.send(BackendEvent::Finished { idx });
-        });
-        self.running().insert(idx, task.abort_handle());
-    }
-
-    fn add_executors(&self, _job: Launch) {}
-
-    fn stop(&self, idx: usize) {
-        if let Some(task) = self.running().remove(&idx) {
-            task.abort();
+    fn power_on(&self, vm: VmId) {
+        if let Some(f) = &self.fleet {
+            f.power_on(vm);
         }
     }
 
-    fn reattach(&self, _job: &Launch) -> bool {
-        false
+    fn power_off(&self, vm: VmId) {
+        if let Some(f) = &self.fleet {
+            f.power_off(vm);
+        }
+    }
+
+    fn launch(&self, job: Launch) {
+        if let Some(f) = &self.fleet {
+            f.order(&job, "");
+        }
+        self.run(&job);
+    }
+
+    fn add_executors(&self, job: Launch) {
+        if let Some(f) = &self.fleet {
+            f.order(&job, "");
+        }
+    }
+
+    fn stop(&self, idx: usize) {
+        if let Some((task, id)) = self.running().remove(&idx) {
+            task.abort();
+            if let Some(f) = &self.fleet {
+                f.forget(&id);
+            }
+        }
+    }
+
+    /// With hosts, takes every running job over (a job whose workers are gone by now is
+    /// found lost at the first heartbeats, as any lost worker is); without, none.
+    fn reattach(&self, job: &Launch) -> bool {
+        let Some(f) = &self.fleet else {
+            return false;
+        };
+        f.reattach(job);
+        self.run(job);
+        true
+    }
+
+    fn restored(&self) {
+        if let Some(f) = &self.fleet {
+            f.restored();
+        }
+    }
+
+    fn heartbeat(&self, hb: &Heartbeat) -> Option<Orders> {
+        self.fleet.as_ref()?.heartbeat(hb)
     }
 
     fn shutdown(&self) {
-        for (_, task) in self.running().drain() {
+        for (_, (task, _)) in self.running().drain() {
             task.abort();
+        }
+        if let Some(f) = &self.fleet {
+            f.shutdown();
         }
     }
 }

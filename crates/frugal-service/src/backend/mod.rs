@@ -3,17 +3,18 @@
 //! the channel it was built with.
 
 mod emulated;
+mod fleet;
+pub mod hosts;
 mod spark;
 
 pub use emulated::Emulated;
-pub use spark::hosts::HostTimeouts;
-pub use spark::{
-    HostsConfig, NETWORK_TIMEOUT_S, ProvisionerKind, SparkConfig, SparkError, SparkStandalone,
-    WORKER_TIMEOUT_S,
-};
+pub use fleet::{CHECK_INTERVAL_MS, Fleet, HostsConfig, ProvisionerKind};
+pub use hosts::HostTimeouts;
+pub use spark::{NETWORK_TIMEOUT_S, SparkConfig, SparkError, SparkStandalone, WORKER_TIMEOUT_S};
 
 use frugal_core::cluster::VmId;
 use frugal_core::placement::Placement;
+use frugal_core::resources::MIB_PER_GIB;
 
 use crate::agent::protocol::{Heartbeat, Orders};
 use crate::submission::Submission;
@@ -27,9 +28,18 @@ pub struct Launch {
     pub submission: Submission,
     /// Executors per VM.
     pub placement: Placement,
+    /// When the job started, service seconds.
+    pub start_s: f64,
     /// Estimated run time under this placement, service seconds (the emulated backend
     /// runs the job for exactly this long).
     pub duration_s: f64,
+}
+
+impl Launch {
+    /// Memory of one executor, MiB.
+    pub fn executor_mib(&self) -> u64 {
+        (self.submission.executor_memory_gib * f64::from(MIB_PER_GIB)) as u64
+    }
 }
 
 /// What a backend reports.

@@ -21,6 +21,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use frugal_core::cluster::VmId;
 
+use crate::agent::Runtime;
 use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
 
 pub use loopback::Loopback;
@@ -68,10 +69,13 @@ pub struct AgentLaunch {
     pub token_file: PathBuf,
     /// The service URL as the hosts reach it.
     pub service_url: String,
-    /// Spark installation.
-    pub spark_home: PathBuf,
-    /// Work directory: `hosts/<vm>/` holds each agent's PID file, log and workers.
-    pub work_dir: PathBuf,
+    /// What the agents run as reservation workers.
+    pub runtime: Runtime,
+    /// `vm<k>/` in it holds VM `k`'s agent's PID file, log and workers.
+    pub hosts_dir: PathBuf,
+    /// Tag making the host ids of this cluster unique on the machine (see
+    /// [`AgentLaunch::host_id`]).
+    pub cluster_tag: String,
 }
 
 impl AgentLaunch {
@@ -92,13 +96,14 @@ impl AgentLaunch {
             .arg("--token-file")
             .arg(&self.token_file)
             .arg("--host-id")
-            .arg(host_id(vm))
+            .arg(self.host_id(vm))
             .arg("--vm")
-            .arg(format!("{vm}={address}"))
-            .arg("--spark-home")
-            .arg(&self.spark_home)
-            .arg("--work-dir")
-            .arg(self.host_dir(vm));
+            .arg(format!("{vm}={address}"));
+        match &self.runtime {
+            Runtime::Spark { spark_home } => cmd.arg("--spark-home").arg(spark_home),
+            Runtime::Emulated => cmd.args(["--runtime", "emulated"]),
+        };
+        cmd.arg("--work-dir").arg(self.host_dir(vm));
         cmd
     }
 
@@ -126,20 +131,23 @@ impl AgentLaunch {
     /// workers an agent killed outright left behind.
     fn stop(&self, vm: VmId) {
         stop_pid_file(&self.host_dir(vm).join("agent.pid"), 5000);
-        for pid in crate::agent::worker::running(&host_id(vm)).into_values() {
+        for pid in crate::agent::worker::running(&self.host_id(vm)).into_values() {
             stop_group(pid, 1000);
         }
     }
 
     /// VM `vm`'s directory.
     fn host_dir(&self, vm: VmId) -> PathBuf {
-        self.work_dir.join("hosts").join(host_id(vm))
+        self.hosts_dir.join(format!("vm{vm}"))
     }
-}
 
-/// The host id of VM `vm` under the provisioners here (one VM per host).
-pub fn host_id(vm: VmId) -> String {
-    format!("vm{vm}")
+    /// The host id of VM `vm` (one VM per host here): `<cluster tag>-vm<k>`. The hosts
+    /// of every cluster on this machine share one process table, and an agent finds
+    /// (and a power-off kills) its workers by a marker holding the host id, so two
+    /// clusters' ids must differ.
+    pub fn host_id(&self, vm: VmId) -> String {
+        format!("{}-vm{vm}", self.cluster_tag)
+    }
 }
 
 /// Runs `ip` with `args`; an error carries its stderr.

@@ -51,7 +51,10 @@ pub fn config(url: &str, speedup: f64) -> ServiceConfig {
             charge_decision_time: false,
             backfill: Backfill::Easy,
         },
-        backend: BackendConfig::Emulated { speedup },
+        backend: BackendConfig::Emulated {
+            speedup,
+            hosts: None,
+        },
         token: TOKEN.into(),
         agent_token: None,
         apps_dir: repo().join("spark"),

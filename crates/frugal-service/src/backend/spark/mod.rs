@@ -8,7 +8,7 @@
 //! the job (amount `n`); the job is submitted with `spark-submit` asking one unit of that
 //! resource per executor, so its executors can land nowhere else and nothing else can
 //! land there. The service orders the workers; the VM's agent starts them (the orders
-//! travel in the replies to its heartbeats, see [`hosts`]). Progress comes from the
+//! travel in the replies to its heartbeats, see [`super::hosts`]). Progress comes from the
 //! driver's REST API (`/api/v1/applications/<app>/allexecutors`), completion from the
 //! driver's exit status (recorded in the job's directory by `frugal record-exit`, which
 //! starts `spark-submit` without a shell). Drivers run on the control node.
@@ -19,7 +19,7 @@
 //! daemons bind to the cluster's addresses only, and agents authenticate with their own
 //! token.
 //!
-//! Timeouts that decide loss: hosts in [`hosts`]; the master drops a silent worker after
+//! Timeouts that decide loss: hosts in [`super::hosts`]; the master drops a silent worker after
 //! [`WORKER_TIMEOUT_S`], and a driver an unreachable executor after
 //! [`NETWORK_TIMEOUT_S`] (Spark's defaults, 60 s and 120 s, would hold a partitioned
 //! job for minutes).
@@ -27,7 +27,6 @@
 //! State lives in the work directory (`jobs/<id>/`: PID file, logs, exit status) and in
 //! the agents' hosts, so a restarted service finds running jobs and workers again.
 
-pub mod hosts;
 mod monitor;
 
 use std::collections::HashMap;
@@ -42,61 +41,18 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 use frugal_core::cluster::VmId;
-use frugal_core::resources::MIB_PER_GIB;
 
-use super::{Backend, BackendEvent, Launch};
-use crate::agent::protocol::{Heartbeat, Orders, WorkerOrder};
+use super::{Backend, BackendEvent, Fleet, HostsConfig, Launch};
+use crate::agent::Runtime;
+use crate::agent::protocol::{Heartbeat, Orders};
 use crate::agent::worker::{FAST_JVM, spark_class};
 use crate::process::{alive, claim, read_pid, spawn_group, stop_group, stop_pid_file};
-use crate::provision::{AgentLaunch, Loopback, Netns, PowerQueue, Provisioner, on_subnet};
-use hosts::{HostTimeouts, Hosts};
 
 /// Seconds of silence after which the master drops a worker (`spark.worker.timeout`).
 pub const WORKER_TIMEOUT_S: u32 = 15;
 /// Seconds after which a driver gives up on an executor it cannot reach
 /// (`spark.network.timeout`; executors heartbeat every 2 s).
 pub const NETWORK_TIMEOUT_S: u32 = 20;
-
-/// How the VMs' hosts are provisioned.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ProvisionerKind {
-    /// VM `k` is `127.0.0.{k+2}` on this machine.
-    Loopback,
-    /// VM `k` is network namespace `<prefix>-vm{k}` at `a.b.c.{k+2}` on a bridge whose
-    /// address `a.b.c.1` is the control node's (root needed).
-    Netns {
-        /// Names' prefix (1–8 letters or digits).
-        prefix: String,
-        /// The /24 subnet `a.b.c.0`.
-        subnet: Ipv4Addr,
-    },
-}
-
-impl ProvisionerKind {
-    /// The control node's address: the master, the drivers, and where agents call the
-    /// service (`127.0.0.1`, or `.1` of the netns subnet).
-    pub fn control_address(&self) -> Ipv4Addr {
-        match self {
-            ProvisionerKind::Loopback => Ipv4Addr::LOCALHOST,
-            ProvisionerKind::Netns { subnet, .. } => on_subnet(*subnet, 1),
-        }
-    }
-}
-
-/// The hosts: provisioner, agents and their timeouts.
-#[derive(Clone, Debug)]
-pub struct HostsConfig {
-    /// The provisioner.
-    pub provisioner: ProvisionerKind,
-    /// The `frugal` executable the provisioner starts agents with.
-    pub frugal: PathBuf,
-    /// File with the agent token, read by the agents it starts.
-    pub agent_token_file: PathBuf,
-    /// Port of the service's API, which agents reach on the control address.
-    pub service_port: u16,
-    /// When hosts and workers count as lost.
-    pub timeouts: HostTimeouts,
-}
 
 /// Settings of the Spark standalone backend.
 #[derive(Clone, Debug)]
@@ -202,13 +158,10 @@ struct Shared {
     cfg: SparkConfig,
     events: UnboundedSender<BackendEvent>,
     runs: Mutex<HashMap<usize, Run>>,
-    provisioner: Arc<dyn Provisioner>,
-    power: PowerQueue,
-    hosts: Hosts,
+    fleet: Arc<Fleet>,
     control: Ipv4Addr,
     /// VM by host address (for the executors the drivers report).
     vm_by_address: HashMap<Ipv4Addr, VmId>,
-    vms: usize,
 }
 
 impl Shared {
@@ -227,7 +180,7 @@ impl Shared {
     /// Job `idx` (`id`) ended or failed to start: it no longer runs and its workers are
     /// no longer ordered.
     fn ended(&self, idx: usize, id: &str) -> bool {
-        self.hosts.forget(id);
+        self.fleet.forget(id);
         self.runs().remove(&idx).is_some()
     }
 
@@ -244,9 +197,9 @@ pub struct SparkStandalone {
 }
 
 impl SparkStandalone {
-    /// Sets up the provisioner, starts the master on the control address (or reuses one
-    /// already answering on the configured UI port, e.g. after a service restart), waits
-    /// until it is ALIVE, and starts checking hosts. Blocks for up to two minutes.
+    /// Sets up the hosts ([`Fleet`]), starts the master on the control address (or
+    /// reuses one already answering on the configured UI port, e.g. after a service
+    /// restart) and waits until it is ALIVE. Blocks for up to two minutes.
     ///
     /// # Errors
     /// [`SparkError`] if the cluster has more than 253 VMs, the provisioner or the work
@@ -257,17 +210,14 @@ impl SparkStandalone {
         vms: usize,
         events: UnboundedSender<BackendEvent>,
     ) -> Result<SparkStandalone, SparkError> {
-        if vms > 253 {
-            return Err(SparkError::Setup(format!(
-                "{vms} VMs: at most 253 addresses fit in one /24 (…2 to …254)"
-            )));
-        }
         fs::create_dir_all(cfg.jobs_dir())?;
-        let provisioner = provisioner(&cfg)?;
-        let control = provisioner.control_address();
-        let vm_by_address = (0..vms as VmId)
-            .map(|vm| (provisioner.address(vm), vm))
-            .collect();
+        let runtime = Runtime::Spark {
+            spark_home: cfg.spark_home.clone(),
+        };
+        let fleet = Fleet::start(&cfg.hosts, runtime, vms, events.clone())
+            .map_err(|e| SparkError::Setup(e.to_string()))?;
+        let control = fleet.control_address();
+        let vm_by_address = (0..vms as VmId).map(|vm| (fleet.address(vm), vm)).collect();
         let http = monitor::agent();
         if !monitor::master_alive(&http, control, cfg.master_ui_port) {
             let mut cmd = spark_class(&cfg.spark_home, "org.apache.spark.deploy.master.Master");
@@ -301,18 +251,13 @@ impl SparkStandalone {
             }
         }
         let shared = Arc::new(Shared {
-            hosts: Hosts::new(cfg.hosts.timeouts),
-            power: PowerQueue::new(Arc::clone(&provisioner), vms),
-            provisioner,
+            fleet,
             control,
             vm_by_address,
-            vms,
             cfg,
             events,
             runs: Mutex::new(HashMap::new()),
         });
-        let weak = Arc::downgrade(&shared);
-        std::thread::spawn(move || check_hosts(&weak));
         Ok(SparkStandalone { shared })
     }
 
@@ -331,68 +276,12 @@ impl SparkStandalone {
 
     /// Orders `job`'s reservation workers (one per VM of its placement).
     fn order_workers(&self, job: &Launch) {
-        let s = &job.submission;
-        let orders = job
-            .placement
-            .executors_per_vm
-            .iter()
-            .map(|&(vm, n)| WorkerOrder {
-                name: String::new(),
-                vm,
-                resource: s.id.clone(),
-                executors: n,
-                cores: n * s.executor_cores,
-                memory_mib: u64::from(n) * executor_mib(job),
-                master_url: self.shared.master_url(),
-            })
-            .collect();
-        self.shared.hosts.order(&s.id, job.idx, orders);
-    }
-}
-
-/// Builds the configured provisioner.
-fn provisioner(cfg: &SparkConfig) -> Result<Arc<dyn Provisioner>, SparkError> {
-    let h = &cfg.hosts;
-    let launch = AgentLaunch {
-        frugal: h.frugal.clone(),
-        token_file: h.agent_token_file.clone(),
-        service_url: format!(
-            "http://{}:{}",
-            h.provisioner.control_address(),
-            h.service_port
-        ),
-        spark_home: cfg.spark_home.clone(),
-        work_dir: cfg.work_dir.clone(),
-    };
-    Ok(match &h.provisioner {
-        ProvisionerKind::Loopback => Arc::new(Loopback::new(launch)),
-        ProvisionerKind::Netns { prefix, subnet } => Arc::new(
-            Netns::new(prefix, *subnet, launch).map_err(|e| SparkError::Setup(e.to_string()))?,
-        ),
-    })
-}
-
-/// Every half second until the backend is dropped: reports the VMs found lost.
-fn check_hosts(shared: &std::sync::Weak<Shared>) {
-    loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        for (vm, reason) in shared.hosts.check() {
-            tracing::warn!(vm, reason = %reason, "VM lost");
-            let _ = shared.events.send(BackendEvent::VmLost { vm, reason });
-        }
+        self.shared.fleet.order(job, &self.shared.master_url());
     }
 }
 
 fn free_port(control: Ipv4Addr) -> std::io::Result<u16> {
     Ok(TcpListener::bind((control, 0))?.local_addr()?.port())
-}
-
-/// Executor memory of `job`, MiB.
-fn executor_mib(job: &Launch) -> u64 {
-    (job.submission.executor_memory_gib * f64::from(MIB_PER_GIB)) as u64
 }
 
 /// Submits `job`'s application with `spark-submit` on the control node, started without
@@ -436,7 +325,7 @@ fn start_driver(shared: &Shared, dir: &Path, job: &Launch) -> std::io::Result<()
         "spark.network.timeoutInterval=5s".to_string(),
         "spark.executor.heartbeatInterval=2s".to_string(),
         format!("spark.pyspark.python={}", cfg.python.display()),
-        format!("spark.executor.memory={}m", executor_mib(job)),
+        format!("spark.executor.memory={}m", job.executor_mib()),
         format!("spark.executor.cores={ec}"),
         format!("spark.executor.resource.{id}.amount=1"),
         format!("spark.task.resource.{id}.amount={}", 1.0 / f64::from(ec)),
@@ -474,14 +363,12 @@ impl Backend for SparkStandalone {
 
     /// Provisions the VM's host (it then has the boot timeout to heartbeat).
     fn power_on(&self, vm: VmId) {
-        self.shared.hosts.vm_on(vm);
-        self.shared.power.set(vm, true);
+        self.shared.fleet.power_on(vm);
     }
 
     /// Drops the VM's orders and removes its host (agent, workers, machine).
     fn power_off(&self, vm: VmId) {
-        self.shared.hosts.vm_off(vm);
-        self.shared.power.set(vm, false);
+        self.shared.fleet.power_off(vm);
     }
 
     fn launch(&self, job: Launch) {
@@ -493,7 +380,7 @@ impl Backend for SparkStandalone {
         match fs::create_dir_all(&dir).and_then(|_| start_driver(&self.shared, &dir, &job)) {
             Ok(()) => self.watch(idx, id),
             Err(e) => {
-                self.shared.hosts.forget(&id);
+                self.shared.fleet.forget(&id);
                 let _ = self.shared.events.send(BackendEvent::Failed {
                     idx,
                     reason: format!("could not start the job on Spark: {e}"),
@@ -511,7 +398,7 @@ impl Backend for SparkStandalone {
             return;
         };
         run.stop.store(true, Ordering::SeqCst);
-        self.shared.hosts.forget(&run.id);
+        self.shared.fleet.forget(&run.id);
         let dir = self.shared.job_dir(&run.id);
         if let Some(pid) = claim(&dir.join("driver.pid")) {
             std::thread::spawn(move || {
@@ -527,26 +414,18 @@ impl Backend for SparkStandalone {
         let running =
             dir.join("exit_code").exists() || read_pid(&dir.join("driver.pid")).is_some_and(alive);
         if running {
-            let vms = job.placement.executors_per_vm.iter().map(|p| p.0);
-            self.shared.hosts.reattach(&job.submission.id, job.idx, vms);
+            self.shared.fleet.reattach(job);
             self.watch(job.idx, job.submission.id.clone());
         }
         running
     }
 
     fn restored(&self) {
-        self.shared.hosts.restored();
+        self.shared.fleet.restored();
     }
 
     fn heartbeat(&self, hb: &Heartbeat) -> Option<Orders> {
-        if hb.vms.iter().any(|v| v.id as usize >= self.shared.vms) {
-            return None;
-        }
-        let (orders, events) = self.shared.hosts.heartbeat(hb);
-        for ev in events {
-            let _ = self.shared.events.send(ev);
-        }
-        Some(orders)
+        self.shared.fleet.heartbeat(hb)
     }
 
     fn shutdown(&self) {
@@ -560,13 +439,7 @@ impl Backend for SparkStandalone {
         {
             stop_pid_file(&dir.path().join("driver.pid"), 3000);
         }
-        let p = &self.shared.provisioner;
-        std::thread::scope(|s| {
-            for vm in 0..self.shared.vms as VmId {
-                s.spawn(move || p.power_off(vm));
-            }
-        });
-        p.teardown();
+        self.shared.fleet.shutdown();
         stop_pid_file(&self.shared.cfg.work_dir.join("master.pid"), 3000);
     }
 }

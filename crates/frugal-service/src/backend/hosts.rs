@@ -151,6 +151,24 @@ impl Hosts {
         g.workers.retain(|_, w| w.order.resource != id);
     }
 
+    /// Executors per VM (in VM order) of job `id`'s workers reported running, or `None`
+    /// while one of them is an adopted worker of unknown size.
+    pub fn observed(&self, id: &str) -> Option<Vec<(VmId, u32)>> {
+        let g = self.lock();
+        let mut per_vm: BTreeMap<VmId, u32> = BTreeMap::new();
+        for w in g
+            .workers
+            .values()
+            .filter(|w| w.order.resource == id && w.seen)
+        {
+            if w.order.executors == 0 {
+                return None;
+            }
+            *per_vm.entry(w.order.vm).or_default() += w.order.executors;
+        }
+        Some(per_vm.into_iter().collect())
+    }
+
     /// Every running job is re-attached: heartbeats get orders from now on.
     pub fn restored(&self) {
         self.lock().restored = true;
