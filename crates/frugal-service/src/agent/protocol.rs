@@ -70,7 +70,7 @@ pub struct WorkerOrder {
     pub cores: u32,
     /// Memory it offers, MiB (executors × executor memory).
     pub memory_mib: u64,
-    /// The master to register with (`spark://host:port`).
+    /// The master to register with (`spark://host:port`; empty for placeholder workers).
     pub master_url: String,
 }
 

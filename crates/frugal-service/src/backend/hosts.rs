@@ -408,6 +408,28 @@ mod tests {
         assert!(names(&o).is_empty());
     }
 
+    /// Only workers reported running count, summed per VM; an adopted worker's unknown
+    /// size makes the whole report unknown rather than short.
+    #[test]
+    fn observed_executors_are_the_reported_workers_sizes() {
+        let h = registry();
+        h.restored();
+        h.order("job", 7, vec![order(1, 1), order(2, 2), order(2, 1)]);
+        assert_eq!(h.observed("job"), Some(vec![]));
+        h.heartbeat(&beat("a", 1, &["job-1-0"]));
+        h.heartbeat(&beat("b", 2, &["job-2-1"]));
+        assert_eq!(h.observed("job"), Some(vec![(1, 1), (2, 2)]));
+        h.heartbeat(&beat("b", 2, &["job-2-1", "job-2-2"]));
+        assert_eq!(h.observed("job"), Some(vec![(1, 1), (2, 3)]));
+        assert_eq!(h.observed("other"), Some(vec![]));
+
+        let h = registry();
+        h.reattach("job", 4, [1].into_iter());
+        h.restored();
+        h.heartbeat(&beat("a", 1, &["job-1-0"]));
+        assert_eq!(h.observed("job"), None, "adopted: size unknown");
+    }
+
     #[test]
     fn a_worker_the_agent_cannot_start_is_lost() {
         let h = registry();
