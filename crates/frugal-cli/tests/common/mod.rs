@@ -119,3 +119,39 @@ pub fn output_lines(dir: &Path) -> usize {
         })
         .unwrap_or(0)
 }
+
+/// Checks that every VM in `vms` (a `/vms` answer) is off and accrued exactly its stored
+/// on-time × price, reading the power intervals from the SQLite database `db` written at
+/// `speedup`; returns each VM's on-time, service seconds, in `/vms` order.
+pub fn assert_cost_is_on_time_times_price(db: &Path, speedup: f64, vms: &Value) -> Vec<f64> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let intervals = rt.block_on(async {
+        let store = frugal_service::Store::open(
+            &format!("sqlite:{}", db.display()),
+            frugal_service::Durability::Process,
+            frugal_service::clock::Clock::new(speedup),
+            frugal_service::StoreLimits::default(),
+        )
+        .await
+        .unwrap();
+        store.vm_intervals().await.unwrap()
+    });
+    let mut on_times = Vec::new();
+    for v in vms["vms"].as_array().unwrap() {
+        assert_eq!(v["state"], "off");
+        let id = v["id"].as_u64().unwrap() as u32;
+        let on: f64 = intervals
+            .iter()
+            .filter(|i| i.0 == id)
+            .map(|i| i.2.expect("closed") - i.1)
+            .sum();
+        let cost = v["accrued_cost_usd"].as_f64().unwrap();
+        let expected = on * v["price_per_second"].as_f64().unwrap();
+        assert!(
+            (cost - expected).abs() < 1e-9,
+            "VM {id}: {cost} vs {expected}"
+        );
+        on_times.push(on);
+    }
+    on_times
+}
