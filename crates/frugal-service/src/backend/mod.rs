@@ -74,7 +74,7 @@ pub enum BackendEvent {
     VmLost {
         /// The VM.
         vm: VmId,
-        /// Why (e.g. "no heartbeat from host vm3 for 10 s").
+        /// Why (e.g. "no heartbeat from host lo8080-vm3 for 10 s").
         reason: String,
     },
     /// The executors the job actually has per VM, as the backend reports them.
