@@ -18,8 +18,9 @@ use common::{assert_cost_is_on_time_times_price, free_port, get, http, spawn_ser
 
 /// Service seconds per wall second: the 60 s job runs 15 s of wall time.
 const SPEEDUP: f64 = 4.0;
-/// `--host-timeout`, wall seconds.
-const HOST_TIMEOUT_S: f64 = 2.0;
+/// `--host-timeout`, wall seconds: short, with a beat (1 s) of margin over the minimum so
+/// that a loaded test machine does not lose a healthy host.
+const HOST_TIMEOUT_S: f64 = 3.0;
 const JOB_TIMEOUT: Duration = Duration::from_secs(90);
 
 fn repo() -> PathBuf {
@@ -220,10 +221,10 @@ fn host_loss_is_survived(name: &str, breaking: impl FnOnce(&Cluster)) {
     });
     let detected = t0.elapsed().as_secs_f64();
     eprintln!("{name}: VM 2 found lost {detected:.1} s after the break");
-    // The last beat came up to one interval (1 s) before the break; the service checks
-    // every 0.5 s and this test polls every 0.2 s.
+    // The last beat came up to one interval (1 s, more under load) before the break; the
+    // service checks every 0.5 s and this test polls every 0.2 s.
     assert!(
-        (HOST_TIMEOUT_S - 1.0..=HOST_TIMEOUT_S + 2.0).contains(&detected),
+        (HOST_TIMEOUT_S - 1.5..=HOST_TIMEOUT_S + 2.0).contains(&detected),
         "lost after {detected:.1} s (timeout {HOST_TIMEOUT_S} s)"
     );
     let replaced = json!([{"vm": 0, "executors": 2}, {"vm": 1, "executors": 1}]);

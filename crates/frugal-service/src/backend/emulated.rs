@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::AbortHandle;
@@ -22,6 +22,7 @@ use frugal_core::cluster::VmId;
 
 use super::{Backend, BackendEvent, Fleet, Launch};
 use crate::agent::protocol::{Heartbeat, Orders};
+use crate::clock::Clock;
 
 /// Wall-clock milliseconds between two reports of a job's observed placement (with
 /// hosts).
@@ -62,12 +63,8 @@ impl Emulated {
     /// here) is reported as a failure, never a panic in the scheduling loop.
     fn run(&self, job: &Launch) {
         let (idx, id) = (job.idx, job.submission.id.clone());
-        let end_wall_s = (job.start_s + job.duration_s) / self.speedup;
-        let now_wall_s = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs_f64();
-        let Ok(wall) = Duration::try_from_secs_f64((end_wall_s - now_wall_s).max(0.0)) else {
+        let left_s = job.start_s + job.duration_s - Clock::new(self.speedup).now();
+        let Ok(wall) = Duration::try_from_secs_f64((left_s / self.speedup).max(0.0)) else {
             let _ = self.events.send(BackendEvent::Failed {
                 idx,
                 reason: format!("run time {} s cannot be emulated", job.duration_s),
@@ -80,32 +77,48 @@ impl Emulated {
             Arc::clone(&self.running),
         );
         let job_id = id.clone();
+        // Held until the task is registered, so that one ending at once cannot remove
+        // its entry before it exists.
+        let mut registered = self.running();
         let task = tokio::spawn(async move {
             let end = tokio::time::Instant::now() + wall;
-            if let Some(fleet) = &fleet {
-                let mut reported = None;
-                while tokio::time::Instant::now() < end {
-                    let observed = fleet.observed(&job_id);
-                    if observed.is_some() && observed != reported {
-                        let executors_per_vm = observed.clone().unwrap_or_default();
-                        let _ = events.send(BackendEvent::Observed {
-                            idx,
-                            executors_per_vm,
-                        });
-                        reported = observed;
-                    }
-                    let step =
-                        tokio::time::Instant::now() + Duration::from_millis(OBSERVE_INTERVAL_MS);
-                    tokio::time::sleep_until(step.min(end)).await;
+            match &fleet {
+                Some(fleet) => {
+                    report_observed_until(fleet, &job_id, idx, &events, end).await;
+                    fleet.forget(&job_id);
                 }
-                fleet.forget(&job_id);
-            } else {
-                tokio::time::sleep_until(end).await;
+                None => tokio::time::sleep_until(end).await,
             }
             lock(&running).remove(&idx);
             let _ = events.send(BackendEvent::Finished { idx });
         });
-        self.running().insert(idx, (task.abort_handle(), id));
+        registered.insert(idx, (task.abort_handle(), id));
+    }
+}
+
+/// Until `end`, every [`OBSERVE_INTERVAL_MS`]: reports job `id`'s executors per VM as its
+/// hosts' agents report its workers, whenever that changes (and is known).
+async fn report_observed_until(
+    fleet: &Fleet,
+    id: &str,
+    idx: usize,
+    events: &UnboundedSender<BackendEvent>,
+    end: tokio::time::Instant,
+) {
+    let mut reported = None;
+    while tokio::time::Instant::now() < end {
+        let observed = fleet.observed(id);
+        if let Some(executors_per_vm) = observed.clone()
+            && observed != reported
+        {
+            let _ = events.send(BackendEvent::Observed {
+                idx,
+                executors_per_vm,
+            });
+            reported = observed;
+        }
+        let next = tokio::time::Instant::now() + Duration::from_millis(OBSERVE_INTERVAL_MS);
+        tokio::time::sleep_until(next.min(end)).await;
     }
 }
 

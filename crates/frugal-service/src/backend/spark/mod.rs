@@ -8,8 +8,8 @@
 //! the job (amount `n`); the job is submitted with `spark-submit` asking one unit of that
 //! resource per executor, so its executors can land nowhere else and nothing else can
 //! land there. The service orders the workers; the VM's agent starts them (the orders
-//! travel in the replies to its heartbeats, see [`super::hosts`]). Progress comes from the
-//! driver's REST API (`/api/v1/applications/<app>/allexecutors`), completion from the
+//! travel in the replies to its heartbeats, see [`super::hosts`]). Progress comes from
+//! the driver's REST API (`/api/v1/applications/<app>/allexecutors`), completion from the
 //! driver's exit status (recorded in the job's directory by `frugal record-exit`, which
 //! starts `spark-submit` without a shell). Drivers run on the control node.
 //!
@@ -19,8 +19,8 @@
 //! daemons bind to the cluster's addresses only, and agents authenticate with their own
 //! token.
 //!
-//! Timeouts that decide loss: hosts in [`super::hosts`]; the master drops a silent worker after
-//! [`WORKER_TIMEOUT_S`], and a driver an unreachable executor after
+//! Timeouts that decide loss: hosts in [`super::hosts`]; the master drops a silent
+//! worker after [`WORKER_TIMEOUT_S`], and a driver an unreachable executor after
 //! [`NETWORK_TIMEOUT_S`] (Spark's defaults, 60 s and 120 s, would hold a partitioned
 //! job for minutes).
 //!
