@@ -88,18 +88,22 @@ pub struct ServeArgs {
     /// Backend.
     #[arg(long, value_enum, default_value = "emulated")]
     pub backend: BackendArg,
-    /// spark-standalone: Python with pyspark (drivers and executors run it).
-    #[arg(long, default_value = "python3")]
-    pub python: PathBuf,
-    /// spark-standalone: directory for logs, PID files and exit statuses.
-    #[arg(long, default_value = "frugal-spark")]
-    pub spark_dir: PathBuf,
-    /// spark-standalone: master RPC port (its web UI is on --spark-ui-port).
-    #[arg(long, default_value_t = 17077)]
-    pub spark_port: u16,
-    /// spark-standalone: master web UI port (bound to the control address).
-    #[arg(long, default_value_t = 18080)]
-    pub spark_ui_port: u16,
+    /// spark-standalone: Python with pyspark (drivers and executors run it)
+    /// [default: python3].
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// spark-standalone: directory for logs, PID files and exit statuses
+    /// [default: frugal-spark].
+    #[arg(long)]
+    pub spark_dir: Option<PathBuf>,
+    /// spark-standalone: master RPC port (its web UI is on --spark-ui-port)
+    /// [default: 17077].
+    #[arg(long)]
+    pub spark_port: Option<u16>,
+    /// spark-standalone: master web UI port (bound to the control address)
+    /// [default: 18080].
+    #[arg(long)]
+    pub spark_ui_port: Option<u16>,
     /// How VMs' hosts are powered on and off, each running a node agent: spark-standalone
     /// always has hosts [default: loopback]; emulated has them only with this flag
     /// (placeholder workers instead of Spark's), else runs all in-process.
@@ -119,17 +123,17 @@ pub struct ServeArgs {
     #[arg(long)]
     pub hosts_dir: Option<PathBuf>,
     /// With hosts: file with the agents' token (created, mode 0600, if missing);
-    /// FRUGAL_AGENT_TOKEN overrides it.
-    #[arg(long, default_value = "frugal-agent.token")]
-    pub agent_token_file: PathBuf,
+    /// FRUGAL_AGENT_TOKEN overrides it [default: frugal-agent.token].
+    #[arg(long)]
+    pub agent_token_file: Option<PathBuf>,
     /// With hosts: seconds without a heartbeat after which a host is lost, in [2, 3600]
-    /// (agents beat every second).
-    #[arg(long, default_value_t = 10.0, value_parser = number_in(2.0, 3600.0))]
-    pub host_timeout: f64,
+    /// (agents beat every second) [default: 10].
+    #[arg(long, value_parser = number_in(2.0, 3600.0))]
+    pub host_timeout: Option<f64>,
     /// With hosts: seconds a powered-on host (or an ordered worker) has to show up, in
-    /// [2, 3600].
-    #[arg(long, default_value_t = 60.0, value_parser = number_in(2.0, 3600.0))]
-    pub boot_timeout: f64,
+    /// [2, 3600] [default: 60].
+    #[arg(long, value_parser = number_in(2.0, 3600.0))]
+    pub boot_timeout: Option<f64>,
     /// Cluster preset or TOML file (as for `simulate`).
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
@@ -149,9 +153,9 @@ pub struct ServeArgs {
     /// behind it) or none (the papers' head-of-line blocking).
     #[arg(long, value_enum, default_value = "easy")]
     pub backfill: BackfillArg,
-    /// emulated: service seconds per wall-clock second, in (0, 1e6].
-    #[arg(long, default_value_t = 60.0, value_parser = number_in(1e-6, 1e6))]
-    pub speedup: f64,
+    /// emulated: service seconds per wall-clock second, in (0, 1e6] [default: 60].
+    #[arg(long, value_parser = number_in(1e-6, 1e6))]
+    pub speedup: Option<f64>,
     /// Open client connections at most.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
@@ -263,20 +267,65 @@ fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
     Ok(kind)
 }
 
+/// A usage error naming the first flag given that the chosen backend (and hosts or
+/// none) cannot use.
+fn reject_flags_that_cannot_apply(a: &ServeArgs) -> Result<()> {
+    let spark = [
+        ("--python", a.python.is_some()),
+        ("--spark-dir", a.spark_dir.is_some()),
+        ("--spark-port", a.spark_port.is_some()),
+        ("--spark-ui-port", a.spark_ui_port.is_some()),
+    ];
+    let hosts = [
+        ("--netns-prefix", a.netns_prefix.is_some()),
+        ("--netns-subnet", a.netns_subnet.is_some()),
+        ("--hosts-dir", a.hosts_dir.is_some()),
+        ("--agent-token-file", a.agent_token_file.is_some()),
+        ("--host-timeout", a.host_timeout.is_some()),
+        ("--boot-timeout", a.boot_timeout.is_some()),
+    ];
+    let (given, why): (Vec<(&str, bool)>, &str) = match a.backend {
+        BackendArg::Emulated if a.provisioner.is_none() => (
+            spark.into_iter().chain(hosts).collect(),
+            "the emulated backend without --provisioner runs in-process \
+             (add --provisioner for hosts, or use --backend spark-standalone)",
+        ),
+        BackendArg::Emulated => (
+            spark.into_iter().collect(),
+            "it applies to --backend spark-standalone only",
+        ),
+        BackendArg::SparkStandalone => (
+            vec![
+                ("--speedup", a.speedup.is_some()),
+                ("--hosts-dir", a.hosts_dir.is_some()),
+            ],
+            "spark-standalone runs in real time and keeps its hosts in <--spark-dir>/hosts",
+        ),
+    };
+    match given.into_iter().find(|&(_, is_given)| is_given) {
+        Some((flag, _)) => Err(Usage(anyhow::anyhow!("{flag} cannot apply: {why}")).into()),
+        None => Ok(()),
+    }
+}
+
 /// The VMs' hosts, their agents' files in `hosts_dir`, and the agent token.
 fn hosts(a: &ServeArgs, hosts_dir: PathBuf) -> Result<(HostsConfig, String)> {
+    let token_file = a
+        .agent_token_file
+        .as_deref()
+        .unwrap_or(Path::new("frugal-agent.token"));
     let hosts = HostsConfig {
         provisioner: provisioner(a)?,
         frugal: std::env::current_exe()?,
-        agent_token_file: std::path::absolute(&a.agent_token_file)?,
+        agent_token_file: std::path::absolute(token_file)?,
         service_port: a.bind.port(),
         hosts_dir,
         timeouts: HostTimeouts {
-            lost_after: Duration::from_secs_f64(a.host_timeout),
-            boot: Duration::from_secs_f64(a.boot_timeout),
+            lost_after: Duration::from_secs_f64(a.host_timeout.unwrap_or(10.0)),
+            boot: Duration::from_secs_f64(a.boot_timeout.unwrap_or(60.0)),
         },
     };
-    Ok((hosts, secret(&a.agent_token_file, AGENT_TOKEN_ENV, true)?))
+    Ok((hosts, secret(token_file, AGENT_TOKEN_ENV, true)?))
 }
 
 /// The service's configuration and policy from the command line.
@@ -292,41 +341,30 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     };
     let apps_dir = std::fs::canonicalize(&apps_dir)
         .with_context(|| format!("--apps-dir {}", apps_dir.display()))?;
+    reject_flags_that_cannot_apply(a)?;
+    let speedup = a.speedup.unwrap_or(60.0);
     let (backend, agent_token) = match a.backend {
         BackendArg::Emulated if a.provisioner.is_none() => {
-            if a.netns_prefix.is_some() || a.netns_subnet.is_some() || a.hosts_dir.is_some() {
-                anyhow::bail!(Usage(anyhow::anyhow!(
-                    "--netns-prefix, --netns-subnet and --hosts-dir apply to hosts only: \
-                     add --provisioner, or use --backend spark-standalone"
-                )));
-            }
-            let backend = BackendConfig::Emulated {
-                speedup: a.speedup,
-                hosts: None,
-            };
-            (backend, None)
+            let hosts = None;
+            (BackendConfig::Emulated { speedup, hosts }, None)
         }
         BackendArg::Emulated => {
             let dir = a.hosts_dir.as_deref().unwrap_or(Path::new("frugal-hosts"));
             let (hosts, agent_token) = hosts(a, std::path::absolute(dir)?)?;
-            let backend = BackendConfig::Emulated {
-                speedup: a.speedup,
-                hosts: Some(hosts),
-            };
-            (backend, Some(agent_token))
+            let hosts = Some(hosts);
+            (
+                BackendConfig::Emulated { speedup, hosts },
+                Some(agent_token),
+            )
         }
         BackendArg::SparkStandalone => {
-            if a.hosts_dir.is_some() {
-                anyhow::bail!(Usage(anyhow::anyhow!(
-                    "--hosts-dir applies to --backend emulated: spark-standalone keeps its \
-                     hosts in <--spark-dir>/hosts"
-                )));
-            }
-            let work_dir = std::path::absolute(&a.spark_dir)?;
+            let spark_dir = a.spark_dir.as_deref().unwrap_or(Path::new("frugal-spark"));
+            let work_dir = std::path::absolute(spark_dir)?;
             let (hosts, agent_token) = hosts(a, work_dir.join("hosts"))?;
-            let mut spark = SparkConfig::discover(&a.python, &work_dir, hosts)?;
-            spark.master_port = a.spark_port;
-            spark.master_ui_port = a.spark_ui_port;
+            let python = a.python.as_deref().unwrap_or(Path::new("python3"));
+            let mut spark = SparkConfig::discover(python, &work_dir, hosts)?;
+            spark.master_port = a.spark_port.unwrap_or(17077);
+            spark.master_ui_port = a.spark_ui_port.unwrap_or(18080);
             spark.apps_dir = apps_dir.clone();
             spark.exit_recorder = Some(std::env::current_exe()?);
             (

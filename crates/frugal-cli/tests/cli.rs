@@ -540,6 +540,16 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
             "--bind",
         ),
         ("serve --host-timeout 1".into(), "--host-timeout"),
+        ("serve --host-timeout 5".into(), "--host-timeout"),
+        ("serve --python python3".into(), "--python"),
+        (
+            "serve --provisioner loopback --spark-port 17077".into(),
+            "--spark-port",
+        ),
+        (
+            "serve --backend spark-standalone --speedup 2".into(),
+            "--speedup",
+        ),
         (agent("--host-id a --vm 3=host"), "--vm"),
         (agent("--host-id a/b --vm 3=10.0.0.5"), "--host-id"),
         (
