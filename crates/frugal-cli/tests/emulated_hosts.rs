@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{assert_cost_is_on_time_times_price, free_port, get, http, spawn_serve, wait_for};
+use common::{
+    Api, assert_cost_is_on_time_times_price, free_port, get, http, spawn_serve, wait_for,
+};
 
 /// Service seconds per wall second: the 60 s job runs 15 s of wall time.
 const SPEEDUP: f64 = 4.0;
@@ -29,9 +31,15 @@ fn repo() -> PathBuf {
 
 /// A service on the emulated backend with loopback hosts, in its own directory.
 struct Cluster {
-    dir: PathBuf,
-    port: u16,
+    api: Api,
     child: Option<Child>,
+}
+
+impl std::ops::Deref for Cluster {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl Cluster {
@@ -40,11 +48,12 @@ impl Cluster {
             std::env::temp_dir().join(format!("frugal-emu-hosts-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let mut c = Cluster {
-            dir,
+        let api = Api {
             port: free_port(),
-            child: None,
+            dir,
+            timeout: JOB_TIMEOUT,
         };
+        let mut c = Cluster { api, child: None };
         c.serve();
         c
     }
@@ -83,38 +92,6 @@ impl Cluster {
         });
         let (status, body) = http(self.port, "POST", "/jobs", &job.to_string()).unwrap();
         assert_eq!(status, 202, "{body}");
-    }
-
-    fn job(&self, id: &str) -> Value {
-        get(self.port, &format!("/jobs/{id}"))
-    }
-
-    fn vm_states(&self) -> Vec<String> {
-        get(self.port, "/vms")["vms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v["state"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    fn wait_observed(&self, id: &str, expected: &Value) -> Value {
-        wait_for(JOB_TIMEOUT, "the agents to report every worker", || {
-            let j = self.job(id);
-            assert_ne!(j["state"], "failed", "{j}\n{}", self.log());
-            (j["observed_placement"] == *expected).then_some(j)
-        })
-    }
-
-    fn wait_ended(&self, id: &str) -> Value {
-        wait_for(JOB_TIMEOUT, "the job to end", || {
-            let j = self.job(id);
-            (j["state"] != "running" && j["state"] != "queued").then_some(j)
-        })
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
     }
 
     /// VM `vm`'s agent's PID, if it runs.

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{TOKEN, free_port, get, http, output_lines, wait_for};
+use common::{Api, TOKEN, free_port, http, output_lines, wait_for};
 
 const JOB_TIMEOUT: Duration = Duration::from_secs(480);
 /// The service's `--host-timeout` in these tests, seconds.
@@ -75,9 +75,15 @@ fn kill_namespace(ns: &str) {
 /// are there.
 struct MultiHost {
     n: u8,
-    dir: PathBuf,
-    port: u16,
+    api: Api,
     child: Option<Child>,
+}
+
+impl std::ops::Deref for MultiHost {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl MultiHost {
@@ -104,8 +110,11 @@ impl MultiHost {
         std::fs::create_dir_all(&dir).unwrap();
         let mut m = MultiHost {
             n,
-            dir,
-            port: 0,
+            api: Api {
+                port: 0,
+                dir,
+                timeout: JOB_TIMEOUT,
+            },
             child: None,
         };
         m.cleanup();
@@ -120,7 +129,7 @@ impl MultiHost {
             .status()
             .expect("python runs");
         assert!(status.success(), "the input generator failed");
-        m.port = free_port();
+        m.api.port = free_port();
         m.serve();
         m
     }
@@ -181,40 +190,8 @@ impl MultiHost {
         assert_eq!(status, 202, "{body}");
     }
 
-    fn job(&self, id: &str) -> Value {
-        get(self.port, &format!("/jobs/{id}"))
-    }
-
-    fn vm_states(&self) -> Vec<String> {
-        get(self.port, "/vms")["vms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v["state"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    fn wait_observed(&self, id: &str, expected: &Value) -> Value {
-        wait_for(JOB_TIMEOUT, "the driver to report every executor", || {
-            let j = self.job(id);
-            assert_ne!(j["state"], "failed", "{j}\n{}", self.log());
-            (j["observed_placement"] == *expected).then_some(j)
-        })
-    }
-
-    fn wait_ended(&self, id: &str) -> Value {
-        wait_for(JOB_TIMEOUT, "the job to end", || {
-            let j = self.job(id);
-            (j["state"] != "running" && j["state"] != "queued").then_some(j)
-        })
-    }
-
     fn namespace_exists(&self, vm: u32) -> bool {
         Path::new("/run/netns").join(self.namespace(vm)).exists()
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
     }
 
     /// The executors' host addresses as the job's driver reports them (its REST API).

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use common::{
-    assert_cost_is_on_time_times_price, free_port, get, http, output_lines, spawn_serve, wait_for,
+    Api, assert_cost_is_on_time_times_price, free_port, get, http, output_lines, spawn_serve,
 };
 
 /// Both tests start Spark daemons: run them one after the other.
@@ -31,10 +31,16 @@ fn repo() -> PathBuf {
 
 /// A Spark service on the bundled 4-VM loopback cluster.
 struct Spark {
-    dir: PathBuf,
-    port: u16,
+    api: Api,
     args: Vec<String>,
     child: Option<Child>,
+}
+
+impl std::ops::Deref for Spark {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl Spark {
@@ -70,8 +76,11 @@ impl Spark {
             p(&dir.join("agent.token")),
         ];
         let mut s = Spark {
-            dir,
-            port: free_port(),
+            api: Api {
+                port: free_port(),
+                dir,
+                timeout: JOB_TIMEOUT,
+            },
             args,
             child: None,
         };
@@ -110,30 +119,6 @@ impl Spark {
         });
         let (status, body) = http(self.port, "POST", "/jobs", &job.to_string()).unwrap();
         assert_eq!(status, 202, "{body}");
-    }
-
-    fn job(&self, id: &str) -> Value {
-        get(self.port, &format!("/jobs/{id}"))
-    }
-
-    /// Waits until the driver reports executors exactly where the scheduler placed them.
-    fn wait_observed(&self, id: &str, expected: &Value) -> Value {
-        wait_for(JOB_TIMEOUT, "the driver to report every executor", || {
-            let j = self.job(id);
-            assert_ne!(j["state"], "failed", "{j}");
-            (j["observed_placement"] == *expected).then_some(j)
-        })
-    }
-
-    fn wait_ended(&self, id: &str) -> Value {
-        wait_for(JOB_TIMEOUT, "the job to end", || {
-            let j = self.job(id);
-            (j["state"] != "running" && j["state"] != "queued").then_some(j)
-        })
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
     }
 }
 

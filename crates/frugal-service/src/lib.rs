@@ -57,7 +57,7 @@ pub enum BackendConfig {
         /// The VMs' hosts and their agents; `None`: all in-process.
         hosts: Option<HostsConfig>,
     },
-    /// A real Spark standalone cluster on loopback.
+    /// A real Spark standalone cluster over provisioned hosts.
     SparkStandalone(Box<SparkConfig>),
 }
 
@@ -342,11 +342,17 @@ pub async fn start(
     let (tx, rx) = mpsc::unbounded_channel();
     let backend: Box<dyn Backend> = match &cfg.backend {
         BackendConfig::Emulated { speedup, hosts } => {
-            let fleet = match hosts {
-                Some(h) => Some(
-                    Fleet::start(h, Runtime::Emulated, cfg.cluster.len(), tx.clone())
-                        .map_err(|e| ServiceError::Config(e.to_string()))?,
-                ),
+            let fleet = match hosts.clone() {
+                // Setting up a provisioner may run commands (`ip`): off the runtime.
+                Some(h) => {
+                    let (vms, tx) = (cfg.cluster.len(), tx.clone());
+                    let fleet = tokio::task::spawn_blocking(move || {
+                        Fleet::start(&h, Runtime::Emulated, vms, tx)
+                    })
+                    .await
+                    .map_err(std::io::Error::other)?;
+                    Some(fleet.map_err(|e| ServiceError::Config(e.to_string()))?)
+                }
                 None => None,
             };
             Box::new(Emulated::new(*speedup, tx, fleet))

@@ -275,7 +275,7 @@ async fn jobs_run_vms_power_off_and_cost_is_on_time_times_price() {
         vms.iter().all(|v| v["state"] == "off"),
         "idle VMs are turned off"
     );
-    common::assert_cost_is_on_time_times_price(&db, 600.0, &vms).await;
+    common::cost::assert_cost_is_on_time_times_price(&db, 600.0, &vms).await;
     let (s, _, metrics) = call_raw(&svc, "GET", "/metrics", None, None, "").await;
     assert_eq!(s, StatusCode::OK);
     assert!(
@@ -351,7 +351,7 @@ async fn store_scenario(url: &str) {
     let (_, vms) = call(&svc, "GET", "/vms", None).await;
     let vms = vms["vms"].as_array().unwrap().clone();
     assert!(vms.iter().all(|v| v["state"] == "off"));
-    common::assert_cost_is_on_time_times_price(url, 600.0, &vms).await;
+    common::cost::assert_cost_is_on_time_times_price(url, 600.0, &vms).await;
 }
 
 #[tokio::test]

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "../../../frugal-service/tests/common/cost.rs"]
+mod cost;
+
 /// Runs `frugal` with `args`: (exit code, stdout, stderr).
 pub fn frugal(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
@@ -95,6 +98,56 @@ pub fn spawn_serve(port: u16, args: &[&str], log: &Path, timeout: Duration) -> C
     child
 }
 
+/// A `frugal serve` under test, as its API and its directory (log in `serve.log`) show it.
+pub struct Api {
+    /// Its API port on loopback (or the test's namespace).
+    pub port: u16,
+    /// Its directory: database, log, and whatever the test puts there.
+    pub dir: PathBuf,
+    /// How long a job may take to be observed or to end.
+    pub timeout: Duration,
+}
+
+impl Api {
+    /// Job `id` as `GET /jobs/<id>` answers.
+    pub fn job(&self, id: &str) -> Value {
+        get(self.port, &format!("/jobs/{id}"))
+    }
+
+    /// Every VM's power state, in VM order.
+    pub fn vm_states(&self) -> Vec<String> {
+        get(self.port, "/vms")["vms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["state"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Waits until job `id`'s observed placement is `expected` (its executors run exactly
+    /// where placed); panics with the service's log if the job fails first.
+    pub fn wait_observed(&self, id: &str, expected: &Value) -> Value {
+        wait_for(self.timeout, "every executor to run where placed", || {
+            let j = self.job(id);
+            assert_ne!(j["state"], "failed", "{j}\n{}", self.log());
+            (j["observed_placement"] == *expected).then_some(j)
+        })
+    }
+
+    /// Waits until job `id` has ended; returns its record.
+    pub fn wait_ended(&self, id: &str) -> Value {
+        wait_for(self.timeout, "the job to end", || {
+            let j = self.job(id);
+            (j["state"] != "running" && j["state"] != "queued").then_some(j)
+        })
+    }
+
+    /// The service's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
+    }
+}
+
 /// Polls `check` every 200 ms until it returns Some, or panics after `timeout` with
 /// `what`.
 pub fn wait_for<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {
@@ -124,34 +177,10 @@ pub fn output_lines(dir: &Path) -> usize {
 /// on-time × price, reading the power intervals from the SQLite database `db` written at
 /// `speedup`; returns each VM's on-time, service seconds, in `/vms` order.
 pub fn assert_cost_is_on_time_times_price(db: &Path, speedup: f64, vms: &Value) -> Vec<f64> {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let intervals = rt.block_on(async {
-        let store = frugal_service::Store::open(
-            &format!("sqlite:{}", db.display()),
-            frugal_service::Durability::Process,
-            frugal_service::clock::Clock::new(speedup),
-            frugal_service::StoreLimits::default(),
-        )
-        .await
-        .unwrap();
-        store.vm_intervals().await.unwrap()
-    });
-    let mut on_times = Vec::new();
-    for v in vms["vms"].as_array().unwrap() {
-        assert_eq!(v["state"], "off");
-        let id = v["id"].as_u64().unwrap() as u32;
-        let on: f64 = intervals
-            .iter()
-            .filter(|i| i.0 == id)
-            .map(|i| i.2.expect("closed") - i.1)
-            .sum();
-        let cost = v["accrued_cost_usd"].as_f64().unwrap();
-        let expected = on * v["price_per_second"].as_f64().unwrap();
-        assert!(
-            (cost - expected).abs() < 1e-9,
-            "VM {id}: {cost} vs {expected}"
-        );
-        on_times.push(on);
-    }
-    on_times
+    let vms = vms["vms"].as_array().unwrap();
+    assert!(vms.iter().all(|v| v["state"] == "off"), "{vms:?}");
+    let url = format!("sqlite:{}", db.display());
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(cost::assert_cost_is_on_time_times_price(&url, speedup, vms))
 }

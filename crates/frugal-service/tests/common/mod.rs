@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
@@ -16,10 +15,9 @@ use frugal_core::{
     Backfill, BillingGranularity, DurationModel, PolicyKind, PolicyParams, Preset, PricingModel,
     QueueDiscipline, Rut, SchedulerConfig,
 };
-use frugal_service::clock::Clock;
-use frugal_service::{
-    BackendConfig, Durability, Limits, Service, ServiceConfig, Store, StoreLimits, router, start,
-};
+use frugal_service::{BackendConfig, Durability, Limits, Service, ServiceConfig, router, start};
+
+pub mod cost;
 
 /// The token the test services run with.
 pub const TOKEN: &str = "test-token";
@@ -135,18 +133,6 @@ pub fn tmp_db(name: &str) -> String {
     format!("sqlite:{}", dir.join("state.db").display())
 }
 
-/// The store of `url` as a service with `speedup` reads it.
-pub async fn store(url: &str, speedup: f64) -> Store {
-    Store::open(
-        url,
-        Durability::Process,
-        Clock::new(speedup),
-        StoreLimits::default(),
-    )
-    .await
-    .unwrap()
-}
-
 /// Runs one SQL statement on the database at `url` (to prepare a test case).
 pub async fn run_sql(url: &str, sql: &str) {
     use sqlx::Connection;
@@ -156,41 +142,4 @@ pub async fn run_sql(url: &str, sql: &str) {
         .execute(&mut conn)
         .await
         .unwrap();
-}
-
-/// Every VM's accrued cost equals its stored on-time times its price. `vms` are off, but
-/// the store's writer commits asynchronously (group commit), so the last power-off may
-/// still be on its way: wait up to 10 s for every interval to be closed.
-pub async fn assert_cost_is_on_time_times_price(url: &str, speedup: f64, vms: &[Value]) {
-    let store = store(url, speedup).await;
-    let ids: Vec<u32> = vms
-        .iter()
-        .map(|v| v["id"].as_u64().unwrap() as u32)
-        .collect();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let intervals = loop {
-        let intervals = store.vm_intervals().await.unwrap();
-        let closed = intervals
-            .iter()
-            .all(|i| i.2.is_some() || !ids.contains(&i.0));
-        if closed || std::time::Instant::now() > deadline {
-            break intervals;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    assert!(!intervals.is_empty());
-    for v in vms {
-        let id = v["id"].as_u64().unwrap() as u32;
-        let on: f64 = intervals
-            .iter()
-            .filter(|i| i.0 == id)
-            .map(|i| i.2.expect("closed") - i.1)
-            .sum();
-        let cost = on * v["price_per_second"].as_f64().unwrap();
-        let accrued = v["accrued_cost_usd"].as_f64().unwrap();
-        assert!(
-            (cost - accrued).abs() < 1e-6 * cost.max(1.0),
-            "{v}: {cost} vs {accrued}"
-        );
-    }
 }
