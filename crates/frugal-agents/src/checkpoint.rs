@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use frugal_env::observation::ObservationScale;
+use frugal_env::observation::{ObservationScale, observation_len};
+use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 
-use crate::mlp::Mlp;
+use crate::mlp::{Mlp, PARAMETER_NAMES};
 use crate::{AgentError, AgentKind};
 
 /// What a checkpoint holds besides the weights.
@@ -37,7 +38,7 @@ impl Checkpoint {
     /// # Errors
     /// [`AgentError`] on I/O errors.
     pub fn save(&self, net: &Mlp, path: &Path) -> Result<(), AgentError> {
-        net.save(path)?;
+        save_weights(net, path)?;
         let meta = json!({
             "agent": self.agent,
             "vms": self.vms,
@@ -53,8 +54,8 @@ impl Checkpoint {
     /// Reads `path.json` and the weights at `path`.
     ///
     /// # Errors
-    /// [`AgentError::Checkpoint`] naming the file and field that is missing or invalid;
-    /// [`AgentError::Net`] if the weights do not load.
+    /// [`AgentError::Checkpoint`] naming the file and field (or tensor) that is missing
+    /// or invalid.
     pub fn load(path: &Path) -> Result<(Checkpoint, Mlp), AgentError> {
         let mp = meta_path(path);
         let err = |m: String| AgentError::Checkpoint(format!("{}: {m}", mp.display()));
@@ -70,13 +71,7 @@ impl Checkpoint {
         let (vms, hidden) = (field("vms")?, field("hidden")?);
         let scale = ObservationScale::from_json(&v["scale"])
             .ok_or_else(|| err("scale: missing or invalid".into()))?;
-        let mut net = Mlp::new(
-            frugal_env::observation::observation_len(vms),
-            hidden,
-            vms + 1,
-            0,
-        )?;
-        net.load(path)?;
+        let net = load_weights(path, (observation_len(vms), hidden, vms + 1))?;
         Ok((
             Checkpoint {
                 agent,
@@ -88,4 +83,50 @@ impl Checkpoint {
             net,
         ))
     }
+}
+
+/// Writes the four parameter blocks as little-endian f32 safetensors.
+fn save_weights(net: &Mlp, path: &Path) -> Result<(), AgentError> {
+    let err = |m: String| AgentError::Checkpoint(format!("{}: {m}", path.display()));
+    let bytes: Vec<(&str, Vec<u8>, Vec<usize>)> = PARAMETER_NAMES
+        .iter()
+        .map(|&name| {
+            let (values, shape) = net.block(name);
+            let raw = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            (name, raw, shape)
+        })
+        .collect();
+    let views = bytes
+        .iter()
+        .map(|(name, raw, shape)| {
+            TensorView::new(Dtype::F32, shape.clone(), raw).map(|v| (*name, v))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| err(e.to_string()))?;
+    safetensors::serialize_to_file(views, None, path).map_err(|e| err(e.to_string()))
+}
+
+/// Reads a network of widths `dims` from a safetensors file holding the four blocks.
+fn load_weights(path: &Path, dims: (usize, usize, usize)) -> Result<Mlp, AgentError> {
+    let err = |m: String| AgentError::Checkpoint(format!("{}: {m}", path.display()));
+    let data = std::fs::read(path).map_err(|e| err(e.to_string()))?;
+    let file = SafeTensors::deserialize(&data).map_err(|e| err(e.to_string()))?;
+    let mut net = Mlp::new(dims.0, dims.1, dims.2, 0);
+    for name in PARAMETER_NAMES {
+        let (_, shape) = net.block(name);
+        let t = file
+            .tensor(name)
+            .map_err(|e| err(format!("tensor {name}: {e}")))?;
+        if t.dtype() != Dtype::F32 || t.shape() != shape.as_slice() {
+            return Err(err(format!(
+                "tensor {name}: {:?} {:?}, expected F32 {shape:?}",
+                t.dtype(),
+                t.shape()
+            )));
+        }
+        for (v, b) in net.block_mut(name).iter_mut().zip(t.data().chunks_exact(4)) {
+            *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    }
+    Ok(net)
 }

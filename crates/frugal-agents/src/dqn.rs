@@ -1,13 +1,11 @@
 //! Deep Q-learning (paper 002 §5.1, Alg. 1, Eq. 15–16).
 
-use candle_core::{D, Device, Tensor};
-use candle_nn::Optimizer;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use frugal_env::SparkPlacementEnv;
 
-use crate::mlp::{Mlp, masked_argmax};
+use crate::mlp::{Adam, Mlp, Weights, masked_argmax, parameter_count};
 use crate::{AgentError, IterationStats, TrainConfig};
 
 /// One transition (s, a, r, s', done) with the feasible actions of s'.
@@ -30,13 +28,14 @@ pub(crate) fn train(
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
 ) -> Result<Mlp, AgentError> {
     let (d, a) = (env.observation_len(), env.action_count());
-    let (online, mut opt) = Mlp::with_adam(d, cfg, a)?;
-    let target = Mlp::new(d, cfg.hidden, a, cfg.seed)?;
-    target.copy_from(&online)?;
+    let mut online = Mlp::new(d, cfg.hidden, a, cfg.seed);
+    let mut adam = Adam::new(parameter_count(online.dims), cfg.learning_rate);
+    let mut target = online.weights();
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9);
     let mut buffer: Vec<Transition> = Vec::with_capacity(cfg.replay_capacity);
     let mut next_slot = 0;
-    let mut weights = online.weights()?;
+    let mut weights = online.weights();
+    let mut scratch = Scratch::default();
     let mut q = vec![0.0; a];
     env.reset(Some(cfg.seed));
     let mut episode_return = 0.0;
@@ -84,13 +83,12 @@ pub(crate) fn train(
             let idx: Vec<usize> = (0..cfg.batch_size)
                 .map(|_| rng.random_range(0..buffer.len()))
                 .collect();
-            let loss = td_loss(&online, &target, &buffer, &idx, cfg.gamma, d, a)?;
-            opt.backward_step(&loss)?;
-            loss_value = f64::from(loss.to_scalar::<f32>()?);
-            weights = online.weights()?;
+            loss_value = td_step(&online, &weights, &target, &buffer, &idx, cfg.gamma, &mut scratch);
+            adam.step(online.params_mut(), &scratch.grad);
+            weights = online.weights();
         }
         if it % cfg.target_update == 0 {
-            target.copy_from(&online)?;
+            target = online.weights();
         }
         let stats = IterationStats {
             iteration: it,
@@ -103,48 +101,56 @@ pub(crate) fn train(
     Ok(online)
 }
 
-/// Mean squared TD error (Eq. 16) of a minibatch, with the target network's value of the
-/// best feasible next action.
-fn td_loss(
+/// Buffers of one minibatch update, reused across iterations.
+#[derive(Default)]
+struct Scratch {
+    obs: Vec<f32>,
+    hidden: Vec<f32>,
+    dz: Vec<f32>,
+    grad: Vec<f32>,
+    dh: Vec<f32>,
+}
+
+/// The gradient of the mean squared TD error (Eq. 16) of a minibatch, with the target
+/// network's value of the best feasible next action, left in `s.grad`; returns the loss.
+/// `weights` are the online network's.
+fn td_step(
     online: &Mlp,
-    target: &Mlp,
+    weights: &Weights,
+    target: &Weights,
     buffer: &[Transition],
     idx: &[usize],
     gamma: f64,
-    d: usize,
-    a: usize,
-) -> Result<Tensor, AgentError> {
-    let dev = Device::Cpu;
+    s: &mut Scratch,
+) -> f64 {
+    let (d, h, a) = online.dims;
     let b = idx.len();
-    let mut obs = Vec::with_capacity(b * d);
-    let mut next = Vec::with_capacity(b * d);
-    let mut bias = Vec::with_capacity(b * a);
-    let (mut actions, mut rewards, mut alive) = (
-        Vec::with_capacity(b),
-        Vec::with_capacity(b),
-        Vec::with_capacity(b),
-    );
-    for &i in idx {
+    let (mut q, mut next_q, mut target_hidden) = (vec![0.0; a], vec![0.0; a], vec![0.0; h]);
+    s.obs.clear();
+    s.hidden.resize(b * h, 0.0);
+    s.dz.clear();
+    s.dz.resize(b * a, 0.0);
+    let mut loss = 0.0;
+    for (k, &i) in idx.iter().enumerate() {
         let t = &buffer[i];
-        obs.extend_from_slice(&t.obs);
-        next.extend_from_slice(&t.next_obs);
-        bias.extend(t.next_mask.iter().map(|&ok| if ok { 0.0f32 } else { -1e9 }));
-        actions.push(t.action);
-        rewards.push(t.reward);
-        alive.push(if t.done || !t.next_mask.iter().any(|&m| m) {
-            0.0f32
+        s.obs.extend_from_slice(&t.obs);
+        weights.forward_keep(&t.obs, &mut s.hidden[k * h..(k + 1) * h], &mut q);
+        let alive = !t.done && t.next_mask.iter().any(|&m| m);
+        let best_next = if alive {
+            target.forward_keep(&t.next_obs, &mut target_hidden, &mut next_q);
+            let best = masked_argmax(&next_q, &t.next_mask).expect("an alive state has a feasible action");
+            f64::from(next_q[best])
         } else {
-            1.0
-        });
+            0.0
+        };
+        let y = f64::from(t.reward) + gamma * best_next;
+        let err = f64::from(q[t.action as usize]) - y;
+        loss += err * err / b as f64;
+        s.dz[k * a + t.action as usize] = (2.0 * err / b as f64) as f32;
     }
-    let obs = Tensor::from_vec(obs, (b, d), &dev)?;
-    let next = Tensor::from_vec(next, (b, d), &dev)?;
-    let bias = Tensor::from_vec(bias, (b, a), &dev)?;
-    let actions = Tensor::from_vec(actions, (b, 1), &dev)?;
-    let rewards = Tensor::from_vec(rewards, b, &dev)?;
-    let alive = Tensor::from_vec(alive, b, &dev)?;
-    let q = online.forward(&obs)?.gather(&actions, 1)?.squeeze(1)?;
-    let next_q = target.forward(&next)?.add(&bias)?.max(D::Minus1)?.detach();
-    let y = (rewards + (next_q * alive)?.affine(gamma, 0.0)?)?;
-    Ok((q - y)?.sqr()?.mean_all()?)
+    debug_assert_eq!(s.obs.len(), b * d);
+    s.grad.clear();
+    s.grad.resize(online.params().len(), 0.0);
+    online.backward(&s.obs, &s.hidden, &s.dz, &mut s.grad, &mut s.dh);
+    loss
 }

@@ -1,5 +1,6 @@
 //! frugal-agents: deep-RL executor placement (paper 002 §5) — DQN and REINFORCE trained on
-//! [`frugal_env`] with candle on the CPU, and trained agents as placement policies.
+//! [`frugal_env`] (a one-hidden-layer network with its gradient and Adam in plain Rust,
+//! see [`Mlp`]), checkpoints as safetensors, and trained agents as placement policies.
 
 #![warn(missing_docs)]
 
@@ -10,7 +11,7 @@ mod policy;
 mod reinforce;
 
 pub use checkpoint::Checkpoint;
-pub use mlp::{Mlp, Weights, masked_argmax};
+pub use mlp::{Adam, Mlp, Weights, masked_argmax};
 pub use policy::RlPolicy;
 
 use frugal_env::{EpisodeKpis, SparkPlacementEnv};
@@ -94,9 +95,6 @@ pub struct IterationStats {
 /// Errors of training, checkpoints and trained policies.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    /// candle failed (shapes, I/O of safetensors).
-    #[error("network: {0}")]
-    Net(#[from] candle_core::Error),
     /// The environment was misused.
     #[error("environment: {0}")]
     Env(#[from] frugal_env::EnvError),
@@ -131,7 +129,7 @@ pub fn evaluate(
     net: &Mlp,
     seed: u64,
 ) -> Result<(EpisodeKpis, f64), AgentError> {
-    let mut w = net.weights()?;
+    let mut w = net.weights();
     let mut out = vec![0.0; env.action_count()];
     env.reset(Some(seed));
     let mut total = 0.0;

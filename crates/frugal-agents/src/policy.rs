@@ -35,7 +35,7 @@ impl RlPolicy {
     pub fn load(path: &Path) -> Result<RlPolicy, AgentError> {
         let (ck, net) = Checkpoint::load(path)?;
         Ok(RlPolicy {
-            weights: net.weights()?,
+            weights: net.weights(),
             scale: ck.scale,
             vms: ck.vms,
             scratch: None,
