@@ -83,7 +83,15 @@ pub(crate) fn train(
             let idx: Vec<usize> = (0..cfg.batch_size)
                 .map(|_| rng.random_range(0..buffer.len()))
                 .collect();
-            loss_value = td_step(&online, &weights, &target, &buffer, &idx, cfg.gamma, &mut scratch);
+            loss_value = td_step(
+                &online,
+                &weights,
+                &target,
+                &buffer,
+                &idx,
+                cfg.gamma,
+                &mut scratch,
+            );
             adam.step(online.params_mut(), &scratch.grad);
             weights = online.weights();
         }
@@ -138,7 +146,8 @@ fn td_step(
         let alive = !t.done && t.next_mask.iter().any(|&m| m);
         let best_next = if alive {
             target.forward_keep(&t.next_obs, &mut target_hidden, &mut next_q);
-            let best = masked_argmax(&next_q, &t.next_mask).expect("an alive state has a feasible action");
+            let best =
+                masked_argmax(&next_q, &t.next_mask).expect("an alive state has a feasible action");
             f64::from(next_q[best])
         } else {
             0.0

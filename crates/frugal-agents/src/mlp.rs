@@ -7,8 +7,10 @@
 //! in allocating and page-faulting fresh tensors for the batched backward pass and in a
 //! per-step forward that reduced short dot products; these loops, which keep activations
 //! from the collection and skip zero inputs and inactive ReLUs, take a third of that
-//! (`frugal bench rl` prints the figure). Plain loops also make training bit-for-bit the
-//! same on every x86-64 machine for one binary: nothing picks a SIMD kernel at run time.
+//! (`frugal bench --sections training` prints the figure). The loops are element-wise
+//! (`y += a·x`, never a sum across vector lanes, never a fused multiply-add), so the AVX2
+//! build of them that runs where the CPU has it gives the same bits as the baseline one:
+//! training is bit-for-bit the same on every x86-64 machine.
 //!
 //! Parameters are stored as safetensors-compatible row-major matrices: `l1.weight`
 //! (hidden × inputs), `l1.bias`, `l2.weight` (outputs × hidden), `l2.bias`.
@@ -38,7 +40,11 @@ impl Mlp {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for name in PARAMETER_NAMES {
-            let fan_in = if name.starts_with("l1") { inputs } else { hidden } as f32;
+            let fan_in = if name.starts_with("l1") {
+                inputs
+            } else {
+                hidden
+            } as f32;
             let bound = 1.0 / fan_in.sqrt();
             for v in net.block_mut(name) {
                 *v = rng.random_range(-bound..bound);
@@ -92,6 +98,23 @@ impl Mlp {
     /// hidden activations were `h_t` (rows of `h`, after the ReLU). `dz` has a row of
     /// `outputs` per sample. `dh` is scratch of length `hidden`.
     pub fn backward(&self, x: &[f32], h: &[f32], dz: &[f32], grad: &mut [f32], dh: &mut Vec<f32>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { self.backward_avx2(x, h, dz, grad, dh) };
+        }
+        self.backward_body(x, h, dz, grad, dh);
+    }
+
+    /// [`Mlp::backward`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn backward_avx2(&self, x: &[f32], h: &[f32], dz: &[f32], grad: &mut [f32], dh: &mut Vec<f32>) {
+        self.backward_body(x, h, dz, grad, dh);
+    }
+
+    #[inline(always)]
+    fn backward_body(&self, x: &[f32], h: &[f32], dz: &[f32], grad: &mut [f32], dh: &mut Vec<f32>) {
         let (ni, nh, no) = self.dims;
         dh.resize(nh, 0.0);
         let w2 = self.block("l2.weight").0;
@@ -163,7 +186,9 @@ fn transpose(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     t
 }
 
-/// y += a·x.
+/// y += a·x, element by element: no sum across lanes, so any vector width gives the same
+/// bits (and Rust never fuses the multiply and add into an FMA).
+#[inline(always)]
 fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
     for (yv, &xv) in y.iter_mut().zip(x) {
         *yv += a * xv;
@@ -194,6 +219,23 @@ impl Weights {
     /// Forward pass that also returns the hidden activations (after the ReLU) in
     /// `hidden` (length `hidden`), as the gradient needs them.
     pub fn forward_keep(&self, x: &[f32], hidden: &mut [f32], out: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { self.forward_avx2(x, hidden, out) };
+        }
+        self.forward_body(x, hidden, out);
+    }
+
+    /// [`Weights::forward_keep`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn forward_avx2(&self, x: &[f32], hidden: &mut [f32], out: &mut [f32]) {
+        self.forward_body(x, hidden, out);
+    }
+
+    #[inline(always)]
+    fn forward_body(&self, x: &[f32], hidden: &mut [f32], out: &mut [f32]) {
         let (_, nh, no) = self.dims;
         hidden.copy_from_slice(&self.b1);
         for (k, &v) in x.iter().enumerate() {
@@ -276,12 +318,16 @@ mod tests {
     /// The loss Σ_t ⟨dz_t, z_t⟩ of a batch, computed from scratch in f64.
     fn loss(net: &Mlp, x: &[f32], dz: &[f32]) -> f64 {
         let (ni, nh, no) = net.dims;
-        let mut w = net.weights();
+        let w = net.weights();
         let (mut h, mut z) = (vec![0.0; nh], vec![0.0; no]);
         let mut s = 0.0;
         for (xt, dzt) in x.chunks_exact(ni).zip(dz.chunks_exact(no)) {
             w.forward_keep(xt, &mut h, &mut z);
-            s += z.iter().zip(dzt).map(|(a, b)| f64::from(a * b)).sum::<f64>();
+            s += z
+                .iter()
+                .zip(dzt)
+                .map(|(a, b)| f64::from(a * b))
+                .sum::<f64>();
         }
         s
     }
@@ -289,8 +335,12 @@ mod tests {
     #[test]
     fn the_gradient_matches_finite_differences() {
         let net = Mlp::new(5, 7, 3, 11);
-        let x: Vec<f32> = (0..4 * 5).map(|k| ((k * 37 % 11) as f32 - 3.0) / 7.0).collect();
-        let dz: Vec<f32> = (0..4 * 3).map(|k| ((k * 13 % 7) as f32 - 3.0) / 5.0).collect();
+        let x: Vec<f32> = (0..4 * 5)
+            .map(|k| ((k * 37 % 11) as f32 - 3.0) / 7.0)
+            .collect();
+        let dz: Vec<f32> = (0..4 * 3)
+            .map(|k| ((k * 13 % 7) as f32 - 3.0) / 5.0)
+            .collect();
         let w = net.weights();
         let mut h = vec![0.0; 4 * 7];
         let mut z = vec![0.0; 3];
@@ -299,15 +349,14 @@ mod tests {
         }
         let mut grad = vec![0.0; net.params().len()];
         net.backward(&x, &h, &dz, &mut grad, &mut Vec::new());
-        for p in 0..net.params().len() {
+        for (p, &analytic) in grad.iter().enumerate() {
             let (mut up, mut down) = (net.clone(), net.clone());
             up.params_mut()[p] += 1e-2;
             down.params_mut()[p] -= 1e-2;
             let numeric = (loss(&up, &x, &dz) - loss(&down, &x, &dz)) / 2e-2;
             assert!(
-                (numeric - f64::from(grad[p])).abs() < 2e-3,
-                "parameter {p}: analytic {} numeric {numeric}",
-                grad[p]
+                (numeric - f64::from(analytic)).abs() < 2e-3,
+                "parameter {p}: analytic {analytic} numeric {numeric}"
             );
         }
     }
@@ -339,12 +388,18 @@ mod tests {
         let mut p = vec![1.0f32, -2.0];
         let mut adam = Adam::new(2, 0.01);
         adam.step(&mut p, &[0.5, -3.0]);
-        assert!((p[0] - 0.99).abs() < 1e-6 && (p[1] + 1.99).abs() < 1e-6, "{p:?}");
+        assert!(
+            (p[0] - 0.99).abs() < 1e-6 && (p[1] + 1.99).abs() < 1e-6,
+            "{p:?}"
+        );
     }
 
     #[test]
     fn masked_argmax_skips_masked_actions_and_breaks_ties_low() {
-        assert_eq!(masked_argmax(&[3.0, 1.0, 2.0], &[false, true, true]), Some(2));
+        assert_eq!(
+            masked_argmax(&[3.0, 1.0, 2.0], &[false, true, true]),
+            Some(2)
+        );
         assert_eq!(masked_argmax(&[1.0, 1.0], &[true, true]), Some(0));
         assert_eq!(masked_argmax(&[1.0], &[false]), None);
     }

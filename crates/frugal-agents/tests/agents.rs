@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use frugal_agents::{AgentKind, Checkpoint, RlPolicy, TrainConfig, evaluate, train};
 use frugal_core::{Preset, PricingModel};
-use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 use frugal_sim::simulate;
 
@@ -16,7 +16,13 @@ fn env(split: Split) -> SparkPlacementEnv {
         .unwrap();
     SparkPlacementEnv::new(EnvConfig::paper002(
         cluster,
-        swim_workloads(Pattern::Normal, split, 1),
+        episodes(
+            JobSource::Swim,
+            Protocol::HeldOut,
+            Pattern::Normal,
+            split,
+            1,
+        ),
         Mode::Masked,
         0.5,
     ))
@@ -58,7 +64,14 @@ fn a_checkpoint_as_placement_policy_replays_the_agent() {
     };
     ck.save(&net, &path).unwrap();
     let policy = RlPolicy::load(&path).unwrap();
-    let jobs: Arc<[frugal_core::Job]> = swim_workloads(Pattern::Normal, Split::Eval, 1).remove(0);
+    let jobs: Arc<[frugal_core::Job]> = episodes(
+        JobSource::Swim,
+        Protocol::HeldOut,
+        Pattern::Normal,
+        Split::Eval,
+        1,
+    )
+    .remove(0);
     let r = simulate(
         &eval.config().cluster,
         &jobs,

@@ -65,6 +65,9 @@ pub enum PolicyChoice {
     Builtin(PolicyKind),
     /// A checkpoint written by `frugal train` (paper 002 §5).
     Rl(PathBuf),
+    /// Not an online policy: the best schedule a search that knows every job finds, with
+    /// the proven lower bound on any schedule's bill (`frugal_sim::offline`).
+    Offline,
 }
 
 impl Serialize for PolicyChoice {
@@ -84,6 +87,7 @@ impl PolicyChoice {
         match self {
             PolicyChoice::Builtin(k) => k.name().to_string(),
             PolicyChoice::Rl(p) => format!("rl:{}", p.display()),
+            PolicyChoice::Offline => "offline".to_string(),
         }
     }
 
@@ -91,7 +95,7 @@ impl PolicyChoice {
     ///
     /// # Errors
     /// An unreadable checkpoint, or one trained on a cluster of another shape (the
-    /// message names both).
+    /// message names both); `offline`, which is a search over whole runs, not a policy.
     pub fn build(
         &self,
         params: &PolicyParams,
@@ -112,6 +116,9 @@ impl PolicyChoice {
                     );
                 }
                 Ok(Box::new(policy))
+            }
+            PolicyChoice::Offline => {
+                anyhow::bail!("offline searches over whole runs; it is not an online policy")
             }
         }
     }
@@ -141,6 +148,9 @@ impl TypedValueParser for PolicyParser {
             }
             return Ok(PolicyChoice::Rl(PathBuf::from(path)));
         }
+        if value == "offline" {
+            return Ok(PolicyChoice::Offline);
+        }
         let name = EnumValueParser::<PolicyName>::new().parse_ref(cmd, arg, value)?;
         Ok(PolicyChoice::Builtin(name.kind()))
     }
@@ -151,7 +161,11 @@ impl TypedValueParser for PolicyParser {
             .filter_map(ValueEnum::to_possible_value);
         let rl = PossibleValue::new("rl:<checkpoint>")
             .help("A DQN or REINFORCE agent trained with `frugal train` (paper 002 §5)");
-        Some(Box::new(builtin.chain(std::iter::once(rl))))
+        let offline = PossibleValue::new("offline").help(
+            "Not online: the cheapest schedule a search over per-job policy choices finds \
+             knowing every job, and a proven lower bound on any schedule's bill",
+        );
+        Some(Box::new(builtin.chain([rl, offline])))
     }
 }
 

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use frugal_agents::{AgentKind, Checkpoint, TrainConfig, evaluate, train};
-use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 
 use crate::choices::{PresetName, PricingArg, number_in};
@@ -23,23 +23,75 @@ pub enum AgentArg {
     Reinforce,
 }
 
-/// Arrival pattern.
+/// Arrival pattern (paper 002 §7.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum WorkloadArg {
-    /// 50 jobs in an hour (training: other hours of FB-2009; evaluation: hour 0).
+    /// 50 jobs in an hour (evaluation: FB-2009 hour 0)
     Normal,
-    /// 100 jobs in about 10 minutes (training: hours 7, 14, 20, 23; evaluation: hour 6).
+    /// 100 jobs in about 10 minutes (evaluation: FB-2009 hour 6)
     Burst,
 }
 
-/// One periodic greedy evaluation on the held-out hour, a row of the CSV log.
+impl WorkloadArg {
+    /// The pattern.
+    pub fn pattern(self) -> Pattern {
+        match self {
+            WorkloadArg::Normal => Pattern::Normal,
+            WorkloadArg::Burst => Pattern::Burst,
+        }
+    }
+}
+
+/// Which episodes train and which evaluate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// Train on the pattern's other FB-2009 hours, evaluate on the held-out hour
+    HeldOut,
+    /// Train and evaluate on one fixed episode, as paper 002's own environment does
+    Paper,
+}
+
+impl ProtocolArg {
+    /// The protocol.
+    pub fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::HeldOut => Protocol::HeldOut,
+            ProtocolArg::Paper => Protocol::Paper,
+        }
+    }
+}
+
+/// What an episode's jobs are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum JobSourceArg {
+    /// frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)
+    Swim,
+    /// Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals
+    Generator,
+}
+
+impl JobSourceArg {
+    /// The source.
+    pub fn source(self) -> JobSource {
+        match self {
+            JobSourceArg::Swim => JobSource::Swim,
+            JobSourceArg::Generator => JobSource::Generator,
+        }
+    }
+}
+
+/// One point of the learning curve, a row of the CSV log (and of the checkpoint's
+/// `curve`): the greedy evaluation episode after `iteration` iterations, and the mean
+/// return of the training episodes collected since the previous point.
 #[derive(serde::Serialize)]
-struct EvalRow {
+struct CurvePoint {
     iteration: usize,
     wall_s: f64,
+    train_return: Option<f64>,
+    eval_return: f64,
     eval_cost_usd: f64,
     eval_mean_jct_s: f64,
-    eval_return: f64,
+    eval_mean_run_s: f64,
 }
 
 /// How the environment treats an infeasible action.
@@ -65,6 +117,16 @@ pub struct TrainArgs {
     /// Arrival pattern.
     #[arg(long, value_enum, default_value = "burst")]
     pub workload: WorkloadArg,
+    /// Which episodes train and which evaluate.
+    #[arg(long, value_enum, default_value = "held-out")]
+    pub protocol: ProtocolArg,
+    /// What the episodes' jobs are.
+    #[arg(long, value_enum, default_value = "swim")]
+    pub jobs: JobSourceArg,
+    /// Seed of the episodes' jobs (the generator's draws), the same for every training
+    /// seed.
+    #[arg(long, default_value_t = 1)]
+    pub episode_seed: u64,
     /// Training iterations (paper 002 Table 5: 10,000 normal, 20,000 burst).
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub iterations: u32,
@@ -77,26 +139,70 @@ pub struct TrainArgs {
     /// Invalid-action handling.
     #[arg(long, value_enum, default_value = "masked")]
     pub mode: ModeArg,
-    /// Seed of weights, exploration and episode draws.
+    /// Seed of the weights, the exploration and the draws of training episodes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Iterations between greedy evaluations on the evaluation hour.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Iterations between greedy evaluations on the evaluation episode (paper 002 §7.2:
+    /// 1,000). The environment and the greedy policy are deterministic, so the paper's 10
+    /// evaluation runs would be 10 copies of one; one is run.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub eval_every: u32,
-    /// Checkpoint path (weights; the description goes to PATH.json).
+    /// Checkpoint path (weights; the description, the command and the learning curve go to
+    /// PATH.json).
     #[arg(long, default_value = "agent.safetensors")]
     pub out: PathBuf,
 }
 
+impl TrainArgs {
+    /// The command line that trains this agent again (without `--out`).
+    pub fn argv(&self) -> Vec<String> {
+        let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
+            v().map(|p| p.get_name().to_string()).unwrap_or_default()
+        };
+        [
+            ("--agent", name(&|| self.agent.to_possible_value())),
+            ("--beta", self.beta.to_string()),
+            ("--workload", name(&|| self.workload.to_possible_value())),
+            ("--protocol", name(&|| self.protocol.to_possible_value())),
+            ("--jobs", name(&|| self.jobs.to_possible_value())),
+            ("--episode-seed", self.episode_seed.to_string()),
+            ("--iterations", self.iterations.to_string()),
+            ("--cluster", name(&|| self.cluster.to_possible_value())),
+            ("--pricing", name(&|| self.pricing.to_possible_value())),
+            ("--mode", name(&|| self.mode.to_possible_value())),
+            ("--seed", self.seed.to_string()),
+            ("--eval-every", self.eval_every.to_string()),
+        ]
+        .into_iter()
+        .flat_map(|(f, v)| [f.to_string(), v])
+        .collect()
+    }
+}
+
 /// Trains, evaluating periodically, and writes the checkpoint.
 pub fn run(a: &TrainArgs) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let log = train_to(a, false)?;
+    // stdout is the learning curve as CSV; the note goes to stderr.
+    let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+    for row in &log {
+        w.serialize(row).map_err(std::io::Error::from)?;
+    }
+    w.flush()?;
+    tracing::info!(checkpoint = %a.out.display(), "checkpoint written (+ .json)");
+    Ok(())
+}
+
+/// Trains as `frugal train` does, without printing the curve; `quiet` hides the progress
+/// bar (for many agents trained at once).
+pub fn run_quiet(a: &TrainArgs) -> Result<()> {
+    train_to(a, true).map(|_| ())
+}
+
+fn train_to(a: &TrainArgs, quiet: bool) -> Result<Vec<CurvePoint>> {
     let preset = a.cluster.preset();
     let cluster = preset.config(a.pricing.model()).build(preset.name())?;
-    let pattern = match a.workload {
-        WorkloadArg::Normal => Pattern::Normal,
-        WorkloadArg::Burst => Pattern::Burst,
-    };
+    let (pattern, protocol, source) =
+        (a.workload.pattern(), a.protocol.protocol(), a.jobs.source());
     let mode = match a.mode {
         ModeArg::Masked => Mode::Masked,
         ModeArg::Paper => Mode::Paper,
@@ -104,7 +210,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     let env_cfg = |split| {
         EnvConfig::paper002(
             cluster.clone(),
-            swim_workloads(pattern, split, a.seed),
+            episodes(source, protocol, pattern, split, a.episode_seed),
             mode,
             a.beta,
         )
@@ -117,7 +223,11 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     };
     let (iterations, eval_every) = (a.iterations as usize, a.eval_every as usize);
     let cfg = TrainConfig::paper002(agent, iterations, a.seed);
-    let bar = ProgressBar::new(a.iterations as u64);
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(a.iterations as u64)
+    };
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} it  {msg}")
             .expect("valid template")
@@ -126,22 +236,30 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     let t0 = Instant::now();
     let mut log = Vec::new();
     let mut eval_error = None;
+    let (mut returns, mut episodes_seen) = (0.0, 0usize);
     let net = train(&mut env, &cfg, |stats, net| {
         bar.inc(1);
+        if let Some(r) = stats.mean_return {
+            returns += r;
+            episodes_seen += 1;
+        }
         if stats.iteration % eval_every == 0 || stats.iteration == iterations {
-            match evaluate(&mut eval_env, net, a.seed) {
+            match evaluate(&mut eval_env, net, a.episode_seed) {
                 Ok((k, ret)) => {
                     bar.set_message(format!(
                         "eval: cost ${:.2}, mean JCT {:.0} s, return {:.0}",
                         k.cost, k.mean_jct_s, ret
                     ));
-                    log.push(EvalRow {
+                    log.push(CurvePoint {
                         iteration: stats.iteration,
                         wall_s: t0.elapsed().as_secs_f64(),
+                        train_return: (episodes_seen > 0).then(|| returns / episodes_seen as f64),
+                        eval_return: ret,
                         eval_cost_usd: k.cost,
                         eval_mean_jct_s: k.mean_jct_s,
-                        eval_return: ret,
+                        eval_mean_run_s: k.mean_duration_s,
                     });
+                    (returns, episodes_seen) = (0.0, 0);
                 }
                 Err(e) => eval_error = Some(e),
             }
@@ -151,23 +269,47 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     if let Some(e) = eval_error {
         return Err(e.into());
     }
+    let wall_s = t0.elapsed().as_secs_f64();
+    let episodes_trained = iterations
+        * match agent {
+            AgentKind::Reinforce => cfg.collect_episodes,
+            AgentKind::Dqn => 0,
+        };
+    let curve: Vec<serde_json::Value> = log
+        .iter()
+        .map(|p| serde_json::to_value(p).expect("a curve point serialises"))
+        .map(|mut v| {
+            // Wall-clock times differ from run to run; the checkpoint keeps only what a
+            // seed determines.
+            v.as_object_mut().map(|o| o.remove("wall_s"));
+            v
+        })
+        .collect();
     let ck = Checkpoint {
         agent,
         vms: cluster.len(),
         hidden: cfg.hidden,
         scale: *env.observation_scale(),
         training: json!({
-            "beta": a.beta, "workload": format!("{:?}", a.workload).to_lowercase(), "iterations": a.iterations,
-            "seed": a.seed, "mode": a.mode, "cluster": a.cluster, "pricing": a.pricing,
+            "beta": a.beta,
+            "workload": pattern.as_str(),
+            "protocol": protocol.as_str(),
+            "jobs": source.as_str(),
+            "episode_seed": a.episode_seed,
+            "iterations": a.iterations,
+            "seed": a.seed,
+            "mode": a.mode,
+            "cluster": a.cluster,
+            "pricing": a.pricing,
+            "argv": a.argv(),
+            "curve": curve,
         }),
     };
     ck.save(&net, &a.out)?;
-    // stdout is the evaluation log as CSV; the note goes to stderr.
-    let mut w = csv::Writer::from_writer(&mut out);
-    for row in &log {
-        w.serialize(row).map_err(std::io::Error::from)?;
-    }
-    w.flush()?;
-    tracing::info!(checkpoint = %a.out.display(), "checkpoint written (+ .json)");
-    Ok(())
+    tracing::info!(
+        wall_s,
+        episodes_per_s = episodes_trained as f64 / wall_s,
+        "trained"
+    );
+    Ok(log)
 }

@@ -1,71 +1,113 @@
-//! The paper 002 workloads on the embedded FB-2009 trace: "normal" (first 50 jobs of an
-//! hour) and "burst" (first 100 jobs of a busy hour), with separate training and
-//! evaluation hours.
+//! The episodes of paper 002: which jobs an episode holds ([`JobSource`]) and which
+//! episodes train and which evaluate an agent ([`Protocol`]).
+//!
+//! |                      | `paper` protocol                     | `held-out` protocol                     |
+//! |----------------------|--------------------------------------|-----------------------------------------|
+//! | train on             | the evaluation episode itself        | the pattern's other FB-2009 hours       |
+//! | evaluate on          | one fixed episode (hour 0 or 6)      | hour 0 (normal) or 6 (burst)            |
+//!
+//! The `paper` protocol is what the authors' environment (RM_DeepRL) does: it replays one
+//! job file for every training and evaluation episode, so an agent can learn the whole
+//! episode — a global view the one-job-at-a-time baselines lack (paper 002 §7.1). The
+//! `held-out` protocol asks the harder question of a policy that works on jobs it has not
+//! seen.
 
 use std::sync::Arc;
 
 use frugal_core::job::Job;
+pub use frugal_sim::workload::Pattern;
 use frugal_sim::workload::{
-    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, TraceMapping, map_swim, parse_swim,
-    select_hour,
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, TraceMapping, map_swim, paper002_jobs,
+    parse_swim, select_hour,
 };
 
-/// Arrival pattern of paper 002 §7.1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pattern {
-    /// First 50 jobs of an hour (hour 0: 50 jobs in 46 min).
-    Normal,
-    /// First 100 jobs of a busy hour (hour 6: 100 jobs in 9 min).
-    Burst,
+/// What the jobs of an episode are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobSource {
+    /// frugal's SWIM mapping of the FB-2009 records (input bytes → executors, kinds, run
+    /// times; [`frugal_sim::workload::map_swim`]), the first 50 or 100 jobs of an hour.
+    Swim,
+    /// Paper 002 §7.1's generator at the same arrival times
+    /// ([`frugal_sim::workload::paper002_jobs`]).
+    Generator,
 }
 
-/// Which hours an episode draws from.
+impl JobSource {
+    /// `swim` or `generator`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobSource::Swim => "swim",
+            JobSource::Generator => "generator",
+        }
+    }
+}
+
+/// Which episodes train an agent and which evaluate it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// Train and evaluate on one fixed episode: the pattern's evaluation hour (paper 002's
+    /// own protocol).
+    Paper,
+    /// Train on the pattern's other hours, evaluate on the held-out evaluation hour.
+    HeldOut,
+}
+
+impl Protocol {
+    /// `paper` or `held-out`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Paper => "paper",
+            Protocol::HeldOut => "held-out",
+        }
+    }
+}
+
+/// Training or evaluation episodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
-    /// Hours not used for evaluation.
+    /// The episodes an agent learns from.
     Train,
-    /// The paper's hours: 0 (normal) and 6 (burst).
+    /// The episodes it is judged on.
     Eval,
 }
 
-impl Pattern {
-    /// Jobs per episode.
-    pub fn jobs(&self) -> usize {
-        match self {
-            Pattern::Normal => 50,
-            Pattern::Burst => 100,
-        }
-    }
-
-    /// Hours of FB-2009 day 0 used for `split`. Burst training hours are the other
-    /// hours whose first 100 jobs arrive within 20 minutes (7, 14, 20, 23).
-    pub fn hours(&self, split: Split) -> &'static [u32] {
-        match (self, split) {
-            (Pattern::Normal, Split::Eval) => &[0],
-            (Pattern::Burst, Split::Eval) => &[6],
-            (Pattern::Normal, Split::Train) => {
-                &[1, 2, 3, 5, 8, 9, 10, 12, 13, 15, 16, 17, 18, 21, 22]
-            }
-            (Pattern::Burst, Split::Train) => &[7, 14, 20, 23],
-        }
+/// The FB-2009 hours of `split` under `protocol`: the evaluation hour alone, except for
+/// held-out training, which uses [`Pattern::train_hours`].
+pub fn hours(pattern: Pattern, protocol: Protocol, split: Split) -> Vec<u32> {
+    match (protocol, split) {
+        (Protocol::HeldOut, Split::Train) => pattern.train_hours().to_vec(),
+        _ => vec![pattern.eval_hour()],
     }
 }
 
-/// One job list per hour of `pattern`/`split`, mapped from the embedded trace with the
-/// simulator's SWIM mapping (`seed` chooses the deadline jobs).
-pub fn swim_workloads(pattern: Pattern, split: Split, seed: u64) -> Vec<Arc<[Job]>> {
-    let records =
-        parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME).expect("the embedded trace parses");
-    pattern
-        .hours(split)
-        .iter()
-        .map(|&h| {
-            let selected = select_hour(&records, SwimHour::Hour(h), Some(pattern.jobs()));
-            let mapping = TraceMapping {
-                seed,
-                ..TraceMapping::default()
-            };
-            Arc::from(map_swim(&selected, &mapping))
+/// One job list per hour of `split` (see [`hours`]). `seed` draws the generator's jobs
+/// (and the SWIM mapping's deadline jobs, which the environment does not use); it is the
+/// episode's seed, independent of the seed an agent trains with.
+pub fn episodes(
+    source: JobSource,
+    protocol: Protocol,
+    pattern: Pattern,
+    split: Split,
+    seed: u64,
+) -> Vec<Arc<[Job]>> {
+    let records = match source {
+        JobSource::Swim => {
+            parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME).expect("the embedded trace parses")
+        }
+        JobSource::Generator => Vec::new(),
+    };
+    hours(pattern, protocol, split)
+        .into_iter()
+        .map(|h| match source {
+            JobSource::Swim => {
+                let selected = select_hour(&records, SwimHour::Hour(h), Some(pattern.jobs()));
+                let mapping = TraceMapping {
+                    seed,
+                    ..TraceMapping::default()
+                };
+                Arc::from(map_swim(&selected, &mapping))
+            }
+            JobSource::Generator => Arc::from(paper002_jobs(pattern, h, seed)),
         })
         .collect()
 }
@@ -75,18 +117,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_hour_has_the_pattern_size_and_splits_do_not_overlap() {
+    fn every_episode_has_the_pattern_size_and_held_out_splits_do_not_overlap() {
         for p in [Pattern::Normal, Pattern::Burst] {
-            for s in [Split::Train, Split::Eval] {
-                for w in swim_workloads(p, s, 1) {
-                    assert_eq!(w.len(), p.jobs());
+            for source in [JobSource::Swim, JobSource::Generator] {
+                for protocol in [Protocol::Paper, Protocol::HeldOut] {
+                    for s in [Split::Train, Split::Eval] {
+                        for w in episodes(source, protocol, p, s, 1) {
+                            assert_eq!(w.len(), p.jobs());
+                        }
+                    }
                 }
             }
-            assert!(
-                p.hours(Split::Train)
-                    .iter()
-                    .all(|h| !p.hours(Split::Eval).contains(h))
-            );
+            let train = hours(p, Protocol::HeldOut, Split::Train);
+            assert!(!train.contains(&p.eval_hour()));
+        }
+    }
+
+    #[test]
+    fn the_paper_protocol_trains_on_the_evaluation_episode() {
+        for source in [JobSource::Swim, JobSource::Generator] {
+            let train = episodes(source, Protocol::Paper, Pattern::Burst, Split::Train, 4);
+            let eval = episodes(source, Protocol::Paper, Pattern::Burst, Split::Eval, 4);
+            assert_eq!(train, eval);
+            assert_eq!(train.len(), 1);
         }
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::policy::{FirstFit, PlacementPolicy};
 use frugal_core::{Job, JobKind, PolicyKind, PolicyParams, Preset, PricingModel, Resources};
-use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 use frugal_sim::simulate;
 use rand::{RngExt, SeedableRng};
@@ -105,7 +105,14 @@ fn first_fit_through_the_environment_reproduces_the_simulator() {
         .build("p002")
         .unwrap();
     for (pattern, seed) in [(Pattern::Normal, 1), (Pattern::Burst, 2)] {
-        let jobs = swim_workloads(pattern, Split::Eval, seed).remove(0);
+        let jobs = episodes(
+            JobSource::Swim,
+            Protocol::HeldOut,
+            pattern,
+            Split::Eval,
+            seed,
+        )
+        .remove(0);
         let mut env = SparkPlacementEnv::new(config(
             cluster.clone(),
             vec![Arc::clone(&jobs)],
@@ -145,7 +152,13 @@ fn random_masked_episodes_end_and_are_deterministic() {
         .unwrap();
     let cfg = config(
         cluster,
-        swim_workloads(Pattern::Burst, Split::Train, 1),
+        episodes(
+            JobSource::Swim,
+            Protocol::HeldOut,
+            Pattern::Burst,
+            Split::Train,
+            1,
+        ),
         Mode::Masked,
     );
     let run = |seed: u64| {

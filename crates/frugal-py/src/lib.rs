@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use frugal_core::{Preset, PricingModel};
-use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -30,16 +30,45 @@ fn choose<T: Copy>(argument: &str, given: &str, options: &[(&str, T)]) -> PyResu
         })
 }
 
-/// Builds the configuration from the Python keyword arguments.
-fn config(
-    pattern: &str,
-    split: &str,
-    mode: &str,
+/// The Python keyword arguments shared by `Env` and `VecEnv`.
+struct Settings<'a> {
+    pattern: &'a str,
+    split: &'a str,
+    mode: &'a str,
     beta: f64,
-    cluster: &str,
-    pricing: &str,
+    cluster: &'a str,
+    pricing: &'a str,
     workload_seed: u64,
-) -> PyResult<EnvConfig> {
+    protocol: &'a str,
+    jobs: &'a str,
+}
+
+/// Builds the configuration from the Python keyword arguments.
+fn config(a: &Settings) -> PyResult<EnvConfig> {
+    let Settings {
+        pattern,
+        split,
+        mode,
+        beta,
+        cluster,
+        pricing,
+        workload_seed,
+        protocol,
+        jobs,
+    } = *a;
+    let protocol = choose(
+        "protocol",
+        protocol,
+        &[("paper", Protocol::Paper), ("held-out", Protocol::HeldOut)],
+    )?;
+    let source = choose(
+        "jobs",
+        jobs,
+        &[
+            ("swim", JobSource::Swim),
+            ("generator", JobSource::Generator),
+        ],
+    )?;
     let pattern = choose(
         "pattern",
         pattern,
@@ -62,7 +91,7 @@ fn config(
     let cluster = preset.config(pricing).build(cluster).map_err(value_error)?;
     Ok(EnvConfig::paper002(
         cluster,
-        swim_workloads(pattern, split, workload_seed),
+        episodes(source, protocol, pattern, split, workload_seed),
         mode,
         beta,
     ))
@@ -90,7 +119,8 @@ struct Env {
 #[pymethods]
 impl Env {
     #[new]
-    #[pyo3(signature = (pattern="burst", split="train", mode="masked", beta=0.5, cluster="paper002-cloud", pricing="real", workload_seed=1))]
+    #[pyo3(signature = (pattern="burst", split="train", mode="masked", beta=0.5, cluster="paper002-cloud", pricing="real", workload_seed=1, protocol="held-out", jobs="swim"))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         pattern: &str,
         split: &str,
@@ -99,8 +129,20 @@ impl Env {
         cluster: &str,
         pricing: &str,
         workload_seed: u64,
+        protocol: &str,
+        jobs: &str,
     ) -> PyResult<Self> {
-        let cfg = config(pattern, split, mode, beta, cluster, pricing, workload_seed)?;
+        let cfg = config(&Settings {
+            pattern,
+            split,
+            mode,
+            beta,
+            cluster,
+            pricing,
+            workload_seed,
+            protocol,
+            jobs,
+        })?;
         Ok(Env {
             inner: SparkPlacementEnv::new(cfg).map_err(value_error)?,
         })
@@ -177,7 +219,7 @@ impl VecEnv {
 #[pymethods]
 impl VecEnv {
     #[new]
-    #[pyo3(signature = (num_envs, pattern="burst", split="train", mode="masked", beta=0.5, cluster="paper002-cloud", pricing="real", workload_seed=1))]
+    #[pyo3(signature = (num_envs, pattern="burst", split="train", mode="masked", beta=0.5, cluster="paper002-cloud", pricing="real", workload_seed=1, protocol="held-out", jobs="swim"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         num_envs: usize,
@@ -188,11 +230,23 @@ impl VecEnv {
         cluster: &str,
         pricing: &str,
         workload_seed: u64,
+        protocol: &str,
+        jobs: &str,
     ) -> PyResult<Self> {
         if num_envs == 0 {
             return Err(value_error("num_envs must be ≥ 1"));
         }
-        let cfg = config(pattern, split, mode, beta, cluster, pricing, workload_seed)?;
+        let cfg = config(&Settings {
+            pattern,
+            split,
+            mode,
+            beta,
+            cluster,
+            pricing,
+            workload_seed,
+            protocol,
+            jobs,
+        })?;
         let envs = (0..num_envs)
             .map(|_| SparkPlacementEnv::new(cfg.clone()).map_err(value_error))
             .collect::<PyResult<Vec<_>>>()?;

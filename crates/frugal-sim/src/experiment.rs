@@ -104,6 +104,10 @@ pub struct RunRow {
     pub p95_jct_s: Option<f64>,
     /// Mean wait (start − arrival) of started jobs, seconds.
     pub mean_wait_s: Option<f64>,
+    /// Mean run time (finish − start) of completed jobs, seconds (paper 002 Eq. 5).
+    pub mean_run_s: Option<f64>,
+    /// Share of started jobs placed as their kind prefers, percent (paper 002 Fig. 8).
+    pub good_placement_pct: f64,
     /// Last finish − first arrival, seconds.
     pub makespan_s: f64,
     /// Time-averaged reserved share of powered-on cores, percent.
@@ -114,6 +118,9 @@ pub struct RunRow {
     pub vm_hours: f64,
     /// Policy calls.
     pub decisions: usize,
+    /// A proven lower bound on the bill of any schedule of the run's jobs, dollars (the
+    /// `offline` policy's row only; see `frugal_sim::offline`).
+    pub cost_lower_bound_usd: Option<f64>,
     /// Mean wall-clock decision time, µs (with timings only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision_mean_us: Option<f64>,
@@ -148,11 +155,14 @@ impl RunRow {
             mean_jct_s: some(s.mean_jct_s),
             p95_jct_s: some(s.p95_jct_s),
             mean_wait_s: some(s.mean_wait_s),
+            mean_run_s: some(s.mean_run_s),
+            good_placement_pct: s.good_placement_pct,
             makespan_s: s.makespan_s,
             cpu_utilisation_pct: 100.0 * s.cpu_utilisation,
             memory_utilisation_pct: 100.0 * s.memory_utilisation,
             vm_hours: s.vm_hours,
             decisions: s.decisions,
+            cost_lower_bound_usd: s.cost_lower_bound,
             decision_mean_us: timing(s.decision_mean_us),
             decision_p99_us: timing(s.decision_p99_us),
             decision_max_us: timing(s.decision_max_us),

@@ -142,6 +142,15 @@ pub struct Summary {
     pub p95_jct_s: f64,
     /// Mean waiting time (start − arrival) of started jobs, seconds.
     pub mean_wait_s: f64,
+    /// Mean run time (finish − start) of completed jobs, seconds: paper 002's average job
+    /// duration Avg_T (Eq. 5), which leaves waiting out.
+    pub mean_run_s: f64,
+    /// Share of started jobs placed as their kind prefers (no kind penalty), percent:
+    /// paper 002's good placements (Fig. 8).
+    pub good_placement_pct: f64,
+    /// A proven lower bound on the bill of any schedule of these jobs, dollars; set by the
+    /// offline search ([`crate::offline::search`]), `None` otherwise.
+    pub cost_lower_bound: Option<f64>,
     /// Last finish − first arrival, seconds.
     pub makespan_s: f64,
     /// Time-averaged share of powered-on CPU cores reserved by executors, [0, 1].
@@ -223,6 +232,16 @@ impl RunResult {
             .iter()
             .filter_map(|r| r.start.map(|s| s - r.arrival))
             .collect();
+        let runs: Vec<f64> = jobs
+            .iter()
+            .filter(|r| r.status == JobStatus::Completed)
+            .filter_map(|r| Some(r.finish? - r.start?))
+            .collect();
+        let started = jobs.iter().filter(|r| r.start.is_some()).count();
+        let good = jobs
+            .iter()
+            .filter(|r| r.start.is_some() && !r.kind_mismatch)
+            .count();
         let first_arrival = jobs.iter().map(|r| r.arrival).fold(f64::INFINITY, f64::min);
         let last_finish = jobs
             .iter()
@@ -244,6 +263,13 @@ impl RunResult {
             mean_jct_s: mean(&jct),
             p95_jct_s: percentile(&mut jct, 0.95),
             mean_wait_s: mean(&waits),
+            mean_run_s: mean(&runs),
+            good_placement_pct: if started == 0 {
+                0.0
+            } else {
+                100.0 * good as f64 / started as f64
+            },
+            cost_lower_bound: None,
             makespan_s: if last_finish > first_arrival {
                 last_finish - first_arrival
             } else {

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 
 use frugal_core::policy::{PolicyKind, PolicyParams};
 use frugal_core::{Cluster, Placement, Preset, PricingModel, QueueDiscipline};
-use frugal_env::workloads::{Pattern, Split, swim_workloads};
+use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 use frugal_sim::experiment::Setup;
 use frugal_sim::metrics::percentile;
@@ -40,6 +40,8 @@ pub enum Section {
     Queues,
     /// (e) bags of tasks: HA and FFD on NASA, a million tasks, the default comparison
     BagOfTasks,
+    /// (g) RL training: REINFORCE and DQN iterations on the burst pattern, one core
+    Training,
 }
 
 /// Options of `frugal bench`.
@@ -144,6 +146,9 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     if on(Section::BagOfTasks) {
         bot::bench(&mut out)?;
+    }
+    if on(Section::Training) {
+        training_bench(&mut out, a.seed)?;
     }
     if let Some(mib) = peak_rss_mib() {
         writeln!(
@@ -349,6 +354,55 @@ pub(crate) fn bench_setup(preset: Preset) -> Setup {
     }
 }
 
+/// (g) training speed: 200 REINFORCE iterations (10 episodes each) and 5,000 DQN iterations
+/// (10 steps and one minibatch update each), Table 5 settings, on the burst pattern of both
+/// job sources under the paper protocol.
+fn training_bench(out: &mut impl Write, seed: u64) -> Result<()> {
+    use frugal_agents::{AgentKind, TrainConfig, train};
+    let cluster = Preset::Paper002Cloud
+        .config(PricingModel::Real)
+        .build("paper002-cloud")
+        .expect("preset is valid");
+    writeln!(
+        out,
+        "\n(g) RL training, paper 002 Table 4 cluster, burst pattern, paper protocol, one core:"
+    )?;
+    for source in [JobSource::Swim, JobSource::Generator] {
+        let mut env = SparkPlacementEnv::new(EnvConfig::paper002(
+            cluster.clone(),
+            episodes(source, Protocol::Paper, Pattern::Burst, Split::Train, seed),
+            Mode::Masked,
+            0.75,
+        ))?;
+        for (agent, iterations) in [(AgentKind::Reinforce, 200), (AgentKind::Dqn, 5_000)] {
+            let cfg = TrainConfig::paper002(agent, iterations, seed);
+            let mut steps = 0usize;
+            let t0 = Instant::now();
+            let mut episodes_done = 0usize;
+            train(&mut env, &cfg, |s, _| {
+                if s.mean_return.is_some() {
+                    episodes_done += match agent {
+                        AgentKind::Reinforce => cfg.collect_episodes,
+                        AgentKind::Dqn => 1,
+                    };
+                }
+                steps += 1;
+            })?;
+            let wall = t0.elapsed().as_secs_f64();
+            writeln!(
+                out,
+                "  {:<10} {:<9} {iterations:>6} iterations in {wall:6.2} s = {:8.1} it/s, {:7.1} episodes/s (the paper's budget, 20,000 iterations: {:.0} s)",
+                source.as_str(),
+                format!("{agent:?}").to_lowercase(),
+                steps as f64 / wall,
+                episodes_done as f64 / wall,
+                20_000.0 * wall / steps as f64,
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// (c) steps per second of the RL environment with uniformly random feasible actions.
 fn env_bench(out: &mut impl Write, steps: usize, seed: u64) -> Result<()> {
     let cluster = Preset::Paper002Cloud
@@ -357,7 +411,13 @@ fn env_bench(out: &mut impl Write, steps: usize, seed: u64) -> Result<()> {
         .expect("preset is valid");
     let mut env = SparkPlacementEnv::new(EnvConfig::paper002(
         cluster,
-        swim_workloads(Pattern::Burst, Split::Train, seed),
+        episodes(
+            JobSource::Swim,
+            Protocol::HeldOut,
+            Pattern::Burst,
+            Split::Train,
+            seed,
+        ),
         Mode::Masked,
         0.5,
     ))?;

@@ -88,7 +88,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
         .into());
     }
     if a.retrain {
-        retrain::checkpoints(&mut experiments, &a.out.join("checkpoints"))?;
+        retrain::checkpoints(&mut experiments, &a.out.join("checkpoints"), a.threads)?;
     }
     let mut command = String::from("frugal reproduce");
     for p in &a.papers {

@@ -24,6 +24,16 @@ pub enum LoadArg {
     Both,
 }
 
+/// Arrival pattern of paper 002 §7.1 (`--paper002`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatternArg {
+    /// 50 jobs: the arrivals of FB-2009 hour 0's first 50 jobs (46 min)
+    Normal,
+    /// 100 jobs: the arrivals of FB-2009 hour 6's first 100 jobs (9 min)
+    Burst,
+}
+
 /// `--hour`: one hour of the trace or the whole day.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -102,12 +112,22 @@ pub struct SimulateArgs {
     /// the first N tasks.
     #[arg(long, value_name = "default|FILE", conflicts_with_all = ["trace", "hour", "jobs_csv", "synthetic", "load", "swf"])]
     pub alibaba: Option<String>,
+    /// Paper 002 §7.1's generated jobs instead of the trace's: `normal` (50 jobs) or
+    /// `burst` (100 jobs) at the arrivals of FB-2009 hour 0 or 6 (`--hour` picks another
+    /// hour), uniform kinds, executor sizes and counts, drawn with each run's seed (mapping
+    /// in the README).
+    #[arg(long, value_enum, value_name = "PATTERN", conflicts_with_all = ["trace", "jobs_csv", "synthetic", "load", "swf", "alibaba", "jobs"])]
+    pub paper002: Option<PatternArg>,
     /// Jobs from a CSV file (format in the README) instead of a trace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["trace", "hour"])]
     pub jobs_csv: Option<PathBuf>,
     /// Comma-separated policies [default: every built-in one].
     #[arg(long, value_delimiter = ',', value_parser = PolicyParser)]
     pub policies: Option<Vec<PolicyChoice>>,
+    /// Simulations the `offline` search may run per workload and repetition, in
+    /// [1, 10,000,000] [default: 20,000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub offline_budget: Option<u64>,
     /// Policy the "vs" column compares with; run as well if not among --policies.
     #[arg(long, default_value = "round-robin", value_parser = PolicyParser)]
     pub baseline: PolicyChoice,

@@ -13,16 +13,16 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use std::io::Write;
 
-use frugal_sim::RunResult;
 use frugal_sim::experiment::{AggregateRow, RunRow};
 use frugal_sim::output::{write_csv, write_run};
+use frugal_sim::{RunResult, offline};
 
 pub use args::SimulateArgs;
 pub(crate) use plan::sha256_hex;
 pub use plan::{Plan, plan};
 
 use crate::Usage;
-use crate::choices::FormatArg;
+use crate::choices::{FormatArg, PolicyChoice};
 use crate::progress::Progress;
 
 /// One run of the plan.
@@ -174,10 +174,21 @@ fn execute(
     pool.install(|| {
         keys.par_iter()
             .map(|k| {
-                let policy = plan.policies[k.policy].build(&plan.setup.policy, plan.cluster())?;
                 let jobs =
                     plan.workloads[k.workload].jobs_for(plan.seed.wrapping_add(k.repetition));
-                let mut r = plan.setup.run_with(policy, &jobs);
+                let choice = &plan.policies[k.policy];
+                let mut r = if *choice == PolicyChoice::Offline {
+                    offline::search(
+                        &plan.setup,
+                        &jobs,
+                        &offline::CANDIDATES,
+                        plan.offline_budget,
+                    )
+                    .best
+                } else {
+                    let policy = choice.build(&plan.setup.policy, plan.cluster())?;
+                    plan.setup.run_with(policy, &jobs)
+                };
                 r.summary.policy = plan.policies[k.policy].label();
                 progress.tick();
                 Ok(r)

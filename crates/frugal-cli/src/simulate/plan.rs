@@ -14,14 +14,14 @@ use frugal_core::queue::QueueDiscipline;
 use frugal_core::{Cluster, DurationModel, Rut};
 use frugal_sim::experiment::Setup;
 use frugal_sim::workload::{
-    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, SwimHour, SwimRecord, SyntheticConfig,
-    TraceMapping, copies, map_alibaba, map_swf, map_swim, parse_swim, read_jobs_csv,
+    EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, Pattern, SwimHour, SwimRecord, SyntheticConfig,
+    TraceMapping, copies, map_alibaba, map_swf, map_swim, paper002_jobs, parse_swim, read_jobs_csv,
     replicate_days, select_hour, synthetic,
 };
 use frugal_traces::alibaba::Pod;
 use frugal_traces::swf::SwfLog;
 
-use super::args::{HourArg, LoadArg, MAX_JOBS, SimulateArgs};
+use super::args::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateArgs};
 use crate::choices::{ClusterSource, PolicyChoice, PresetName};
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
@@ -51,6 +51,8 @@ enum Source {
     Swf(Box<SwfLog>, Option<usize>, TraceMapping),
     /// The first N replayable tasks of an Alibaba task list mapped with the run's seed.
     Alibaba(Vec<Pod>, Option<usize>, TraceMapping),
+    /// Paper 002's generator at an hour's arrivals, drawn with the run's seed.
+    Paper002(Pattern, u32),
 }
 
 impl Workload {
@@ -65,6 +67,7 @@ impl Workload {
             }
             Source::Swf(log, n, m) => map_swf(log, *n, &TraceMapping { seed, ..*m }).jobs,
             Source::Alibaba(pods, n, m) => map_alibaba(pods, *n, &TraceMapping { seed, ..*m }).jobs,
+            Source::Paper002(pattern, hour) => paper002_jobs(*pattern, *hour, seed),
         };
         if self.copies == 1 {
             jobs
@@ -94,6 +97,8 @@ pub struct Plan {
     pub workloads: Vec<Workload>,
     /// Seed of repetition 0.
     pub seed: u64,
+    /// Simulations per run of the `offline` search.
+    pub offline_budget: usize,
     /// Input files read.
     pub inputs: Vec<Input>,
     /// One line describing the cluster and conditions.
@@ -148,6 +153,12 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
     }
     let queue = a.queue.map(|q| q.discipline());
     let params = policy_params(a, &policies, queue)?;
+    if a.offline_budget.is_some() && !policies.contains(&PolicyChoice::Offline) {
+        bail!("--offline-budget applies to the offline search, which is not among --policies");
+    }
+    if a.baseline == PolicyChoice::Offline {
+        bail!("--baseline offline: the baseline is an online policy");
+    }
     for p in &policies {
         if let PolicyChoice::Rl(path) = p {
             p.build(&params, &cluster)
@@ -253,6 +264,7 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         policies,
         workloads,
         seed: a.seed,
+        offline_budget: a.offline_budget.unwrap_or(20_000) as usize,
         inputs,
         header,
     })
@@ -311,13 +323,60 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
         ("--deadline-factor", a.deadline_factor.is_some()),
     ];
     let hybrid_penalty = a.hybrid_penalty.unwrap_or(0.3);
-    if (a.jobs_csv.is_some() || a.synthetic)
+    if (a.jobs_csv.is_some() || a.synthetic || a.paper002.is_some())
         && let Some((flag, _)) = trace_only.iter().find(|(_, given)| *given)
     {
         bail!(
             "{flag} shapes the deadlines of trace jobs; {} jobs bring their own",
-            if a.synthetic { "synthetic" } else { "CSV" }
+            if a.synthetic {
+                "synthetic"
+            } else if a.paper002.is_some() {
+                "paper 002's (none)"
+            } else {
+                "CSV"
+            }
         );
+    }
+    if let Some(p) = a.paper002 {
+        if a.hybrid_penalty.is_some() {
+            bail!(
+                "--hybrid-penalty: paper 002's jobs run on one cloud site and have no \
+                 cross-site run time"
+            );
+        }
+        let pattern = match p {
+            PatternArg::Normal => Pattern::Normal,
+            PatternArg::Burst => Pattern::Burst,
+        };
+        let hour = match a.hour {
+            Some(HourArg::Hour(h)) => h,
+            Some(HourArg::Day) => bail!("--hour day: --paper002 takes the jobs of one hour"),
+            None => pattern.eval_hour(),
+        };
+        let records = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME)?;
+        let available = select_hour(&records, SwimHour::Hour(hour), Some(pattern.jobs())).len();
+        if available < pattern.jobs() {
+            bail!(
+                "--hour {hour}: FB-2009 hour {hour} has {available} jobs, the {} pattern needs {}",
+                pattern.as_str(),
+                pattern.jobs()
+            );
+        }
+        inputs.push(Input {
+            role: "trace",
+            path: format!("embedded:{EMBEDDED_FB2009_NAME}"),
+            sha256: sha256_hex(EMBEDDED_FB2009.as_bytes()),
+        });
+        return Ok(vec![Workload {
+            copies: 1,
+            label: format!(
+                "paper 002 {} pattern, {} generated jobs at FB-2009 hour {hour}'s arrivals",
+                pattern.as_str(),
+                pattern.jobs()
+            ),
+            jobs: pattern.jobs(),
+            source: Source::Paper002(pattern, hour),
+        }]);
     }
     if let Some(path) = &a.jobs_csv {
         let text = read_input("jobs_csv", path, inputs)?;

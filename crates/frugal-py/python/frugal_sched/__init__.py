@@ -41,14 +41,20 @@ class SparkPlacementEnv(gym.Env):
     Args:
         pattern: ``"normal"`` (first 50 jobs of an hour of FB-2009) or ``"burst"`` (first
             100 jobs of a busy hour).
-        split: ``"train"`` (hours other than the paper's) or ``"eval"`` (hour 0 / hour 6).
+        split: ``"train"`` or ``"eval"``; which episodes each holds is the protocol's.
+        protocol: ``"held-out"`` (train on the pattern's other FB-2009 hours, evaluate on
+            hour 0 / hour 6) or ``"paper"`` (train and evaluate on the evaluation episode,
+            as paper 002's own environment does).
+        jobs: ``"swim"`` (frugal's mapping of the FB-2009 records) or ``"generator"``
+            (paper 002 §7.1: uniformly drawn BigDataBench jobs at the trace's arrivals).
         mode: ``"masked"`` (infeasible actions are ignored with the invalid reward; use
             ``action_masks()``) or ``"paper"`` (an infeasible action ends the episode
             with −200, paper 002 Table 3).
         beta: weight of cost against job run time in the episodic reward (Eq. 14).
         dict_observation: observe ``{"observation", "action_mask"}`` instead of a vector.
         cluster, pricing: a frugal cluster preset and pricing model.
-        workload_seed: seed of the trace-to-job mapping (which jobs carry deadlines).
+        workload_seed: seed of the episodes' jobs (the generator's draws; with ``"swim"``,
+            which jobs carry deadlines, which the environment does not use).
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the clock, the bill, the
             job being placed and each VM's power state and free capacity as text).
 
@@ -72,11 +78,15 @@ class SparkPlacementEnv(gym.Env):
         pricing: str = "real",
         workload_seed: int = 1,
         render_mode: str | None = None,
+        protocol: str = "held-out",
+        jobs: str = "swim",
     ) -> None:
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
-        self._env = _Env(pattern, split, mode, beta, cluster, pricing, workload_seed)
+        self._env = _Env(
+            pattern, split, mode, beta, cluster, pricing, workload_seed, protocol, jobs
+        )
         self._dict = dict_observation
         vector = spaces.Box(0.0, 1.0, shape=(self._env.observation_len,), dtype=np.float32)
         self.action_space = spaces.Discrete(self._env.action_count)

@@ -1,9 +1,10 @@
 //! Workloads: the SWIM Facebook traces, SWF logs (Parallel Workloads Archive), the
-//! Alibaba GPU cluster trace of 2023 (with its cluster), the paper 000 synthetic generator
-//! and a CSV job format for users' own workloads.
+//! Alibaba GPU cluster trace of 2023 (with its cluster), the paper 000 synthetic generator,
+//! the paper 002 job generator and a CSV job format for users' own workloads.
 
 mod alibaba;
 mod csv_jobs;
+mod paper002;
 mod swf;
 mod swim;
 mod synthetic;
@@ -13,6 +14,7 @@ pub use alibaba::{
     map_alibaba, node_price_per_hour,
 };
 pub use csv_jobs::{CSV_HEADER, CsvJobs, read_jobs_csv, write_jobs_csv};
+pub use paper002::{Pattern, RUN_TIME_S, paper002_jobs};
 pub use swf::{SwfJobs, map_swf};
 pub use swim::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, SwimRecord, map_swim, parse_swim,
