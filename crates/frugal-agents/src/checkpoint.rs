@@ -32,7 +32,39 @@ fn meta_path(path: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// One point of a learning curve, as `frugal train` records it in the checkpoint: the
+/// greedy evaluation episode after `iteration` training iterations, and the mean return
+/// of the training episodes since the previous point.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct CurvePoint {
+    /// Training iterations done.
+    pub iteration: u64,
+    /// Mean undiscounted return of the training episodes since the previous point (empty
+    /// when none ended, e.g. DQN between long episodes).
+    pub train_return: Option<f64>,
+    /// Undiscounted return of the greedy evaluation episode.
+    pub eval_return: f64,
+    /// Its bill, dollars.
+    pub eval_cost_usd: f64,
+    /// Its mean job completion time, seconds.
+    pub eval_mean_jct_s: f64,
+    /// Its mean job run time (paper 002 Avg_T), seconds.
+    pub eval_mean_run_s: f64,
+}
+
 impl Checkpoint {
+    /// The learning curve stored with the checkpoint (`training.curve`; empty if none).
+    ///
+    /// # Errors
+    /// [`AgentError::Checkpoint`] if the curve is malformed.
+    pub fn curve(&self) -> Result<Vec<CurvePoint>, AgentError> {
+        match self.training.get("curve") {
+            None => Ok(Vec::new()),
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|e| AgentError::Checkpoint(format!("training.curve: {e}"))),
+        }
+    }
+
     /// Writes `net` to `path` and this description to `path.json`.
     ///
     /// # Errors

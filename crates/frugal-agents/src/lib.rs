@@ -10,7 +10,7 @@ mod mlp;
 mod policy;
 mod reinforce;
 
-pub use checkpoint::Checkpoint;
+pub use checkpoint::{Checkpoint, CurvePoint};
 pub use mlp::{Adam, Mlp, Weights, masked_argmax};
 pub use policy::RlPolicy;
 
@@ -25,6 +25,10 @@ pub enum AgentKind {
     Dqn,
     /// Monte-Carlo policy gradient (paper 002 §5.2, Alg. 2, Eq. 19).
     Reinforce,
+    /// Maskable PPO trained outside frugal (sb3-contrib, through the Python package's
+    /// `examples/paper002_ppo.py`) with the same network shape; frugal runs its policy but
+    /// does not train it.
+    Ppo,
 }
 
 /// Training hyper-parameters; defaults follow paper 002 Table 5.
@@ -101,6 +105,9 @@ pub enum AgentError {
     /// A checkpoint is missing, unreadable or does not fit the cluster.
     #[error("checkpoint: {0}")]
     Checkpoint(String),
+    /// frugal does not train this kind of agent (PPO is trained by the Python package).
+    #[error("frugal trains DQN and REINFORCE agents, not {0:?}")]
+    NotTrainable(AgentKind),
 }
 
 /// Trains an agent on `env`; `on_iteration` sees every iteration's statistics (for a
@@ -116,6 +123,7 @@ pub fn train(
     match cfg.agent {
         AgentKind::Dqn => dqn::train(env, cfg, on_iteration),
         AgentKind::Reinforce => reinforce::train(env, cfg, on_iteration),
+        AgentKind::Ppo => Err(AgentError::NotTrainable(cfg.agent)),
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`--cluster <PRESET|FILE>`, `--policies <POLICY|rl:CHECKPOINT>`).
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::{Arg, Command, ValueEnum};
@@ -122,6 +122,26 @@ impl PolicyChoice {
             }
         }
     }
+}
+
+/// The checkpoints an `rl:` path names: the path itself, or, with `*`, `?` or `[`, every
+/// file it matches but the `.json` sidecars, in name order (so an experiment can name every
+/// training seed of an agent at once).
+///
+/// # Errors
+/// A malformed pattern, an unreadable folder, or a pattern that matches nothing.
+pub fn checkpoints_matching(pattern: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let text = pattern.display().to_string();
+    if !text.contains(['*', '?', '[']) {
+        return Ok(vec![pattern.to_path_buf()]);
+    }
+    let mut found: Vec<PathBuf> = glob::glob(&text)?.collect::<Result<_, _>>()?;
+    found.retain(|f| f.extension().is_none_or(|e| e != "json"));
+    found.sort();
+    if found.is_empty() {
+        anyhow::bail!("{text}: no checkpoint matches");
+    }
+    Ok(found)
 }
 
 /// Parses a built-in policy name (clap's possible values and suggestions) or

@@ -4,6 +4,7 @@ mod agent;
 mod bag_of_tasks;
 mod bench;
 mod choices;
+mod curves;
 mod ephemeral;
 mod loadtest;
 mod progress;
@@ -79,6 +80,9 @@ enum Command {
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
+    /// Print the learning curves stored in trained agents' checkpoints as CSV (paper 002
+    /// Fig. 4–5: return of the greedy evaluation episode against training iterations).
+    LearningCurves(curves::CurvesArgs),
     /// Run the scheduler service: HTTP API, durable state (SQLite or PostgreSQL), the
     /// emulated backend or a real Spark standalone cluster.
     Serve(Box<serve::ServeArgs>),
@@ -139,6 +143,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Run(args)) => reproduce::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
+        Some(Command::LearningCurves(args)) => curves::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),
         Some(Command::Agent(args)) => agent::run(&args),

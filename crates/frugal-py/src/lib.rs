@@ -154,6 +154,18 @@ impl Env {
         self.inner.action_count()
     }
 
+    /// The observation's normalisers (largest VM's cores and MiB, highest price in $/s,
+    /// largest executor count), as a frugal checkpoint records them.
+    fn observation_scale<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.observation_scale();
+        let d = PyDict::new(py);
+        d.set_item("cores", s.cores)?;
+        d.set_item("memory_mib", s.memory_mib)?;
+        d.set_item("price", s.price)?;
+        d.set_item("executors", s.executors)?;
+        Ok(d)
+    }
+
     /// 3N + 6.
     #[getter]
     fn observation_len(&self) -> usize {

@@ -36,6 +36,8 @@ pub enum System {
     Ephemeral,
     /// `frugal ephemeral planners`: the planners against the problem size (paper 001 Fig. 4).
     EphemeralPlanners,
+    /// `frugal learning-curves`: trained agents' learning curves (paper 002 Fig. 4–5).
+    LearningCurves,
 }
 
 impl System {
@@ -46,6 +48,7 @@ impl System {
             System::BagOfTasks => &["bag-of-tasks"],
             System::Ephemeral => &["ephemeral"],
             System::EphemeralPlanners => &["ephemeral", "planners"],
+            System::LearningCurves => &["learning-curves"],
         }
     }
 }
@@ -69,8 +72,9 @@ pub struct Experiment {
     /// Flags shared by every configuration.
     #[serde(default)]
     pub args: BTreeMap<String, toml::Value>,
-    /// Named cases (`[[case]]`, each a `name` and flags): the sweep is run once per case,
-    /// and the rows get a `case` column. For settings that change together (an hour and
+    /// Named cases (`[[case]]`, each a `name`, flags and optional `labels`): the sweep is
+    /// run once per case, and the rows get a `case` column and one column per label (e.g.
+    /// `labels = { protocol = "paper" }`). For settings that change together (an hour and
     /// its job count).
     #[serde(default, rename = "case")]
     pub cases: Vec<BTreeMap<String, toml::Value>>,
@@ -138,7 +142,27 @@ impl Experiment {
                 Some(toml::Value::String(n)) => return Err(format!("[[case]] {n}: named twice")),
                 _ => return Err("[[case]]: each needs a string `name`".into()),
             }
-            for (flag, v) in case.iter().filter(|(k, _)| *k != "name") {
+            if let Some(l) = case.get("labels") {
+                let toml::Value::Table(t) = l else {
+                    return Err(format!(
+                        "[[case]] {}: `labels` is a table of columns",
+                        names.last().expect("named above")
+                    ));
+                };
+                for (column, v) in t {
+                    if matches!(v, toml::Value::Array(_) | toml::Value::Table(_)) {
+                        return Err(format!(
+                            "[[case]] labels.{column}: a label is a string or a number"
+                        ));
+                    }
+                    if column == "case" || e.sweep.contains_key(column) {
+                        return Err(format!(
+                            "[[case]] labels.{column}: also a column of the runner's"
+                        ));
+                    }
+                }
+            }
+            for (flag, v) in case.iter().filter(|(k, _)| !is_case_key(k)) {
                 if e.sweep.contains_key(flag) {
                     return Err(format!("[[case]] {flag}: also swept"));
                 }
@@ -189,9 +213,12 @@ impl Experiment {
                 let mut labels = Vec::new();
                 if let Some(case) = case {
                     labels.push(("case".to_string(), label(&case["name"])));
+                    if let Some(toml::Value::Table(t)) = case.get("labels") {
+                        labels.extend(t.iter().map(|(k, v)| (k.clone(), label(v))));
+                    }
                     flags.extend(
                         case.iter()
-                            .filter(|(k, _)| *k != "name")
+                            .filter(|(k, _)| !is_case_key(k))
                             .map(|(k, v)| (k.clone(), v.clone())),
                     );
                 }
@@ -211,6 +238,11 @@ impl Experiment {
             })
             .collect()
     }
+}
+
+/// The keys of a `[[case]]` that are not flags: its `name` and its extra `labels`.
+fn is_case_key(k: &str) -> bool {
+    k == "name" || k == "labels"
 }
 
 /// The command-line words of `--flag value`.
@@ -328,6 +360,31 @@ repetitions = 2
         assert!(c[0].argv.windows(2).any(|w| w == ["--hour", "10"]));
         assert!(c[0].argv.windows(2).any(|w| w == ["--repetitions", "1"]));
         assert!(c[7].argv.windows(2).any(|w| w == ["--repetitions", "5"]));
+        let labelled = Experiment::parse(&format!(
+            "{FILE}[[case]]\nname = 'p'\nlabels = {{ protocol = 'paper', seed = 3 }}\nhour = 6\n"
+        ))
+        .unwrap();
+        let c = labelled.configurations(false);
+        assert_eq!(
+            c[0].labels[..3],
+            [
+                ("case".to_string(), "p".to_string()),
+                ("protocol".to_string(), "paper".to_string()),
+                ("seed".to_string(), "3".to_string())
+            ]
+        );
+        assert!(!c[0].argv.iter().any(|a| a.contains("labels")));
+        for bad in [
+            "labels = 3",
+            "labels = { x = [1] }",
+            "labels = { pricing = 'a' }",
+        ] {
+            let text = format!("{FILE}[[case]]\nname = 'p'\n{bad}\n");
+            assert!(
+                Experiment::parse(&text).unwrap_err().contains("labels"),
+                "{bad}"
+            );
+        }
         let twice = format!("{FILE}[[case]]\nname = 'a'\n[[case]]\nname = 'a'\n");
         assert!(
             Experiment::parse(&twice)

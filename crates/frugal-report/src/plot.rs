@@ -13,7 +13,6 @@ use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use serde::Deserialize;
 
@@ -177,6 +176,8 @@ impl PlotSpec {
     ) -> Result<(), String> {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing {}: {e:?}", self.name);
         root.fill(&WHITE).map_err(err)?;
+        // Bars and lines keep their legend in a column of its own, clear of the data.
+        let (plot, key) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
         let x_label = self.x_label.clone().or(self.x.clone()).unwrap_or_default();
         let y_label = self.y_label.clone().or(self.y.clone()).unwrap_or_default();
         match figure {
@@ -193,8 +194,9 @@ impl PlotSpec {
                     .map(|e| e.mean + e.ci95.unwrap_or(0.0))
                     .fold(0.0, f64::max)
                     .max(1e-9)
-                    * headroom(bars.len());
-                let mut chart = ChartBuilder::on(root)
+                    * 1.08;
+                let colours = colours(bars);
+                let mut chart = ChartBuilder::on(&plot)
                     .caption(&self.title, ("sans-serif", 20))
                     .margin(12)
                     .x_label_area_size(40)
@@ -217,8 +219,7 @@ impl PlotSpec {
                     .y_desc(y_label)
                     .draw()
                     .map_err(err)?;
-                for (b, name) in bars.iter().enumerate() {
-                    let colour = PALETTE[b % PALETTE.len()];
+                for (b, colour) in colours.iter().enumerate() {
                     let at = |c: usize| c as f64 * width + 0.5 + b as f64;
                     chart
                         .draw_series(values.iter().enumerate().filter_map(|(c, row)| {
@@ -229,11 +230,7 @@ impl PlotSpec {
                                 )
                             })
                         }))
-                        .map_err(err)?
-                        .label(name.as_str())
-                        .legend(move |(x, y)| {
-                            Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
-                        });
+                        .map_err(err)?;
                     chart
                         .draw_series(values.iter().enumerate().filter_map(|(c, row)| {
                             let e = row[b]?;
@@ -250,28 +247,40 @@ impl PlotSpec {
                         }))
                         .map_err(err)?;
                 }
-                legend(&mut chart).map_err(err)?;
+                legend(&key, bars, &colours, false).map_err(err)?;
             }
             Figure::Lines(lines) => {
+                // The y range fits the data (with its confidence band) and a margin; it
+                // includes 0 only when the data come near it.
                 let points = lines.iter().flat_map(|(_, p)| p);
-                let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+                let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+                let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
                 for (x, e) in points {
                     x0 = x0.min(*x);
                     x1 = x1.max(*x);
-                    y1 = y1.max(e.mean + e.ci95.unwrap_or(0.0));
+                    let h = e.ci95.unwrap_or(0.0);
+                    y0 = y0.min(e.mean - h);
+                    y1 = y1.max(e.mean + h);
                 }
                 if !x0.is_finite() {
-                    (x0, x1) = (0.0, 1.0);
+                    (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
                 }
                 if x1 <= x0 {
                     x1 = x0 + 1.0;
                 }
-                let mut chart = ChartBuilder::on(root)
+                if y0 > 0.0 && y0 < 0.25 * y1 {
+                    y0 = 0.0;
+                }
+                let pad = ((y1 - y0) * 0.08).max(1e-9);
+                let (y0, y1) = (if y0 == 0.0 { 0.0 } else { y0 - pad }, y1 + pad);
+                let names: Vec<String> = lines.iter().map(|(n, _)| n.clone()).collect();
+                let colours = colours(&names);
+                let mut chart = ChartBuilder::on(&plot)
                     .caption(&self.title, ("sans-serif", 20))
                     .margin(12)
                     .x_label_area_size(40)
                     .y_label_area_size(70)
-                    .build_cartesian_2d(x0..x1, 0.0..y1.max(1e-9) * headroom(lines.len()))
+                    .build_cartesian_2d(x0..x1, y0..y1)
                     .map_err(err)?;
                 chart
                     .configure_mesh()
@@ -279,33 +288,37 @@ impl PlotSpec {
                     .y_desc(y_label)
                     .draw()
                     .map_err(err)?;
-                for (k, (name, pts)) in lines.iter().enumerate() {
-                    let colour = PALETTE[k % PALETTE.len()];
+                for ((_, pts), &colour) in lines.iter().zip(&colours) {
+                    // The 95 % confidence band over the repetitions (seeds), where there
+                    // are several.
+                    if pts.iter().any(|(_, e)| e.ci95.is_some()) {
+                        let band: Vec<(f64, f64)> = pts
+                            .iter()
+                            .map(|(x, e)| (*x, e.mean + e.ci95.unwrap_or(0.0)))
+                            .chain(
+                                pts.iter()
+                                    .rev()
+                                    .map(|(x, e)| (*x, e.mean - e.ci95.unwrap_or(0.0))),
+                            )
+                            .collect();
+                        chart
+                            .draw_series(std::iter::once(Polygon::new(band, colour.mix(0.18))))
+                            .map_err(err)?;
+                    }
                     chart
                         .draw_series(LineSeries::new(
                             pts.iter().map(|(x, e)| (*x, e.mean)),
                             colour.stroke_width(2),
                         ))
-                        .map_err(err)?
-                        .label(name.as_str())
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-                        });
+                        .map_err(err)?;
                     chart
-                        .draw_series(pts.iter().map(|(x, e)| {
-                            let h = e.ci95.unwrap_or(0.0);
-                            ErrorBar::new_vertical(
-                                *x,
-                                e.mean - h,
-                                e.mean,
-                                e.mean + h,
-                                colour.filled(),
-                                6,
-                            )
-                        }))
+                        .draw_series(
+                            pts.iter()
+                                .map(|(x, e)| Circle::new((*x, e.mean), 3, colour.filled())),
+                        )
                         .map_err(err)?;
                 }
-                legend(&mut chart).map_err(err)?;
+                legend(&key, &names, &colours, true).map_err(err)?;
             }
             Figure::Timeline { vms, cost } => {
                 let end = vms
@@ -362,41 +375,119 @@ impl PlotSpec {
     }
 }
 
-type Linear = Cartesian2d<RangedCoordf64, RangedCoordf64>;
-
-fn legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Linear>,
+/// Draws the legend of `names` in their `colours` down the `area` column: a swatch (a
+/// line for line plots) and the name, one entry per row.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    names: &[String],
+    colours: &[RGBColor],
+    lines: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()
+    let font = ("sans-serif", 13).into_font();
+    let row = ((SIZE.1 as i32 - 60) / names.len().max(1) as i32).clamp(10, 20);
+    for (k, (name, colour)) in names.iter().zip(colours).enumerate() {
+        let y = 48 + k as i32 * row;
+        if lines {
+            area.draw(&PathElement::new(
+                vec![(6, y), (24, y)],
+                colour.stroke_width(3),
+            ))?;
+        } else {
+            area.draw(&Rectangle::new([(8, y - 5), (20, y + 5)], colour.filled()))?;
+        }
+        area.draw(&Text::new(name.clone(), (30, y - 7), font.clone()))?;
+    }
+    Ok(())
 }
 
-/// How far above the highest value the y axis goes, so that a legend of `entries` lines
-/// (drawn in the upper right) does not hide the data.
-fn headroom(entries: usize) -> f64 {
-    1.1 + 0.045 * entries as f64
+/// Width in pixels of the legend column beside bars and lines.
+const LEGEND_WIDTH: u32 = 250;
+
+/// One colour per series name, none reused within a plot: trained agents (`rl:<agent>-…`)
+/// get shades of one hue per agent, dark to light in order (so the β of a family reads
+/// as a ramp), set apart from the baselines, which take the distinct colours of
+/// [`PALETTE`] in order.
+fn colours(names: &[String]) -> Vec<RGBColor> {
+    let family = |n: &str| -> Option<String> {
+        let agent = n.strip_prefix("rl:")?;
+        Some(agent.split('-').next().unwrap_or(agent).to_string())
+    };
+    let mut families: Vec<String> = Vec::new();
+    for n in names {
+        if let Some(f) = family(n)
+            && !families.contains(&f)
+        {
+            families.push(f);
+        }
+    }
+    let mut baseline = 0;
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    names
+        .iter()
+        .map(|n| match family(n) {
+            None => {
+                let c = PALETTE[baseline % PALETTE.len()];
+                baseline += 1;
+                c
+            }
+            Some(f) => {
+                let size = names
+                    .iter()
+                    .filter(|m| family(m).as_ref() == Some(&f))
+                    .count();
+                let k = match seen.iter_mut().find(|(g, _)| *g == f) {
+                    Some((_, k)) => {
+                        *k += 1;
+                        *k
+                    }
+                    None => {
+                        seen.push((f.clone(), 0));
+                        0
+                    }
+                };
+                let hue = families.iter().position(|g| *g == f).unwrap_or(0);
+                let (dark, light) = AGENT_RAMPS[hue % AGENT_RAMPS.len()];
+                let t = if size > 1 {
+                    k as f64 / (size - 1) as f64
+                } else {
+                    0.0
+                };
+                let mix =
+                    |a: u8, b: u8| (f64::from(a) + t * (f64::from(b) - f64::from(a))).round() as u8;
+                RGBColor(
+                    mix(dark.0, light.0),
+                    mix(dark.1, light.1),
+                    mix(dark.2, light.2),
+                )
+            }
+        })
+        .collect()
 }
+
+/// Dark and light ends of the agents' colour ramps: blue, purple, magenta, brown.
+const AGENT_RAMPS: [(RGBColor, RGBColor); 4] = [
+    (RGBColor(8, 48, 107), RGBColor(140, 190, 230)),
+    (RGBColor(63, 0, 125), RGBColor(190, 175, 225)),
+    (RGBColor(110, 1, 60), RGBColor(230, 150, 200)),
+    (RGBColor(84, 48, 5), RGBColor(210, 175, 120)),
+];
 
 /// Pixel size of every plot.
 const SIZE: (u32, u32) = (900, 480);
 
-/// Tableau 10: distinguishable, and readable by most colour-blind viewers.
+/// Tableau 10 without its blue and purple (the agents' ramps), with olive and a dark grey:
+/// distinguishable, and readable by most colour-blind viewers.
 const PALETTE: [RGBColor; 10] = [
-    RGBColor(78, 121, 167),
     RGBColor(242, 142, 43),
     RGBColor(225, 87, 89),
     RGBColor(118, 183, 178),
     RGBColor(89, 161, 79),
     RGBColor(237, 201, 72),
-    RGBColor(176, 122, 161),
     RGBColor(255, 157, 167),
     RGBColor(156, 117, 95),
     RGBColor(186, 176, 172),
+    RGBColor(188, 189, 34),
+    RGBColor(80, 80, 80),
 ];
 
 fn register_font() {

@@ -33,12 +33,20 @@ impl Table {
         Ok(Table { header, rows })
     }
 
-    /// Appends `other`'s rows with `labels` as leading columns. The first table appended
-    /// fixes the header; later ones must have the same columns.
+    /// Appends `other`'s rows with `labels` as leading columns, except the labels the rows
+    /// already carry. The first table appended fixes the header; later ones must have the
+    /// same columns.
     ///
     /// # Errors
     /// A table whose columns differ from the first one's.
     pub fn append(&mut self, labels: &[(String, String)], other: Table) -> Result<(), String> {
+        // A label the rows already carry (the same name, `-` read as `_`: a swept
+        // `--chunk-mib` and the rows' `chunk_mib`) is not repeated.
+        let norm = |s: &str| s.replace('-', "_");
+        let labels: Vec<&(String, String)> = labels
+            .iter()
+            .filter(|(k, _)| !other.header.iter().any(|h| norm(h) == norm(k)))
+            .collect();
         let header: Vec<String> = labels
             .iter()
             .map(|(k, _)| k.clone())
@@ -196,5 +204,19 @@ mod tests {
         );
         let other = Table::from_csv(b"x\n1\n").unwrap();
         assert!(t.append(&[], other).is_err());
+    }
+
+    #[test]
+    fn a_label_the_rows_carry_is_not_repeated() {
+        let mut t = Table::default();
+        let part = Table::from_csv(b"dc,chunk_mib,cost\nuni,64,1\n").unwrap();
+        let labels = [
+            ("case".to_string(), "a".to_string()),
+            ("dc".to_string(), "uni".to_string()),
+            ("chunk-mib".to_string(), "64".to_string()),
+        ];
+        t.append(&labels, part).unwrap();
+        assert_eq!(t.header, ["case", "dc", "chunk_mib", "cost"]);
+        assert_eq!(t.rows[0], ["a", "uni", "64", "1"]);
     }
 }

@@ -383,7 +383,7 @@ fn training_bench(out: &mut impl Write, seed: u64) -> Result<()> {
                 if s.mean_return.is_some() {
                     episodes_done += match agent {
                         AgentKind::Reinforce => cfg.collect_episodes,
-                        AgentKind::Dqn => 1,
+                        AgentKind::Dqn | AgentKind::Ppo => 1,
                     };
                 }
                 steps += 1;

@@ -31,8 +31,10 @@ pub struct ReproduceArgs {
     /// (each file's `[quick]` table): under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Retrain paper 002's agents with the settings stored beside the shipped checkpoints
-    /// (PATH.json) instead of loading them; the new checkpoints go to DIR/checkpoints.
+    /// Retrain paper 002's agents with the commands stored beside the shipped checkpoints
+    /// (PATH.json), one per core, instead of loading them; the new checkpoints go to
+    /// DIR/checkpoints/<folder>/ (PPO agents, which the Python package trains, are copied).
+    /// The paper's full budget: about an hour and a half on two cores.
     #[arg(long)]
     pub retrain: bool,
     /// Directory of the experiment files.
@@ -148,6 +150,7 @@ enum Job {
     BagOfTasks(Box<crate::bag_of_tasks::BagOfTasksArgs>),
     Ephemeral(Box<crate::ephemeral::EphemeralArgs>),
     Planners(Box<crate::ephemeral::PlannersArgs>),
+    Curves(crate::curves::CurvesArgs),
 }
 
 fn parse(system: System, argv: &[String]) -> Result<Job, String> {
@@ -168,6 +171,7 @@ fn parse(system: System, argv: &[String]) -> Result<Job, String> {
             None => return Err("expected `ephemeral planners`".into()),
         },
         (System::Ephemeral, Some(Command::Ephemeral(a))) => Job::Ephemeral(a),
+        (System::LearningCurves, Some(Command::LearningCurves(a))) => Job::Curves(a),
         _ => unreachable!("argv starts with the system's words"),
     })
 }
@@ -327,6 +331,11 @@ fn configuration(
             t
         }
         Job::BagOfTasks(a) => tidy(&crate::bag_of_tasks::compute(a, progress)?.rows)?,
+        Job::Curves(a) => {
+            let mut t = tidy(&crate::curves::compute(a)?)?;
+            shorten_checkpoints(&mut t);
+            t
+        }
         Job::Ephemeral(a) => tidy(&crate::ephemeral::compute(a, progress)?.rows)?,
         Job::Planners(a) => {
             let rows = crate::ephemeral::planners::compute(a)?;
@@ -351,16 +360,28 @@ fn tidy<T: serde::Serialize>(rows: &[T]) -> Result<Table> {
 }
 
 /// `rl:<dir>/<name>.safetensors` → `rl:<name>` in the policy column, so that rows, plots
-/// and claims name an agent the same wherever its checkpoint lives (shipped or retrained).
+/// and claims name an agent the same wherever its checkpoint lives (shipped or retrained);
+/// a name that ends in `-s<seed>` (one of several training seeds) loses it to the row's
+/// `seed` column, which for agent rows is then the training seed.
 fn shorten_checkpoints(t: &mut Table) {
     let Ok(i) = t.column("policy") else { return };
+    let seed = t.column("seed").ok();
     for row in &mut t.rows {
         if let Some(path) = row[i].strip_prefix("rl:") {
             let stem = Path::new(path)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            row[i] = format!("rl:{stem}");
+            let (name, trained) = match stem.rsplit_once("-s") {
+                Some((n, s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                    (n.to_string(), Some(s.to_string()))
+                }
+                _ => (stem, None),
+            };
+            row[i] = format!("rl:{name}");
+            if let (Some(j), Some(s)) = (seed, trained) {
+                row[j] = s;
+            }
         }
     }
 }

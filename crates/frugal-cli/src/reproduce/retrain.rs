@@ -10,6 +10,7 @@ use clap::Parser;
 use frugal_report::Experiment;
 use rayon::prelude::*;
 
+use crate::choices::checkpoints_matching;
 use crate::progress::Progress;
 use crate::train::TrainArgs;
 use crate::{Cli, Command, Usage};
@@ -25,29 +26,57 @@ pub fn checkpoints(
     dir: &Path,
     threads: u16,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut paths: Vec<(String, String)> = Vec::new();
+    // Each checkpoint `<parent>/<file>` (a pattern names every file it matches) is trained
+    // into `dir/<parent's name>/<file>`, so agents of one name in different folders stay
+    // apart, and the policy is rewritten to the same pattern there.
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut rewrites: Vec<(String, String)> = Vec::new();
     for (id, e) in experiments.iter_mut() {
         for s in rl_policies(e) {
-            let path = &s["rl:".len()..];
-            if !paths.iter().any(|(_, p)| p == path) {
-                paths.push((id.clone(), path.to_string()));
+            let pattern = PathBuf::from(&s["rl:".len()..]);
+            let (parent, name) = match (pattern.parent(), pattern.file_name()) {
+                (Some(p), Some(n)) => (p, n.to_string_lossy().into_owned()),
+                _ => return Err(Usage(anyhow!("{id}: {s}: not a checkpoint path")).into()),
+            };
+            let folder = parent.file_name().map(|f| f.to_string_lossy().into_owned());
+            if parent.to_string_lossy().contains(['*', '?', '[']) {
+                return Err(Usage(anyhow!(
+                    "{id}: {s}: --retrain takes patterns in the file name only"
+                ))
+                .into());
+            }
+            let target = dir.join(folder.unwrap_or_default());
+            rewrites.push((s.clone(), format!("rl:{}", target.join(&name).display())));
+            for f in checkpoints_matching(&pattern).with_context(|| format!("{id}: {s}"))? {
+                if !files.iter().any(|(_, g)| *g == f) {
+                    files.push((id.clone(), f));
+                }
             }
         }
     }
-    if paths.is_empty() {
+    if files.is_empty() {
         return Err(Usage(anyhow!(
             "--retrain: the selected experiments run no `rl:` agent (paper 002's do)"
         ))
         .into());
     }
     // Parse every settings file before training any agent.
-    let work = paths
+    let work = files
         .iter()
-        .map(|(id, path)| {
-            retrain_args(Path::new(path), dir).with_context(|| format!("{id}: retraining {path}"))
+        .map(|(id, f)| {
+            let folder = f
+                .parent()
+                .and_then(Path::file_name)
+                .map(|n| dir.join(n))
+                .unwrap_or_else(|| dir.to_path_buf());
+            std::fs::create_dir_all(&folder)
+                .with_context(|| format!("creating {}", folder.display()))?;
+            retrain_args(f, &folder).with_context(|| format!("{id}: retraining {}", f.display()))
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(usize::from(threads))
         .build()
@@ -65,13 +94,11 @@ pub fn checkpoints(
     progress.finish();
     for (_, e) in experiments.iter_mut() {
         for s in rl_policies(e) {
-            let a = paths
+            let (_, new) = rewrites
                 .iter()
-                .zip(&work)
-                .find(|((_, p), _)| *p == s["rl:".len()..])
-                .map(|(_, a)| a)
-                .expect("every agent was collected above");
-            *s = format!("rl:{}", a.out.display());
+                .find(|(old, _)| old == s)
+                .expect("every policy was collected above");
+            *s = new.clone();
         }
     }
     Ok(())
@@ -103,8 +130,9 @@ fn rl_policies(e: &mut Experiment) -> Vec<&mut String> {
 }
 
 /// The `frugal train` options that made `checkpoint` (its `.json`'s `training.argv`),
-/// writing to `dir`.
-fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<TrainArgs> {
+/// writing to `dir`. An agent frugal does not train (PPO, trained by the Python package's
+/// example) is copied to `dir` as it is, and `None` returned.
+fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<Option<TrainArgs>> {
     let sidecar = PathBuf::from(format!("{}.json", checkpoint.display()));
     let text = std::fs::read_to_string(&sidecar)
         .with_context(|| format!("{}", sidecar.display()))
@@ -112,15 +140,29 @@ fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<TrainArgs> {
     let meta: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{}", sidecar.display()))
         .map_err(Usage)?;
-    let argv: Vec<String> = meta
-        .pointer("/training/argv")
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .ok_or_else(|| Usage(anyhow!("{}: no `training.argv` list", sidecar.display())))?;
     let out = dir.join(
         checkpoint
             .file_name()
             .ok_or_else(|| anyhow!("no file name"))?,
     );
+    if meta.get("agent").and_then(|a| a.as_str()) == Some("ppo") {
+        for (from, to) in [
+            (checkpoint.to_path_buf(), out.clone()),
+            (
+                sidecar.clone(),
+                PathBuf::from(format!("{}.json", out.display())),
+            ),
+        ] {
+            std::fs::copy(&from, &to)
+                .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        }
+        tracing::info!(checkpoint = %checkpoint.display(), "PPO agent kept: the Python package trains it (examples/paper002_ppo.py)");
+        return Ok(None);
+    }
+    let argv: Vec<String> = meta
+        .pointer("/training/argv")
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .ok_or_else(|| Usage(anyhow!("{}: no `training.argv` list", sidecar.display())))?;
     let words = ["frugal".to_string(), "train".into()]
         .into_iter()
         .chain(argv)
@@ -130,5 +172,5 @@ fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<TrainArgs> {
     let Some(Command::Train(a)) = cli.command else {
         unreachable!("argv names `train`")
     };
-    Ok(a)
+    Ok(Some(a))
 }

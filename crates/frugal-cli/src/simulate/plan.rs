@@ -22,7 +22,7 @@ use frugal_traces::alibaba::Pod;
 use frugal_traces::swf::SwfLog;
 
 use super::args::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateArgs};
-use crate::choices::{ClusterSource, PolicyChoice, PresetName};
+use crate::choices::{ClusterSource, PolicyChoice, PresetName, checkpoints_matching};
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
 /// cluster is 180 VMs.
@@ -141,7 +141,8 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         }
     }
     let (cluster, billing) = a.cluster.build(a.pricing, a.billing, a.cluster_scale)?;
-    let mut policies = a.policies.clone().unwrap_or_else(PolicyChoice::all_builtin);
+    let mut policies =
+        expand_checkpoints(a.policies.clone().unwrap_or_else(PolicyChoice::all_builtin))?;
     // One MILP per decision over every VM: past the papers' cluster sizes each decision
     // runs into its time limit, so the default set leaves it out there (and says so).
     let milp_left_out = a.policies.is_none() && cluster.len() > MILP_DEFAULT_MAX_VMS;
@@ -268,6 +269,23 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         inputs,
         header,
     })
+}
+
+/// Every `rl:` pattern replaced by the checkpoints it matches ([`checkpoints_matching`]).
+fn expand_checkpoints(policies: Vec<PolicyChoice>) -> Result<Vec<PolicyChoice>> {
+    let mut out = Vec::new();
+    for p in policies {
+        match &p {
+            PolicyChoice::Rl(path) => out.extend(
+                checkpoints_matching(path)
+                    .with_context(|| format!("--policies rl:{}", path.display()))?
+                    .into_iter()
+                    .map(PolicyChoice::Rl),
+            ),
+            _ => out.push(p),
+        }
+    }
+    Ok(out)
 }
 
 /// RUT and MILP settings; refuses those no run would use.
