@@ -48,6 +48,11 @@ pub struct AgentArgs {
     /// Memory this host reports, GiB [default: the machine's].
     #[arg(long, value_parser = number_in(0.001, 1e6))]
     pub memory_gib: Option<f64>,
+    /// On a cloud instance: poll this instance-metadata service (IMDSv2) every beat for a
+    /// spot interruption notice and report it, e.g. http://169.254.169.254 on EC2 (the
+    /// service then moves this host's executors before the instance is reclaimed).
+    #[arg(long, value_name = "URL")]
+    pub interruption_notices: Option<String>,
 }
 
 /// The agent's `--runtime`.
@@ -112,6 +117,7 @@ pub fn run(a: &AgentArgs) -> Result<()> {
         memory_gib: a.memory_gib.unwrap_or_else(machine_memory_gib),
         runtime,
         work_dir: std::path::absolute(&a.work_dir)?,
+        interruption_notices: a.interruption_notices.clone(),
     };
     let action = SigAction::new(
         SigHandler::Handler(on_signal),

@@ -251,19 +251,12 @@ impl std::fmt::Display for ClusterSource {
 }
 
 impl ClusterSource {
-    /// Builds the cluster; `pricing` applies to the hybrid presets only (`None`:
-    /// model 1), `billing` overrides the cluster's.
+    /// The configuration (a preset's at `pricing`, or the file's).
     ///
     /// # Errors
-    /// `--pricing` given where it cannot apply; an unreadable or invalid cluster file
-    /// (the message names the file, line and field).
-    pub fn build(
-        &self,
-        pricing: Option<PricingArg>,
-        billing: Option<BillingArg>,
-        scale: u32,
-    ) -> anyhow::Result<(Cluster, BillingGranularity)> {
-        let cfg = match self {
+    /// `--pricing` given where it cannot apply; an unreadable or invalid cluster file.
+    pub fn config(&self, pricing: Option<PricingArg>) -> anyhow::Result<ClusterConfig> {
+        Ok(match self {
             ClusterSource::Preset(p) => {
                 if pricing.is_some() && !p.takes_pricing() {
                     anyhow::bail!(
@@ -290,7 +283,22 @@ impl ClusterSource {
                 })?;
                 ClusterConfig::from_toml(&text, &path.display().to_string())?
             }
-        };
+        })
+    }
+
+    /// Builds the cluster; `pricing` applies to the hybrid presets only (`None`:
+    /// model 1), `billing` overrides the cluster's.
+    ///
+    /// # Errors
+    /// `--pricing` given where it cannot apply; an unreadable or invalid cluster file
+    /// (the message names the file, line and field).
+    pub fn build(
+        &self,
+        pricing: Option<PricingArg>,
+        billing: Option<BillingArg>,
+        scale: u32,
+    ) -> anyhow::Result<(Cluster, BillingGranularity)> {
+        let cfg = self.config(pricing)?;
         let cluster = if scale == 1 {
             cfg.build(&self.to_string())?
         } else {

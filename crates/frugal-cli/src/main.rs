@@ -4,6 +4,7 @@ mod agent;
 mod bag_of_tasks;
 mod bench;
 mod choices;
+mod cluster;
 mod curves;
 mod ephemeral;
 mod loadtest;
@@ -80,6 +81,9 @@ enum Command {
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
+    /// Write a cluster file from a cloud's catalogue (EC2: instance types, on-demand and
+    /// spot prices).
+    Cluster(cluster::ClusterArgs),
     /// Print the learning curves stored in trained agents' checkpoints as CSV (paper 002
     /// Fig. 4–5: return of the greedy evaluation episode against training iterations).
     LearningCurves(curves::CurvesArgs),
@@ -144,6 +148,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::LearningCurves(args)) => curves::run(&args),
+        Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),
         Some(Command::Agent(args)) => agent::run(&args),

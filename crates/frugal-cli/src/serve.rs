@@ -46,6 +46,18 @@ pub enum ProvisionerArg {
     Loopback,
     /// Every VM a network namespace with its own address on a bridge (root needed)
     Netns,
+    /// Every VM an EC2 instance of its instance type, on demand or spot (a frugal built
+    /// with `--features ec2`; settings: the --ec2-* flags)
+    Ec2,
+}
+
+/// What powering an EC2 VM off does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Ec2PowerOffArg {
+    /// TerminateInstances: nothing is left
+    Terminate,
+    /// StopInstances: the instance and its disk stay for the next power-on (not for spot)
+    Stop,
 }
 
 /// What an acknowledged submission survives.
@@ -122,6 +134,53 @@ pub struct ServeArgs {
     /// <--spark-dir>/hosts.
     #[arg(long)]
     pub hosts_dir: Option<PathBuf>,
+    /// ec2: the cluster's id, the value of the frugal.io/cluster tag of its instances (1–24
+    /// of [A-Za-z0-9-]) [default: frugal].
+    #[arg(long)]
+    pub ec2_cluster_id: Option<String>,
+    /// ec2: region [default: the standard chain: AWS_REGION, the profile].
+    #[arg(long)]
+    pub ec2_region: Option<String>,
+    /// ec2: endpoint of the EC2 API (e.g. a local server for tests) [default: AWS's, or
+    /// AWS_ENDPOINT_URL].
+    #[arg(long, value_name = "URL")]
+    pub ec2_endpoint: Option<String>,
+    /// ec2: AMI of the instances (with `frugal` on it, and Spark for the Spark backend).
+    #[arg(long)]
+    pub ec2_image_id: Option<String>,
+    /// ec2: launch template id (lt-…) or name, instead of or besides --ec2-image-id.
+    #[arg(long)]
+    pub ec2_launch_template: Option<String>,
+    /// ec2: subnet id to launch into.
+    #[arg(long)]
+    pub ec2_subnet: Option<String>,
+    /// ec2: comma-separated security group ids.
+    #[arg(long, value_delimiter = ',')]
+    pub ec2_security_groups: Vec<String>,
+    /// ec2: IAM instance profile name or ARN.
+    #[arg(long)]
+    pub ec2_instance_profile: Option<String>,
+    /// ec2: SSH key pair name.
+    #[arg(long)]
+    pub ec2_key_name: Option<String>,
+    /// ec2: a tag for every instance, KEY=VALUE; repeat for several.
+    #[arg(long = "ec2-tag", value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub ec2_tags: Vec<(String, String)>,
+    /// ec2: what powering a VM off does [default: terminate].
+    #[arg(long, value_enum)]
+    pub ec2_power_off: Option<Ec2PowerOffArg>,
+    /// ec2: the service's URL as the instances reach it (their agents heartbeat there),
+    /// e.g. http://10.0.0.5:8080.
+    #[arg(long, value_name = "URL")]
+    pub ec2_service_url: Option<String>,
+    /// ec2: user-data template file ({vm}, {host_id}, {cluster}, {service_url},
+    /// {agent_token}, {frugal}, {runtime_args} are filled per VM) [default: the built-in
+    /// one, docs/deployment.md].
+    #[arg(long, value_name = "FILE")]
+    pub ec2_user_data: Option<PathBuf>,
+    /// ec2: path of `frugal` on the image [default: /usr/local/bin/frugal].
+    #[arg(long)]
+    pub ec2_frugal_path: Option<String>,
     /// With hosts: file with the agents' token (created, mode 0600, if missing);
     /// FRUGAL_AGENT_TOKEN overrides it [default: frugal-agent.token].
     #[arg(long)]
@@ -235,10 +294,118 @@ pub fn secret(file: &Path, env: &str, create: bool) -> Result<String> {
     }
 }
 
+fn parse_tag(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected KEY=VALUE"))?;
+    if k.is_empty() || k.len() > 128 || v.len() > 256 {
+        return Err(format!(
+            "{s:?}: a key of 1–128 and a value of 0–256 characters"
+        ));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+/// The `--ec2-*` flags given (for refusing them where they cannot apply).
+fn ec2_flags(a: &ServeArgs) -> [(&'static str, bool); 14] {
+    [
+        ("--ec2-cluster-id", a.ec2_cluster_id.is_some()),
+        ("--ec2-region", a.ec2_region.is_some()),
+        ("--ec2-endpoint", a.ec2_endpoint.is_some()),
+        ("--ec2-image-id", a.ec2_image_id.is_some()),
+        ("--ec2-launch-template", a.ec2_launch_template.is_some()),
+        ("--ec2-subnet", a.ec2_subnet.is_some()),
+        ("--ec2-security-groups", !a.ec2_security_groups.is_empty()),
+        ("--ec2-instance-profile", a.ec2_instance_profile.is_some()),
+        ("--ec2-key-name", a.ec2_key_name.is_some()),
+        ("--ec2-tag", !a.ec2_tags.is_empty()),
+        ("--ec2-power-off", a.ec2_power_off.is_some()),
+        ("--ec2-service-url", a.ec2_service_url.is_some()),
+        ("--ec2-user-data", a.ec2_user_data.is_some()),
+        ("--ec2-frugal-path", a.ec2_frugal_path.is_some()),
+    ]
+}
+
+/// The EC2 provisioner's settings from the --ec2-* flags and the cluster file's VM groups
+/// (instance types and capacity types).
+fn ec2_settings(a: &ServeArgs) -> Result<frugal_service::provision::ec2::Ec2Settings> {
+    use frugal_service::provision::ec2::{DEFAULT_USER_DATA, Ec2Settings, Ec2Vm, PowerOff};
+    let usage = |m: String| anyhow::Error::from(Usage(anyhow::anyhow!(m)));
+    let config = a.cluster.config(a.pricing)?;
+    let vms = config
+        .vm_capacities()
+        .into_iter()
+        .map(|(t, c)| Ec2Vm {
+            instance_type: t.to_string(),
+            spot: c == frugal_core::Capacity::Spot,
+        })
+        .collect();
+    let user_data = match &a.ec2_user_data {
+        Some(f) => std::fs::read_to_string(f)
+            .map_err(|e| usage(format!("--ec2-user-data {}: {e}", f.display())))?,
+        None => DEFAULT_USER_DATA.to_string(),
+    };
+    let service_url = a.ec2_service_url.clone().ok_or_else(|| {
+        usage("--ec2-service-url: the URL the instances reach the service at is needed".into())
+    })?;
+    let settings = Ec2Settings {
+        cluster: a.ec2_cluster_id.clone().unwrap_or_else(|| "frugal".into()),
+        region: a.ec2_region.clone(),
+        endpoint: a.ec2_endpoint.clone(),
+        image_id: a.ec2_image_id.clone(),
+        launch_template: a.ec2_launch_template.clone(),
+        subnet: a.ec2_subnet.clone(),
+        security_groups: a.ec2_security_groups.clone(),
+        instance_profile: a.ec2_instance_profile.clone(),
+        key_name: a.ec2_key_name.clone(),
+        tags: a.ec2_tags.clone(),
+        power_off: match a.ec2_power_off {
+            Some(Ec2PowerOffArg::Stop) => PowerOff::Stop,
+            _ => PowerOff::Terminate,
+        },
+        service_url,
+        user_data,
+        frugal_path: a
+            .ec2_frugal_path
+            .clone()
+            .unwrap_or_else(|| "/usr/local/bin/frugal".into()),
+        vms,
+    };
+    settings.validate().map_err(usage)?;
+    Ok(settings)
+}
+
 /// The provisioner of the VMs' hosts; the API must be reachable on the control address,
-/// where the agents call it.
-fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
-    let kind = match a.provisioner.unwrap_or(ProvisionerArg::Loopback) {
+/// where the agents call it (for EC2, at `--ec2-service-url`).
+fn provisioner(a: &ServeArgs, agent_token: &str) -> Result<ProvisionerKind> {
+    let chosen = a.provisioner.unwrap_or(ProvisionerArg::Loopback);
+    if chosen != ProvisionerArg::Ec2
+        && let Some((flag, _)) = ec2_flags(a).into_iter().find(|(_, given)| *given)
+    {
+        anyhow::bail!(Usage(anyhow::anyhow!(
+            "{flag} applies to --provisioner ec2 only"
+        )));
+    }
+    if chosen == ProvisionerArg::Ec2 {
+        if a.netns_prefix.is_some() || a.netns_subnet.is_some() {
+            anyhow::bail!(Usage(anyhow::anyhow!(
+                "--netns-prefix and --netns-subnet apply to --provisioner netns only"
+            )));
+        }
+        let control = match a.bind.ip() {
+            std::net::IpAddr::V4(ip) => ip,
+            std::net::IpAddr::V6(_) => anyhow::bail!(Usage(anyhow::anyhow!(
+                "--bind {}: the EC2 provisioner's control node needs an IPv4 address",
+                a.bind
+            ))),
+        };
+        return Ok(ProvisionerKind::Ec2 {
+            settings: Box::new(ec2_settings(a)?),
+            agent_token: agent_token.to_string(),
+            control,
+        });
+    }
+    let kind = match chosen {
         ProvisionerArg::Loopback => {
             if a.netns_prefix.is_some() || a.netns_subnet.is_some() {
                 anyhow::bail!(Usage(anyhow::anyhow!(
@@ -253,6 +420,7 @@ fn provisioner(a: &ServeArgs) -> Result<ProvisionerKind> {
                 .netns_subnet
                 .unwrap_or(std::net::Ipv4Addr::new(10, 77, 0, 0)),
         },
+        ProvisionerArg::Ec2 => unreachable!("handled above"),
     };
     let control = kind.control_address();
     let ip = a.bind.ip();
@@ -286,7 +454,7 @@ fn reject_flags_that_cannot_apply(a: &ServeArgs) -> Result<()> {
     ];
     let (given, why): (Vec<(&str, bool)>, &str) = match a.backend {
         BackendArg::Emulated if a.provisioner.is_none() => (
-            spark.into_iter().chain(hosts).collect(),
+            spark.into_iter().chain(hosts).chain(ec2_flags(a)).collect(),
             "the emulated backend without --provisioner runs in-process \
              (add --provisioner for hosts, or use --backend spark-standalone)",
         ),
@@ -314,8 +482,9 @@ fn hosts(a: &ServeArgs, hosts_dir: PathBuf) -> Result<(HostsConfig, String)> {
         .agent_token_file
         .as_deref()
         .unwrap_or(Path::new("frugal-agent.token"));
+    let agent_token = secret(token_file, AGENT_TOKEN_ENV, true)?;
     let hosts = HostsConfig {
-        provisioner: provisioner(a)?,
+        provisioner: provisioner(a, &agent_token)?,
         frugal: std::env::current_exe()?,
         agent_token_file: std::path::absolute(token_file)?,
         service_port: a.bind.port(),
@@ -325,7 +494,7 @@ fn hosts(a: &ServeArgs, hosts_dir: PathBuf) -> Result<(HostsConfig, String)> {
             boot: Duration::from_secs_f64(a.boot_timeout.unwrap_or(60.0)),
         },
     };
-    Ok((hosts, secret(token_file, AGENT_TOKEN_ENV, true)?))
+    Ok((hosts, agent_token))
 }
 
 /// The service's configuration and policy from the command line.

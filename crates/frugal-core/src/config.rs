@@ -14,6 +14,7 @@
 //! site = "local"                  # or "cloud"
 //! count = 1
 //! price_per_hour = 0.12           # or price_per_second
+//! capacity = "on-demand"          # optional: or "spot", or "reserved"
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,40 @@ pub struct VmGroupConfig {
     pub price_per_second: Option<f64>,
     /// Price in dollars per hour of on-time (give this or `price_per_second`).
     pub price_per_hour: Option<f64>,
+    /// How the provider sells the capacity (default on-demand). Placement sees only the
+    /// price; the EC2 provisioner launches `spot` VMs on the spot market.
+    #[serde(default, skip_serializing_if = "Capacity::is_on_demand")]
+    pub capacity: Capacity,
+}
+
+/// How a cloud sells a VM's capacity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capacity {
+    /// Pay as you go, no interruption.
+    #[default]
+    OnDemand,
+    /// Spare capacity at a lower price, reclaimed with two minutes' notice (EC2 spot).
+    Spot,
+    /// Committed capacity (reserved instances, savings plans): paid whether used or not,
+    /// so cheap per used hour — paper 000's "local" site is the same idea, and a cluster
+    /// file can model it as such.
+    Reserved,
+}
+
+impl Capacity {
+    fn is_on_demand(&self) -> bool {
+        *self == Capacity::OnDemand
+    }
+
+    /// `on-demand`, `spot` or `reserved`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Capacity::OnDemand => "on-demand",
+            Capacity::Spot => "spot",
+            Capacity::Reserved => "reserved",
+        }
+    }
 }
 
 /// Invalid cluster configuration.
@@ -120,6 +155,14 @@ impl ClusterConfig {
             g.count = g.count.saturating_mul(k);
         }
         c
+    }
+
+    /// Per VM, in id order: its instance type's name and its capacity type.
+    pub fn vm_capacities(&self) -> Vec<(&str, Capacity)> {
+        self.vms
+            .iter()
+            .flat_map(|g| (0..g.count).map(move |_| (g.instance_type.as_str(), g.capacity)))
+            .collect()
     }
 
     /// Builds the all-off cluster.
@@ -184,6 +227,11 @@ impl ClusterConfig {
             };
             if !(price_per_second.is_finite() && price_per_second >= 0.0) {
                 return Err(err(format!("vms[{i}]: price must be finite and ≥ 0")));
+            }
+            if g.capacity == Capacity::Spot && g.site == Site::Local {
+                return Err(err(format!(
+                    "vms[{i}].capacity: spot capacity is a cloud's; this group is local"
+                )));
             }
             groups.push(VmGroup {
                 instance_type,
@@ -335,6 +383,7 @@ impl Preset {
                 count,
                 price_per_second: Some(price_per_second),
                 price_per_hour: None,
+                capacity: Capacity::default(),
             })
         };
         match self {

@@ -21,7 +21,7 @@ pub mod scheduler;
 
 pub use billing::BillingGranularity;
 pub use cluster::{Cluster, InstanceType, PowerState, Site, Vm, VmId};
-pub use config::{ClusterConfig, Preset, PricingModel};
+pub use config::{Capacity, ClusterConfig, Preset, PricingModel};
 pub use duration::{DurationModel, HybridRule};
 pub use job::{Job, JobKind};
 pub use placement::Placement;

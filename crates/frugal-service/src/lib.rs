@@ -586,6 +586,7 @@ fn handle(svc: &Service, ev: BackendEvent) -> Vec<Effect> {
         BackendEvent::Failed { idx, reason } => st.finish(idx, now, JobState::Failed, Some(reason)),
         BackendEvent::Lost { idx, vm, executors } => st.lost(idx, vm, executors, now),
         BackendEvent::VmLost { vm, reason } => st.vm_lost(vm, &reason, now),
+        BackendEvent::PowerOnFailed { vm, reason } => st.power_on_failed(vm, &reason, now),
         BackendEvent::Observed {
             idx,
             executors_per_vm,

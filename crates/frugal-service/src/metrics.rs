@@ -19,6 +19,7 @@ pub(crate) struct Metrics {
     latency: Histogram,
     deadline: IntGaugeVec,
     time: Gauge,
+    spot_fallbacks: IntCounter,
     /// Submissions by outcome (`accepted`, `duplicate`, `invalid`, `conflict`,
     /// `overloaded`, `unavailable`, `unauthorized`).
     pub(crate) submissions: IntCounterVec,
@@ -61,6 +62,11 @@ impl Metrics {
         )
         .expect("valid");
         let time = Gauge::new("frugal_service_time_seconds", "Service clock").expect("valid");
+        let spot_fallbacks = IntCounter::new(
+            "frugal_spot_fallbacks_total",
+            "Spot launches refused for capacity or price, their VM's executors placed elsewhere",
+        )
+        .expect("valid");
         let submissions = IntCounterVec::new(
             Opts::new("frugal_submissions_total", "Job submissions by outcome"),
             &["outcome"],
@@ -74,6 +80,7 @@ impl Metrics {
             Box::new(latency.clone()),
             Box::new(deadline.clone()),
             Box::new(time.clone()),
+            Box::new(spot_fallbacks.clone()),
             Box::new(submissions.clone()),
         ] {
             registry.register(c).expect("unique metric names");
@@ -87,6 +94,7 @@ impl Metrics {
             latency,
             deadline,
             time,
+            spot_fallbacks,
             submissions,
         }
     }
@@ -132,6 +140,9 @@ impl Metrics {
         self.deadline.with_label_values(&["met"]).set(met);
         self.deadline.with_label_values(&["missed"]).set(missed);
         self.time.set(now);
+        let fallbacks = crate::provision::SPOT_FALLBACKS.load(std::sync::atomic::Ordering::Relaxed);
+        self.spot_fallbacks
+            .inc_by(fallbacks.saturating_sub(self.spot_fallbacks.get()));
         let mut buf = Vec::new();
         TextEncoder::new().encode(&self.registry.gather(), &mut buf)?;
         Ok(buf)

@@ -496,6 +496,17 @@ impl State {
     /// capacity, so no policy places anything on it — before it may be turned on again
     /// (as a new host). Then each job's executors are replaced as in [`State::lost`].
     pub fn vm_lost(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
+        self.lose(vm, reason, now, true)
+    }
+
+    /// VM `vm`'s power-on failed at `now` (the provider refused the machine): as
+    /// [`State::vm_lost`], except that the VM never ran, so its interval is closed at its
+    /// start and costs nothing — a refused launch is not billed by the provider either.
+    pub fn power_on_failed(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
+        self.lose(vm, reason, now, false)
+    }
+
+    fn lose(&mut self, vm: VmId, reason: &str, now: f64, ran: bool) -> Vec<Effect> {
         let mut effects = Vec::new();
         if vm as usize >= self.out_of_service.len() || self.out_of_service[vm as usize].is_some() {
             return effects;
@@ -519,11 +530,15 @@ impl State {
             self.cluster.release(&single(vm, n), &demand);
             lost.push((idx, n));
         }
+        let mut off = now;
         if let Some(on) = self.on_since[vm as usize].take() {
+            if !ran {
+                off = on;
+            }
             let price = self.cluster.vm(vm).price_per_second;
-            self.closed_cost[vm as usize] += self.billing.cost(now - on, price);
+            self.closed_cost[vm as usize] += self.billing.cost(off - on, price);
         }
-        effects.push(Effect::VmOff(vm, now));
+        effects.push(Effect::VmOff(vm, off));
         let whole = self.cluster.vm(vm).capacity;
         self.cluster
             .reserve(&single(vm, 1), &whole, now, 0.0, &mut Vec::new())
@@ -887,6 +902,27 @@ mod tests {
             (st.vm_cost(v, 800.0) - 100.0 * price).abs() < 1e-12,
             "not billed while lost"
         );
+    }
+
+    /// A refused power-on costs nothing: the VM's interval closes at its own start (the
+    /// VM was turned on at 0), and the executors are re-placed as for a lost VM.
+    #[test]
+    fn a_vm_whose_power_on_failed_costs_nothing_and_is_replaced() {
+        let mut st = running_job(2, 2.0);
+        let (v, _) = st.entry(0).placement.clone().unwrap().executors_per_vm[0];
+        let effects = st.power_on_failed(v, "power-on failed: InsufficientInstanceCapacity", 3.0);
+        assert!(effects.contains(&Effect::VmOff(v, 0.0)), "{effects:?}");
+        assert_eq!(st.vm_cost(v, 500.0), 0.0);
+        let after = st.entry(0).placement.clone().unwrap();
+        assert!(after.executors_per_vm.iter().all(|p| p.0 != v));
+        assert!(
+            st.entry(0)
+                .reason
+                .clone()
+                .unwrap()
+                .contains("InsufficientInstanceCapacity")
+        );
+        assert_eq!(st.out_of_service(v), Some(603.0));
     }
 
     /// Hand-computed: one dead worker of two executors out of a job's three on VM v

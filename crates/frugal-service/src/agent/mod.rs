@@ -43,6 +43,9 @@ pub struct AgentConfig {
     pub runtime: Runtime,
     /// Where worker logs, PID files and discovery scripts go.
     pub work_dir: PathBuf,
+    /// The instance-metadata service to poll for spot interruption notices each beat
+    /// (EC2: `http://169.254.169.254`); `None` on hosts that are not cloud instances.
+    pub interruption_notices: Option<String>,
 }
 
 /// What the agent runs as a reservation worker.
@@ -128,6 +131,7 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
     let mut started: BTreeMap<String, u32> = BTreeMap::new();
     let mut failed: Vec<FailedWorker> = Vec::new();
     let mut failing_since: Option<Instant> = None;
+    let mut notice: Option<String> = None;
     tracing::info!(host = %cfg.host, service = %cfg.service_url, vms = cfg.vms.len(), "agent started");
     while !stop.load(Ordering::SeqCst) {
         let beat_at = Instant::now();
@@ -136,6 +140,14 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
         for (name, pid) in &started {
             running.entry(name.clone()).or_insert(*pid);
         }
+        if notice.is_none()
+            && let Some(imds) = &cfg.interruption_notices
+        {
+            notice = interruption_notice(&http, imds);
+            if let Some(n) = &notice {
+                tracing::warn!(notice = %n, "spot interruption notice: this host is being reclaimed");
+            }
+        }
         let hb = Heartbeat {
             host: cfg.host.clone(),
             vms: cfg.vms.clone(),
@@ -143,6 +155,7 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
             memory_gib: cfg.memory_gib,
             running: running.keys().cloned().collect(),
             failed: std::mem::take(&mut failed),
+            interruption: notice.clone(),
         };
         match beat(&http, &url, &cfg.token, &hb) {
             Ok(orders) => {
@@ -177,6 +190,34 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
         let _ = s.join();
     }
     Ok(())
+}
+
+/// The spot interruption notice of the instance-metadata service at `imds` (IMDSv2: a
+/// session token from `PUT /latest/api/token`, then
+/// `GET /latest/meta-data/spot/instance-action`), or `None` while there is none (404) or
+/// the service does not answer.
+fn interruption_notice(http: &ureq::Agent, imds: &str) -> Option<String> {
+    let base = imds.trim_end_matches('/');
+    let mut token = http
+        .put(&format!("{base}/latest/api/token"))
+        .header("X-aws-ec2-metadata-token-ttl-seconds", "60")
+        .send_empty()
+        .ok()?;
+    if !token.status().is_success() {
+        return None;
+    }
+    let token = token.body_mut().read_to_string().ok()?;
+    let mut resp = http
+        .get(&format!("{base}/latest/meta-data/spot/instance-action"))
+        .header("X-aws-ec2-metadata-token", token.trim())
+        .call()
+        .ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    let text = resp.body_mut().read_to_string().ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.chars().take(300).collect())
 }
 
 /// One heartbeat: the orders, or why there are none.

@@ -40,6 +40,10 @@ pub struct Heartbeat {
     pub running: Vec<String>,
     /// Workers the agent was ordered to start but could not, with why.
     pub failed: Vec<FailedWorker>,
+    /// The cloud's notice that the host is about to be reclaimed (an EC2 spot
+    /// interruption: its action and time, as the instance-metadata service gives them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruption: Option<String>,
 }
 
 /// A worker that could not be started.

@@ -19,8 +19,10 @@ use super::hosts::{HostTimeouts, Hosts};
 use super::{BackendEvent, Launch};
 use crate::agent::Runtime;
 use crate::agent::protocol::{Heartbeat, Orders, WorkerOrder};
+use crate::provision::ec2::Ec2Settings;
 use crate::provision::{
-    AgentLaunch, Loopback, Netns, PowerQueue, ProvisionError, Provisioner, on_subnet,
+    AgentLaunch, Loopback, Netns, PowerQueue, ProvisionError, Provisioner, RECONCILE_INTERVAL_S,
+    on_subnet,
 };
 
 /// Milliseconds between two checks for silent hosts.
@@ -39,6 +41,15 @@ pub enum ProvisionerKind {
         /// The /24 subnet `a.b.c.0`.
         subnet: Ipv4Addr,
     },
+    /// VM `k` is an EC2 instance whose user data starts its agent (the `ec2` feature).
+    Ec2 {
+        /// Where, what and how to launch.
+        settings: Box<Ec2Settings>,
+        /// The agents' token, written into the user data.
+        agent_token: String,
+        /// The control node's address (the Spark master and drivers bind to it).
+        control: Ipv4Addr,
+    },
 }
 
 impl ProvisionerKind {
@@ -48,6 +59,7 @@ impl ProvisionerKind {
         match self {
             ProvisionerKind::Loopback => Ipv4Addr::LOCALHOST,
             ProvisionerKind::Netns { subnet, .. } => on_subnet(*subnet, 1),
+            ProvisionerKind::Ec2 { control, .. } => *control,
         }
     }
 }
@@ -78,6 +90,7 @@ impl HostsConfig {
         match &self.provisioner {
             ProvisionerKind::Loopback => format!("lo{}", self.service_port),
             ProvisionerKind::Netns { prefix, .. } => prefix.clone(),
+            ProvisionerKind::Ec2 { settings, .. } => settings.cluster.clone(),
         }
     }
 }
@@ -127,10 +140,22 @@ impl Fleet {
             ProvisionerKind::Netns { prefix, subnet } => {
                 Arc::new(Netns::new(prefix, *subnet, launch)?)
             }
+            ProvisionerKind::Ec2 {
+                settings,
+                agent_token,
+                ..
+            } => ec2(settings, agent_token, launch.runtime, vms)?,
         };
+        let lost = events.clone();
+        let failed = Arc::new(move |vm: VmId, why: String| {
+            let _ = lost.send(BackendEvent::PowerOnFailed {
+                vm,
+                reason: format!("power-on failed: {why}"),
+            });
+        });
         let fleet = Arc::new(Fleet {
             hosts: Hosts::new(cfg.timeouts),
-            power: PowerQueue::new(Arc::clone(&provisioner), vms),
+            power: PowerQueue::new(Arc::clone(&provisioner), vms, failed),
             provisioner,
             vms,
             events,
@@ -196,9 +221,13 @@ impl Fleet {
         self.hosts.forget(id);
     }
 
-    /// Every running job has been offered for re-attachment: heartbeats get orders.
-    pub fn restored(&self) {
+    /// Every running job has been offered for re-attachment: heartbeats get orders, and
+    /// the provisioner reconciles the provider's machines with the VMs now and every
+    /// [`RECONCILE_INTERVAL_S`] (until the fleet is dropped).
+    pub fn restored(self: &Arc<Self>) {
         self.hosts.restored();
+        let weak = Arc::downgrade(self);
+        std::thread::spawn(move || reconcile(&weak));
     }
 
     /// Executors per VM of job `id`'s workers that their agents have reported running
@@ -229,6 +258,56 @@ impl Fleet {
             }
         });
         p.teardown();
+    }
+}
+
+/// The provisioner built with the `ec2` feature, or an error naming it.
+#[cfg(feature = "ec2")]
+fn ec2(
+    settings: &Ec2Settings,
+    agent_token: &str,
+    runtime: Runtime,
+    vms: usize,
+) -> Result<Arc<dyn Provisioner>, ProvisionError> {
+    if settings.vms.len() != vms {
+        return Err(ProvisionError::Failed(format!(
+            "ec2: {} VM settings for {vms} VMs",
+            settings.vms.len()
+        )));
+    }
+    Ok(Arc::new(crate::provision::ec2::Ec2::connect(
+        settings.clone(),
+        agent_token.to_string(),
+        runtime,
+    )?))
+}
+
+#[cfg(not(feature = "ec2"))]
+fn ec2(
+    _: &Ec2Settings,
+    _: &str,
+    _: Runtime,
+    _: usize,
+) -> Result<Arc<dyn Provisioner>, ProvisionError> {
+    Err(ProvisionError::Failed(
+        "this frugal was built without EC2 support: build it with `--features ec2`".into(),
+    ))
+}
+
+/// Reconciles the provider's machines with the VMs at once and then every
+/// [`RECONCILE_INTERVAL_S`], until the fleet is dropped.
+fn reconcile(fleet: &Weak<Fleet>) {
+    loop {
+        {
+            let Some(fleet) = fleet.upgrade() else {
+                return;
+            };
+            let on = |vm: VmId| fleet.hosts.is_on(vm);
+            if let Err(e) = fleet.provisioner.reconcile(&on) {
+                tracing::error!(error = %e, "reconciling the VMs' machines failed; retrying later");
+            }
+        }
+        std::thread::sleep(Duration::from_secs(RECONCILE_INTERVAL_S));
     }
 }
 

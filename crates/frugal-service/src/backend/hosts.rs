@@ -107,6 +107,11 @@ impl Hosts {
         self.lock().on.entry(vm).or_insert_with(Instant::now);
     }
 
+    /// True while VM `vm` is on (powered on, or hosting a re-attached job).
+    pub fn is_on(&self, vm: VmId) -> bool {
+        self.lock().on.contains_key(&vm)
+    }
+
     /// VM `vm` was powered off: it runs nothing from now on.
     pub fn vm_off(&self, vm: VmId) {
         self.lock().drop_vm(vm);
@@ -192,6 +197,20 @@ impl Hosts {
         );
         if !g.restored {
             return (Orders { workers: None }, events);
+        }
+        // A spot interruption notice: the host's VMs are going within two minutes, so
+        // they are lost now — their executors re-placed before the machine disappears.
+        if let Some(notice) = &hb.interruption {
+            for v in &hb.vms {
+                if g.on.contains_key(&v.id) {
+                    tracing::warn!(vm = v.id, host = %hb.host, notice = %notice, "spot interruption notice");
+                    g.drop_vm(v.id);
+                    events.push(BackendEvent::VmLost {
+                        vm: v.id,
+                        reason: format!("spot interruption notice on host {}: {notice}", hb.host),
+                    });
+                }
+            }
         }
         let vms: HashSet<VmId> = hb.vms.iter().map(|v| v.id).collect();
         let running: HashSet<&str> = hb.running.iter().map(String::as_str).collect();
@@ -351,6 +370,7 @@ mod tests {
             memory_gib: 2.0,
             running: running.iter().map(|s| s.to_string()).collect(),
             failed: Vec::new(),
+            interruption: None,
         }
     }
 

@@ -77,6 +77,14 @@ pub enum BackendEvent {
         /// Why (e.g. "no heartbeat from host lo8080-vm3 for 10 s").
         reason: String,
     },
+    /// VM `vm` could not be powered on (the provider refused it, e.g. no spot
+    /// capacity): handled as a lost VM that never ran, so it costs nothing.
+    PowerOnFailed {
+        /// The VM.
+        vm: VmId,
+        /// Why (the provider's code and message).
+        reason: String,
+    },
     /// The executors the job actually has per VM, as the backend reports them.
     Observed {
         /// Job index.

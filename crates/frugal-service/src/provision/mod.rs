@@ -2,21 +2,24 @@
 //! exists, has its address, and runs a node agent (`frugal agent`) that heartbeats to the
 //! service; powering it off means the agent, its workers and the machine are gone.
 //!
-//! Two implementations run here: [`Loopback`] (every VM a loopback address of this
-//! machine, its agent a local process) and [`Netns`] (every VM a Linux network
-//! namespace with its own address on a bridge — real TCP between hosts). How cloud
-//! provisioners (EC2, OpenStack, Kubernetes) plug in is in `docs/deployment.md`.
+//! Three implementations: [`Loopback`] (every VM a loopback address of this machine, its
+//! agent a local process), [`Netns`] (every VM a Linux network namespace with its own
+//! address on a bridge — real TCP between hosts) and, with the `ec2` feature, [`ec2::Ec2`]
+//! (every VM an EC2 instance, on demand or spot). How other clouds (OpenStack,
+//! Kubernetes) plug in is in `docs/deployment.md`.
 //!
 //! Power changes are *level-triggered*: each VM has a worker thread that makes the host
 //! match the newest requested state, so an off followed at once by an on (a VM freed and
 //! reused at one instant) costs nothing and the two can never run out of order.
 
+pub mod ec2;
 mod loopback;
 mod netns;
 
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Condvar, Mutex};
 
 use frugal_core::cluster::VmId;
@@ -58,7 +61,24 @@ pub trait Provisioner: Send + Sync {
     /// Removes what the provisioner set up for all VMs (a bridge, say) once they are
     /// off.
     fn teardown(&self) {}
+    /// Makes the provider's machines match the service's VMs, `on` telling which VMs the
+    /// service has on: what a cloud runs and the service does not expect is adopted or
+    /// removed (see [`ec2`] for the rule). Called at start, once the service has restored
+    /// its state, and every [`RECONCILE_INTERVAL_S`]. Nothing to do for local hosts.
+    ///
+    /// # Errors
+    /// [`ProvisionError`] with the provider's reason (retried at the next call).
+    fn reconcile(&self, _on: &dyn Fn(VmId) -> bool) -> Result<(), ProvisionError> {
+        Ok(())
+    }
 }
+
+/// Seconds between two reconciliations of the provider's machines with the service's VMs.
+pub const RECONCILE_INTERVAL_S: u64 = 60;
+
+/// Spot launches refused for capacity or price since the start (each placed elsewhere by
+/// the policy): `frugal_spot_fallbacks_total`.
+pub static SPOT_FALLBACKS: AtomicU64 = AtomicU64::new(0);
 
 /// How to start a node agent on a host (what every provisioner here needs).
 #[derive(Clone, Debug)]
@@ -172,15 +192,20 @@ pub struct PowerQueue {
     slots: Vec<Arc<(Mutex<Option<bool>>, Condvar)>>,
 }
 
+/// What a power queue does with a power-on that failed: called with the VM and why.
+pub type OnFailure = Arc<dyn Fn(VmId, String) + Send + Sync>;
+
 impl PowerQueue {
-    /// Starts the threads for `vms` VMs over `p`; a failure is logged (the service sees
-    /// the VM's agent missing and handles the VM as lost).
-    pub fn new(p: Arc<dyn Provisioner>, vms: usize) -> PowerQueue {
+    /// Starts the threads for `vms` VMs over `p`. A failed power-on is logged and handed
+    /// to `failed` (the service handles the VM as lost at once, rather than after the boot
+    /// timeout); a failed power-off is logged (a cloud's reconciliation removes what is
+    /// left).
+    pub fn new(p: Arc<dyn Provisioner>, vms: usize, failed: OnFailure) -> PowerQueue {
         let slots: Vec<_> = (0..vms)
             .map(|_| Arc::new((Mutex::new(None::<bool>), Condvar::new())))
             .collect();
         for (vm, slot) in slots.iter().enumerate() {
-            let (slot, p) = (Arc::clone(slot), Arc::clone(&p));
+            let (slot, p, failed) = (Arc::clone(slot), Arc::clone(&p), Arc::clone(&failed));
             let vm = vm as VmId;
             std::thread::spawn(move || {
                 let mut on = None;
@@ -206,7 +231,10 @@ impl PowerQueue {
                             "VM power changed"
                         ),
                         Err(e) => {
-                            tracing::error!(vm, on = want, error = %e, "VM power change failed")
+                            tracing::error!(vm, on = want, error = %e, "VM power change failed");
+                            if want {
+                                failed(vm, e.to_string());
+                            }
                         }
                     }
                     on = Some(want);

@@ -91,6 +91,7 @@ pub fn alibaba_cluster(nodes: &[Node]) -> ClusterConfig {
                     count: 1,
                     price_per_second: None,
                     price_per_hour: Some(node_price_per_hour(n)),
+                    capacity: Default::default(),
                 });
             }
         }
