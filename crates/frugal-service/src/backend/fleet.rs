@@ -170,9 +170,13 @@ impl Fleet {
         self.provisioner.control_address()
     }
 
-    /// The address of VM `vm`'s host.
-    pub fn address(&self, vm: VmId) -> Ipv4Addr {
-        self.provisioner.address(vm)
+    /// The VM whose workers bind to `ip` (for the executors the drivers report): as its
+    /// agent reports it in its heartbeats (the only source on a cloud, where addresses are
+    /// known once instances run), else as the provisioner assigns it.
+    pub fn vm_at(&self, ip: Ipv4Addr) -> Option<VmId> {
+        self.hosts
+            .vm_at(ip)
+            .or_else(|| (0..self.vms as VmId).find(|&vm| self.provisioner.address(vm) == ip))
     }
 
     /// Provisions the VM's host (it then has the boot timeout to heartbeat).

@@ -20,6 +20,7 @@
 //! adopted as it is, and any other worker is stopped.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::net::Ipv4Addr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -105,6 +106,17 @@ impl Hosts {
     /// within the boot timeout.
     pub fn vm_on(&self, vm: VmId) {
         self.lock().on.entry(vm).or_insert_with(Instant::now);
+    }
+
+    /// The VM an agent reports at address `ip`.
+    pub fn vm_at(&self, ip: Ipv4Addr) -> Option<VmId> {
+        let text = ip.to_string();
+        self.lock()
+            .agents
+            .values()
+            .flat_map(|a| &a.vms)
+            .find(|v| v.address == text)
+            .map(|v| v.id)
     }
 
     /// True while VM `vm` is on (powered on, or hosting a re-attached job).
@@ -468,6 +480,32 @@ mod tests {
                 executors: Some(1)
             }]
         );
+    }
+
+    #[test]
+    fn a_vm_is_found_at_the_address_its_agent_reports() {
+        let h = registry();
+        assert_eq!(h.vm_at("10.0.0.5".parse().unwrap()), None);
+        h.heartbeat(&beat("host-a", 3, &[]));
+        assert_eq!(h.vm_at("10.0.0.5".parse().unwrap()), Some(3));
+        assert_eq!(h.vm_at("10.0.0.6".parse().unwrap()), None);
+    }
+
+    #[test]
+    fn an_interruption_notice_loses_the_hosts_vms_once() {
+        let h = registry();
+        h.restored();
+        h.vm_on(2);
+        let mut b = beat("host-b", 2, &[]);
+        b.interruption = Some("{\"action\": \"terminate\"}".into());
+        let (_, events) = h.heartbeat(&b);
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert!(
+            matches!(&events[0], BackendEvent::VmLost { vm: 2, reason } if reason.contains("spot interruption notice"))
+        );
+        assert!(!h.is_on(2));
+        let (_, again) = h.heartbeat(&b);
+        assert!(again.is_empty(), "reported once: {again:?}");
     }
 
     #[test]

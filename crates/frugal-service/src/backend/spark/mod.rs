@@ -160,8 +160,6 @@ struct Shared {
     runs: Mutex<HashMap<usize, Run>>,
     fleet: Arc<Fleet>,
     control: Ipv4Addr,
-    /// VM by host address (for the executors the drivers report).
-    vm_by_address: HashMap<Ipv4Addr, VmId>,
 }
 
 impl Shared {
@@ -217,7 +215,6 @@ impl SparkStandalone {
         let fleet = Fleet::start(&cfg.hosts, runtime, vms, events.clone())
             .map_err(|e| SparkError::Setup(e.to_string()))?;
         let control = fleet.control_address();
-        let vm_by_address = (0..vms as VmId).map(|vm| (fleet.address(vm), vm)).collect();
         let http = monitor::agent();
         if !monitor::master_alive(&http, control, cfg.master_ui_port) {
             let mut cmd = spark_class(&cfg.spark_home, "org.apache.spark.deploy.master.Master");
@@ -253,7 +250,6 @@ impl SparkStandalone {
         let shared = Arc::new(Shared {
             fleet,
             control,
-            vm_by_address,
             cfg,
             events,
             runs: Mutex::new(HashMap::new()),

@@ -122,10 +122,10 @@ fn executors(
             continue;
         }
         let host = e["hostPort"].as_str()?.rsplit_once(':')?.0;
-        if let Some(&vm) = host
+        if let Some(vm) = host
             .parse::<Ipv4Addr>()
             .ok()
-            .and_then(|ip| shared.vm_by_address.get(&ip))
+            .and_then(|ip| shared.fleet.vm_at(ip))
         {
             *per_vm.entry(vm).or_insert(0u32) += 1;
         }
