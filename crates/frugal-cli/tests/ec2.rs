@@ -811,3 +811,74 @@ fn bad_credentials_or_region_stop_the_service_at_start_with_the_reason() {
     assert!(log_text.contains("no AWS region"), "{log_text}");
     assert!(moto.instances().is_empty(), "nothing was launched");
 }
+
+#[test]
+#[ignore = "needs moto_server and boto3 (.ci/run installs them)"]
+fn a_cluster_file_comes_from_the_catalogue_and_the_price_file() {
+    let dir = common::tmp("ec2-cluster");
+    let moto = Moto::start(&dir);
+    let prices = dir.join("prices.csv");
+    std::fs::write(
+        &prices,
+        "instance_type,price_per_hour\nm5.large,0.096\nm5.xlarge,0.192\n",
+    )
+    .unwrap();
+    let out = dir.join("cluster.toml");
+    let status = Command::new(env!("CARGO_BIN_EXE_frugal"))
+        .args([
+            "cluster",
+            "ec2",
+            "--types",
+            "m5.large,m5.xlarge",
+            "--count",
+            "2",
+            "--spot",
+        ])
+        .args(["--region", "us-east-1", "--endpoint", &moto.url()])
+        .arg("--prices")
+        .arg(&prices)
+        .arg("--out")
+        .arg(&out)
+        .envs(aws_env())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let cfg = frugal_core::ClusterConfig::from_toml(&text, "cluster.toml").unwrap();
+    let types: Vec<(&str, u32, f64)> = cfg
+        .instance_type
+        .iter()
+        .map(|t| (t.name.as_str(), t.cores, t.memory_gib))
+        .collect();
+    assert_eq!(types, [("m5.large", 2, 8.0), ("m5.xlarge", 4, 16.0)]);
+    let groups: Vec<(&str, &str, Option<f64>, u32)> = cfg
+        .vms
+        .iter()
+        .map(|g| {
+            (
+                g.instance_type.as_str(),
+                g.capacity.as_str(),
+                g.price_per_hour,
+                g.count,
+            )
+        })
+        .collect();
+    // moto's spot price history is a placeholder of $0.00001 in every zone.
+    assert_eq!(
+        groups,
+        [
+            ("m5.large", "on-demand", Some(0.096), 2),
+            ("m5.large", "spot", Some(0.00001), 2),
+            ("m5.xlarge", "on-demand", Some(0.192), 2),
+            ("m5.xlarge", "spot", Some(0.00001), 2),
+        ]
+    );
+    let missing = Command::new(env!("CARGO_BIN_EXE_frugal"))
+        .args(["cluster", "ec2", "--types", "c5.large", "--count", "1"])
+        .arg("--prices")
+        .arg(&prices)
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("--types c5.large"));
+}
