@@ -14,8 +14,9 @@ use crate::checkpoint::Checkpoint;
 use crate::mlp::{Weights, masked_argmax};
 
 /// Places a job by asking the network for one executor at a time (greedy, masked
-/// argmax), exactly as the agent acted in the environment; choosing "wait" for the first
-/// executor (feasible only while some job runs), or finding no room mid-job, leaves the
+/// argmax), exactly as the agent acted in the environment: a job the cluster cannot hold
+/// whole now waits without asking (the only feasible action there is waiting), and
+/// choosing "wait" for the first executor (feasible only while some job runs) leaves the
 /// job waiting.
 pub struct RlPolicy {
     weights: Weights,
@@ -68,6 +69,9 @@ impl PlacementPolicy for RlPolicy {
             None => self.scratch.insert(cluster.clone()),
         };
         let d = &job.executor_demand;
+        if cluster.slots(d, |_| true) < u64::from(job.executors) {
+            return None;
+        }
         // As in the environment: waiting only while some job runs, never mid-job.
         let can_wait = scratch.vms.iter().any(|v| v.executors > 0);
         let mut p = Placement::with_capacity(job.executors as usize);

@@ -18,13 +18,14 @@ use crate::reward::{EpisodeKpis, episodic_reward, mean_duration};
 /// How invalid actions are handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Paper 002 Table 3: an invalid action (a VM without room, a wait after placing part
-    /// of a job, a wait while no job runs — nothing could make room) ends the episode
-    /// with the invalid reward.
+    /// Paper 002 Table 3: an invalid action (a VM without room, an executor of a job the
+    /// cluster cannot hold whole now — the authors' environment ends such an episode too,
+    /// for the "resource shortage" it would cause — a wait after placing part of a job, a
+    /// wait while no job runs, which nothing could end) ends the episode with the invalid
+    /// reward.
     Paper,
-    /// An action mask marks the feasible actions; an action outside it is ignored and
-    /// earns the invalid reward without ending the episode. Waiting after placing part of
-    /// a job is feasible only when no VM has room for its next executor.
+    /// An action mask marks the feasible actions (the same rules); an action outside it is
+    /// ignored and earns the invalid reward without ending the episode.
     Masked,
 }
 
@@ -498,19 +499,19 @@ impl SparkPlacementEnv {
         let Some((job, _)) = offered else {
             return;
         };
-        let placed_some = current.is_some_and(|(_, p, _)| p.executors() > 0);
-        let mut any_fits = false;
+        let (placed, left) = current
+            .map(|(j, p, _)| (p.executors(), sim.jobs()[*j].executors - p.executors()))
+            .unwrap_or((0, 0));
+        // A job's first executor may go only where the whole job fits now (every executor
+        // of it, all or nothing, as the scheduler places jobs); once started, each
+        // placement keeps the rest placeable (placing one executor takes exactly one of the
+        // slots), so a job is never left half placed. RlPolicy applies the same rule.
+        let whole = placed > 0 || cluster.slots(&job.executor_demand, |_| true) >= u64::from(left);
         for (i, v) in cluster.vms.iter().enumerate() {
-            let fits = v.free.fits(&job.executor_demand);
-            self.mask[i + 1] = fits;
-            any_fits |= fits;
+            self.mask[i + 1] = whole && v.free.fits(&job.executor_demand);
         }
         // Under FCFS only a completion can make room for the offered job, so waiting is
-        // feasible only while some job runs (RlPolicy applies the same rule).
-        self.mask[0] = sim.running_jobs() > 0
-            && match self.cfg.mode {
-                Mode::Paper => !placed_some,
-                Mode::Masked => !placed_some || !any_fits,
-            };
+        // feasible only before its first executor and while some job runs.
+        self.mask[0] = placed == 0 && sim.running_jobs() > 0;
     }
 }

@@ -95,6 +95,43 @@ fn figure_2b_wait_for_resources_then_finish_with_the_episodic_reward() {
     );
 }
 
+/// A job the cluster cannot hold whole now is not started (all or nothing, as the
+/// scheduler places jobs): with job1 = 1 × {4, 8} on VM1, job3 = 3 × {4, 8} has only VM2's
+/// two slots, so only waiting is feasible (masked), and an executor is invalid (paper);
+/// once job1 ends, job3 fits and may start.
+#[test]
+fn a_job_that_does_not_fit_whole_now_only_waits() {
+    let (cluster, _) = figure_2();
+    let job = |id: &str, e| Job {
+        id: id.into(),
+        kind: JobKind::CpuBound,
+        executors: e,
+        executor_demand: Resources::from_gib(4, 8),
+        arrival: 0.0,
+        deadline: None,
+        t_local: 100.0,
+        t_hybrid: 100.0,
+    };
+    let jobs: Arc<[Job]> = Arc::from(vec![job("job1", 1), job("job3", 3)]);
+    for mode in [Mode::Masked, Mode::Paper] {
+        let mut env =
+            SparkPlacementEnv::new(config(cluster.clone(), vec![Arc::clone(&jobs)], mode)).unwrap();
+        env.reset(Some(0));
+        assert_eq!(env.step(1).unwrap().reward, 1.0, "job1 on VM1");
+        // job3 needs 3 slots; VM2 has 2, VM1 none: it cannot be held whole.
+        assert_eq!(env.current_job().unwrap().0.id, "job3");
+        assert_eq!(env.action_mask(), &[true, false, false]);
+        let s = env.step(2).unwrap();
+        assert_eq!(s.reward, -200.0);
+        assert_eq!(s.terminated, mode == Mode::Paper, "{mode:?}");
+        if mode == Mode::Masked {
+            assert_eq!(env.step(0).unwrap().reward, -1.0);
+            assert_eq!(env.now(), 100.0, "waited for job1's end");
+            assert_eq!(env.action_mask(), &[false, true, true]);
+        }
+    }
+}
+
 /// Drives the environment with first fit, one executor at a time, waiting when the whole
 /// job does not fit: the schedule, cost and times must be the simulator's (first fit,
 /// FCFS).

@@ -149,7 +149,15 @@ def main() -> None:
     curve = Curve(evaluation, a.eval_every, a.episode_seed)
     t0 = time.time()
     model.learn(total_timesteps=a.steps, callback=curve)
-    print(f"trained {a.steps} steps in {time.time() - t0:.0f} s", file=sys.stderr)
+    print(f"trained {model.num_timesteps} steps in {time.time() - t0:.0f} s", file=sys.stderr)
+    # The last rollout's update comes after the last evaluation: evaluate what is saved.
+    final = {"iteration": model.num_timesteps, "train_return": None}
+    final.update(evaluate(model, evaluation, a.episode_seed))
+    if curve.points and curve.points[-1]["iteration"] == model.num_timesteps:
+        curve.points[-1] = final
+    else:
+        curve.points.append(final)
+    print(json.dumps(final), file=sys.stderr)
     export(model, train, a, curve.points)
 
 
