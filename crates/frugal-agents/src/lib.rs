@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 mod checkpoint;
+pub mod curves;
 mod dqn;
 mod mlp;
 mod policy;
@@ -12,7 +13,7 @@ mod reinforce;
 
 pub use checkpoint::{Checkpoint, CurvePoint};
 pub use mlp::{Adam, Mlp, Weights, masked_argmax};
-pub use policy::RlPolicy;
+pub use policy::{RlPolicy, load_policy};
 
 use frugal_env::{EpisodeKpis, SparkPlacementEnv};
 

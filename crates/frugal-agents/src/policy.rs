@@ -107,3 +107,24 @@ impl PlacementPolicy for RlPolicy {
         QueueDiscipline::Fcfs
     }
 }
+
+/// Loads the checkpoint at `path` as a placement policy for `cluster` (the simulator's
+/// `rl:` policies: `frugal_sim::options::choices::AgentLoader`).
+///
+/// # Errors
+/// An unreadable checkpoint, or one trained on a cluster of another shape (the message
+/// names both).
+pub fn load_policy(path: &Path, cluster: &Cluster) -> anyhow::Result<Box<dyn PlacementPolicy>> {
+    let policy = RlPolicy::load(path).map_err(|e| anyhow::anyhow!("rl:{}: {e}", path.display()))?;
+    if policy.vms() != cluster.len() {
+        anyhow::bail!(
+            "rl:{}: the agent was trained on a cluster of {} VMs, this cluster has {} VMs ({}); \
+             an agent only places on the cluster shape it was trained on",
+            path.display(),
+            policy.vms(),
+            cluster.len(),
+            cluster.total_capacity
+        );
+    }
+    Ok(Box::new(policy))
+}

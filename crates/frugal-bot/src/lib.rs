@@ -7,7 +7,8 @@
 //! the lowest rent. Entry points: [`tasks::from_swf`] (a bag from an SWF log),
 //! [`Setup::paper003`] (the paper's machines), [`Policy`] and [`run`] (schedule a bag and
 //! measure it), [`bound::rent_lower_bound`] (how far from optimal a schedule can be) and
-//! [`optimal::schedule`] (the exact optimum of a small bag).
+//! [`optimal::schedule`] (the exact optimum of a small bag), and [`options`] (a whole
+//! comparison from its options: what the CLI, experiment files and Python run).
 //!
 //! Units: work in GHz·s (one second on a 1 GHz core; [`tasks`]), clock speeds in MHz,
 //! times in seconds, rent in dollars, energy in kWh. Decisions use integers only.
@@ -22,6 +23,7 @@ pub mod ha;
 pub mod machines;
 pub mod model;
 pub mod optimal;
+pub mod options;
 pub mod ra;
 pub mod tasks;
 

@@ -1,116 +1,17 @@
-//! `frugal learning-curves`: the learning curves stored in trained agents' checkpoints, as
-//! tidy CSV rows (one per checkpoint and evaluation point), for paper 002 Fig. 4–5.
+//! `frugal learning-curves`: the learning curves stored in trained agents' checkpoints
+//! (`frugal_agents::curves`), printed as CSV.
 
-use std::path::PathBuf;
+use anyhow::Result;
 
-use anyhow::{Context, Result};
-use clap::Args;
-
-use frugal_agents::Checkpoint;
-
-use crate::choices::checkpoints_matching;
-
-/// Options of `frugal learning-curves`.
-#[derive(Args, Debug)]
-pub struct CurvesArgs {
-    /// Comma-separated checkpoints written by `frugal train`, or patterns (`*`, `?`, `[`)
-    /// matching several (e.g. every training seed of an agent); an `rl:` prefix, as
-    /// `--policies` takes them, is allowed.
-    #[arg(long, value_delimiter = ',', required = true, value_name = "CHECKPOINT",
-          value_parser = checkpoint_path)]
-    pub checkpoints: Vec<PathBuf>,
-}
-
-fn checkpoint_path(s: &str) -> Result<PathBuf, String> {
-    let path = s.strip_prefix("rl:").unwrap_or(s);
-    if path.is_empty() {
-        return Err("a checkpoint path, e.g. agent.safetensors".into());
-    }
-    Ok(PathBuf::from(path))
-}
-
-/// One row: which agent, how it was trained, and one point of its curve.
-#[derive(serde::Serialize)]
-pub struct CurveRow {
-    /// `rl:<checkpoint>`, as `frugal simulate` names the agent.
-    pub policy: String,
-    /// `dqn` or `reinforce`.
-    pub agent: String,
-    /// Arrival pattern, `normal` or `burst`.
-    pub workload: String,
-    /// `paper` or `held-out`.
-    pub protocol: String,
-    /// What the episodes' jobs are: `swim` or `generator`.
-    pub job_source: String,
-    /// β of the episodic reward.
-    pub beta: f64,
-    /// Training seed.
-    pub seed: u64,
-    /// Training iterations done.
-    pub iteration: u64,
-    /// Mean return of the training episodes since the previous point.
-    pub train_return: Option<f64>,
-    /// Return of the greedy evaluation episode.
-    pub eval_return: f64,
-    /// Its bill, dollars.
-    pub eval_cost_usd: f64,
-    /// Its mean JCT, seconds.
-    pub eval_mean_jct_s: f64,
-    /// Its mean job run time, seconds.
-    pub eval_mean_run_s: f64,
-}
-
-/// The rows of every checkpoint `a` names, in name order and iteration order.
-///
-/// # Errors
-/// A pattern that matches nothing, an unreadable checkpoint or curve, or one trained
-/// before curves were recorded (the message names the file).
-pub fn compute(a: &CurvesArgs) -> Result<Vec<CurveRow>> {
-    let mut rows = Vec::new();
-    for pattern in &a.checkpoints {
-        for path in checkpoints_matching(pattern)? {
-            let (ck, _) = Checkpoint::load(&path).with_context(|| format!("{}", path.display()))?;
-            let curve = ck.curve().with_context(|| format!("{}", path.display()))?;
-            if curve.is_empty() {
-                anyhow::bail!("{}: no learning curve recorded", path.display());
-            }
-            let text = |k: &str| {
-                ck.training
-                    .get(k)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            let number = |k: &str| ck.training.get(k).and_then(serde_json::Value::as_f64);
-            for p in curve {
-                rows.push(CurveRow {
-                    policy: format!("rl:{}", path.display()),
-                    agent: format!("{:?}", ck.agent).to_lowercase(),
-                    workload: text("workload"),
-                    protocol: text("protocol"),
-                    job_source: text("jobs"),
-                    beta: number("beta").unwrap_or_default(),
-                    seed: number("seed").unwrap_or_default() as u64,
-                    iteration: p.iteration,
-                    train_return: p.train_return,
-                    eval_return: p.eval_return,
-                    eval_cost_usd: p.eval_cost_usd,
-                    eval_mean_jct_s: p.eval_mean_jct_s,
-                    eval_mean_run_s: p.eval_mean_run_s,
-                });
-            }
-        }
-    }
-    Ok(rows)
-}
+pub use frugal_agents::curves::CurvesOptions as CurvesArgs;
 
 /// Prints the rows as CSV.
 ///
 /// # Errors
-/// As [`compute`]; I/O errors.
+/// As [`frugal_agents::curves::curve_rows`]; I/O errors.
 pub fn run(a: &CurvesArgs) -> Result<()> {
     let mut w = csv::Writer::from_writer(std::io::stdout().lock());
-    for row in compute(a)? {
+    for row in frugal_agents::curves::curve_rows(a)? {
         w.serialize(row).map_err(std::io::Error::from)?;
     }
     w.flush()?;

@@ -23,7 +23,9 @@ use tokio::io::AsyncWriteExt;
 
 use frugal_sim::metrics::percentile;
 
-use crate::choices::{ClusterParser, ClusterSource, PolicyChoice, PolicyParser, number_in};
+use frugal_sim::options::choices::{
+    ClusterParser, ClusterSource, PolicyChoice, PolicyParser, number_in,
+};
 
 /// Options of `frugal loadtest`.
 #[derive(Args, Debug)]

@@ -3,7 +3,6 @@
 mod agent;
 mod bag_of_tasks;
 mod bench;
-mod choices;
 mod cluster;
 mod curves;
 mod ephemeral;
@@ -73,8 +72,11 @@ enum Command {
     /// with a verdict.
     Reproduce(reproduce::ReproduceArgs),
     /// Run your own experiment files (the format of experiments/*.toml) into rows, plots
-    /// and a report.
+    /// and a report, or one shard of their configurations.
     Run(reproduce::RunArgs),
+    /// Join the output folders of `frugal run --shard i/n` into what the unsharded run
+    /// writes.
+    Merge(reproduce::MergeArgs),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
     Bench(bench::BenchArgs),
@@ -110,24 +112,7 @@ enum Command {
     RecordExit(record_exit::RecordExitArgs),
 }
 
-/// What the user asked for cannot be done as asked (options, input files): exit status 2,
-/// like clap's own usage errors.
-#[derive(Debug)]
-pub struct Usage(pub anyhow::Error);
-
-impl std::fmt::Display for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#}", self.0)
-    }
-}
-
-impl std::error::Error for Usage {}
-
-impl From<anyhow::Error> for Usage {
-    fn from(e: anyhow::Error) -> Self {
-        Usage(e)
-    }
-}
+pub use frugal_core::options::Usage;
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
@@ -145,6 +130,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Ephemeral(args)) => ephemeral::run(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Run(args)) => reproduce::run(&args),
+        Some(Command::Merge(args)) => reproduce::merge(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::LearningCurves(args)) => curves::run(&args),

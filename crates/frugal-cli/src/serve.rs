@@ -18,7 +18,7 @@ use frugal_service::{BackendConfig, Durability, Limits, ServiceConfig, StoreLimi
 
 use crate::Usage;
 use crate::agent::AGENT_TOKEN_ENV;
-use crate::choices::{
+use frugal_sim::options::choices::{
     BackfillArg, ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
     number_in,
 };
@@ -502,7 +502,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     let (cluster, billing) = a.cluster.build(a.pricing, None, 1)?;
     let choice = &a.policy;
     let params = PolicyParams::default();
-    let policy = choice.build(&params, &cluster)?;
+    let policy = choice.build(&params, &cluster, &frugal_agents::load_policy)?;
     let discipline = a.queue.map_or(policy.default_queue(), QueueArg::discipline);
     let apps_dir = match &a.apps_dir {
         Some(d) => d.clone(),

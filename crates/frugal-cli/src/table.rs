@@ -2,7 +2,9 @@
 //! columns (every column with `--wide`) and a GitHub-flavoured Markdown table, over any
 //! row type described by a list of [`Column`]s.
 
+use clap::ValueEnum;
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, TableStyle};
+use serde::Serialize;
 
 /// `v` with `decimals` decimals, never "-0.00".
 pub fn fixed(v: f64, decimals: usize) -> String {
@@ -141,4 +143,18 @@ mod tests {
         assert_eq!(fixed(-0.4, 0), "0");
         assert_eq!(fixed(-1.5, 1), "-1.5");
     }
+}
+
+/// Output formats of the comparison tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormatArg {
+    /// Aligned text tables for a terminal (≤ 120 columns unless --wide)
+    Table,
+    /// GitHub-flavoured Markdown tables, every column
+    Markdown,
+    /// One CSV row per workload × policy, every column, units in the names
+    Csv,
+    /// A JSON array of the same rows
+    Json,
 }

@@ -12,7 +12,7 @@ use frugal_agents::{AgentKind, Checkpoint, CurvePoint, TrainConfig, evaluate, tr
 use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 
-use crate::choices::{PresetName, PricingArg, number_in};
+use frugal_sim::options::choices::{PresetName, PricingArg, number_in};
 
 /// Learning algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

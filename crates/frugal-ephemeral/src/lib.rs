@@ -26,6 +26,7 @@ pub mod hosts;
 pub mod job;
 pub mod ls;
 pub mod network;
+pub mod options;
 pub mod plan;
 pub mod planner;
 pub mod rffd;

@@ -3,15 +3,17 @@
 //! and a one-file HTML report.
 //!
 //! The runs themselves belong to each system (`frugal-sim`, `frugal-bot`,
-//! `frugal-ephemeral`); `frugal reproduce` and `frugal run` in the CLI run an
-//! [`Experiment`]'s configurations and hand the rows here as a [`Table`]. Entry points:
-//! [`Experiment::read`], [`Claim::evaluate`], [`PlotSpec::figure`] and
-//! [`PlotSpec::render`], [`html::html`] and [`html::markdown`].
+//! `frugal-ephemeral`, `frugal-agents`): the [`runner`] parses each configuration with its
+//! system's options and runs it through the function the CLI and Python call, then gathers
+//! the rows as a [`Table`]. Entry points: [`Experiment::read`], [`runner::run`] and
+//! [`runner::write`] (also split into shards and merged), [`Claim::evaluate`],
+//! [`PlotSpec::figure`] and [`PlotSpec::render`], [`html::html`] and [`html::markdown`].
 
 pub mod claim;
 pub mod experiment;
 pub mod html;
 pub mod plot;
+pub mod runner;
 pub mod table;
 
 pub use claim::{Claim, Outcome, Verdict};

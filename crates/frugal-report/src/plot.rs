@@ -63,7 +63,7 @@ pub struct PlotSpec {
 }
 
 /// The data of a plot.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Figure {
     /// `values[c][b]`: cluster c, bar b.
     Bars {

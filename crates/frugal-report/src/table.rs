@@ -67,6 +67,20 @@ impl Table {
         Ok(())
     }
 
+    /// The table as CSV text.
+    ///
+    /// # Errors
+    /// A CSV writer error.
+    pub fn to_csv(&self) -> Result<String, csv::Error> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&self.header)?;
+        for row in &self.rows {
+            w.write_record(row)?;
+        }
+        let bytes = w.into_inner().map_err(|e| e.into_error())?;
+        Ok(String::from_utf8(bytes).expect("the cells are UTF-8"))
+    }
+
     /// Writes the table as CSV.
     ///
     /// # Errors

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod experiment;
 pub mod metrics;
 pub mod offline;
+pub mod options;
 pub mod output;
 pub mod stats;
 pub mod workload;

@@ -6,7 +6,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// The mean of a sample and the half-width of its two-sided 95 % confidence interval,
 /// t₀.₉₇₅,ₙ₋₁ · s / √n (Student t, s the sample standard deviation); no interval for fewer
 /// than two values.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Estimate {
     /// Arithmetic mean.
     pub mean: f64,

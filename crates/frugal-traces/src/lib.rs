@@ -35,3 +35,12 @@ impl TraceError {
         }
     }
 }
+
+/// SHA-256 of `bytes`, lower-case hex: the digest of an input file in provenance records.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

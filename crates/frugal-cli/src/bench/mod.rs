@@ -25,7 +25,7 @@ use frugal_sim::workload::{
     parse_swim, replicate_days, select_hour, synthetic,
 };
 
-use crate::choices::PolicyName;
+use frugal_sim::options::choices::PolicyName;
 
 /// A part of `frugal bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -3,80 +3,20 @@
 
 use std::io::Write;
 
-use anyhow::{Result, anyhow};
-use clap::{Args, ValueEnum};
-use serde::Serialize;
+use anyhow::Result;
+use clap::Args;
 
-use frugal_ephemeral::planner::{Effort, Planner};
-use frugal_ephemeral::solvers::{self, SolverRow, SolverSpec};
-use frugal_ephemeral::{Hosts, Utilisation};
+use frugal_ephemeral::options::{PlannersOptions, planners};
+use frugal_ephemeral::solvers::SolverRow;
 
-use super::args::{DcArg, parse_effort};
-use crate::Usage;
-use crate::choices::FormatArg;
-use crate::table::{Column, fixed, opt};
+use crate::table::{Column, FormatArg, fixed, opt};
 
-/// A planner of Salamander's holistic scheduler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-pub enum PlannerArg {
-    /// Random First Fit Decreasing (Alg. 1)
-    Rffd,
-    /// The proven optimum
-    Exact,
-    /// NSGA-III
-    Ga,
-    /// Tabu + late-acceptance local search
-    Ls,
-}
-
-impl PlannerArg {
-    fn planner(self) -> Planner {
-        match self {
-            PlannerArg::Rffd => Planner::Rffd,
-            PlannerArg::Exact => Planner::Exact,
-            PlannerArg::Ga => Planner::Ga,
-            PlannerArg::Ls => Planner::Ls,
-        }
-    }
-}
-
-/// When the metaheuristics stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-pub enum StopArg {
-    /// After LS 1,000 steps or GA 50 generations without a better plan, or at the budget
-    /// (paper 001 spec A14)
-    Patience,
-    /// At the budget only
-    Budget,
-}
-
-/// Options of `frugal ephemeral planners`.
-#[derive(Args, Debug, Serialize)]
+/// Options of `frugal ephemeral planners`: the comparison's and how to print it.
+#[derive(Args, Debug)]
 pub struct PlannersArgs {
-    /// Data centre (the paper shows PC-1).
-    #[arg(long, value_enum, default_value = "pc-1")]
-    pub dc: DcArg,
-    /// Problem sizes: tasks in the one job planned, 16 maps per reduce.
-    #[arg(long, value_delimiter = ',', default_value = "500,1000,1500,2000,2500",
-          value_parser = clap::value_parser!(u32).range(2..=100_000))]
-    pub tasks: Vec<u32>,
-    /// Planners to compare.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "rffd,exact,ga,ls"
-    )]
-    pub planners: Vec<PlannerArg>,
-    /// Metaheuristics' effort: full, quick or a number of evaluations [default: full].
-    #[arg(long, value_name = "EFFORT", value_parser = parse_effort)]
-    pub budget: Option<Effort>,
-    /// Stop rule of the metaheuristics [default: patience].
-    #[arg(long, value_enum)]
-    pub stop: Option<StopArg>,
-    /// Seed of the random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// What to compare.
+    #[command(flatten)]
+    pub options: PlannersOptions,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -113,7 +53,7 @@ fn columns() -> Vec<C> {
 /// [`Usage`] for --budget or --stop without ga or ls among --planners; I/O errors writing
 /// the output.
 pub fn run(a: &PlannersArgs) -> Result<()> {
-    let rows = compute(a)?;
+    let rows = planners(&a.options)?;
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Csv => {
@@ -127,7 +67,7 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
                 out,
                 "Planners on {} (paper 001 Fig. 4): one job of n tasks (128 MiB chunks, S = 0, \
                  window from day 5 00:00); solving times on one core.",
-                a.dc.dc()
+                a.options.dc.dc()
             )?;
             let t = if a.format == FormatArg::Markdown {
                 crate::table::markdown(columns(), &rows, 2)
@@ -138,39 +78,4 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Solves the problems of `a` with each planner: one row per (tasks, planner).
-///
-/// # Errors
-/// [`Usage`] for --budget or --stop without ga or ls among --planners.
-pub fn compute(a: &PlannersArgs) -> Result<Vec<SolverRow>> {
-    let searches = a
-        .planners
-        .iter()
-        .any(|p| matches!(p, PlannerArg::Ga | PlannerArg::Ls));
-    for (flag, given) in [
-        ("--budget", a.budget.is_some()),
-        ("--stop", a.stop.is_some()),
-    ] {
-        if given && !searches {
-            return Err(Usage(anyhow!(
-                "{flag} applies to the ga and ls planners; --planners has neither"
-            ))
-            .into());
-        }
-    }
-    let spec = SolverSpec {
-        dc: a.dc.dc(),
-        tasks: a.tasks.iter().map(|&n| n as usize).collect(),
-        planners: a.planners.iter().map(|p| p.planner()).collect(),
-        effort: a.budget.unwrap_or(Effort::Full),
-        patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,
-        seed: a.seed,
-    };
-    Ok(solvers::compare(
-        &spec,
-        &Hosts::embedded(),
-        &Utilisation::embedded(),
-    ))
 }

@@ -10,10 +10,11 @@ use clap::Parser;
 use frugal_report::Experiment;
 use rayon::prelude::*;
 
-use crate::choices::checkpoints_matching;
 use crate::progress::Progress;
 use crate::train::TrainArgs;
 use crate::{Cli, Command, Usage};
+use frugal_core::progress::Progress as _;
+use frugal_sim::options::choices::checkpoints_matching;
 
 /// Retrains every checkpoint named in `experiments` into `dir`, `threads` agents at a time
 /// (0: one per core), and rewrites the policies.

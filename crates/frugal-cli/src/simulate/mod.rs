@@ -1,85 +1,41 @@
-//! `frugal simulate`: the policy comparison (the main job).
-//!
-//! Options are checked into a [`plan::Plan`] first (so misuse fails before any run); the
-//! runs — every workload × policy × repetition — then execute in parallel, and their
-//! results are printed and written in plan order, so the output does not depend on the
-//! thread count.
+//! `frugal simulate`: the policy comparison (the main job). The options, the plan and the
+//! runs are `frugal_sim::options`'; this prints the tables and writes the files.
 
-mod args;
-mod plan;
 mod table;
 
-use anyhow::{Context, Result};
-use rayon::prelude::*;
+use anyhow::Result;
+use clap::Args;
 use std::io::Write;
+use std::path::PathBuf;
 
-use frugal_sim::experiment::{AggregateRow, RunRow};
+use frugal_sim::options::{Runs, SimulateOptions, aggregate, compute};
 use frugal_sim::output::{write_csv, write_run};
-use frugal_sim::{RunResult, offline};
-
-pub use args::SimulateArgs;
-pub(crate) use plan::sha256_hex;
-pub use plan::{Plan, plan};
 
 use crate::Usage;
-use crate::choices::{FormatArg, PolicyChoice};
 use crate::progress::Progress;
+use crate::table::FormatArg;
 
-/// One run of the plan.
-struct RunKey {
-    workload: usize,
-    policy: usize,
-    repetition: u64,
-}
-
-/// The runs of a comparison, in plan order: workload × policy × repetition.
-pub struct Runs {
-    /// The checked options.
-    pub plan: Plan,
-    keys: Vec<RunKey>,
-    /// Each run's records.
-    pub results: Vec<RunResult>,
-    /// Each run's tidy row.
-    pub rows: Vec<RunRow>,
-}
-
-/// Plans and executes the runs of `a`, ticking `progress` (which it tells how many).
-///
-/// # Errors
-/// [`Usage`] for options or inputs that cannot be used; a policy that cannot be built.
-pub fn compute(a: &SimulateArgs, progress: &Progress) -> Result<Runs> {
-    let plan = plan(a).map_err(Usage::from)?;
-    let keys: Vec<RunKey> = (0..plan.workloads.len())
-        .flat_map(|w| {
-            (0..plan.policies.len()).flat_map(move |p| {
-                (0..a.repetitions).map(move |r| RunKey {
-                    workload: w,
-                    policy: p,
-                    repetition: r,
-                })
-            })
-        })
-        .collect();
-    let results = execute(&plan, &keys, a.threads, progress)?;
-    let rows: Vec<RunRow> = keys
-        .iter()
-        .zip(&results)
-        .map(|(k, r)| {
-            RunRow::new(
-                &plan.workloads[k.workload].label,
-                k.repetition,
-                plan.seed.wrapping_add(k.repetition),
-                &r.summary,
-                a.timings,
-            )
-        })
-        .collect();
-    Ok(Runs {
-        plan,
-        keys,
-        results,
-        rows,
-    })
+/// Options of `frugal simulate`: the comparison's, and how to print and where to write.
+#[derive(Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct SimulateArgs {
+    /// What to compare.
+    #[command(flatten)]
+    pub options: SimulateOptions,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: FormatArg,
+    /// Table format: show every column (the default fits 120 columns).
+    #[arg(long)]
+    pub wide: bool,
+    /// Worker threads for the runs (0: one per core); any count gives the same output.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16))]
+    pub threads: u16,
+    /// Write, per run, jobs.csv, vms.csv, cost_over_time.csv and summary.json (with
+    /// provenance) under DIR/<workload>/<policy>-seed<seed>/, and DIR/results.csv with one
+    /// row per (workload, policy, repetition).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Runs the comparison and prints one table (or one block of rows) per workload.
@@ -88,15 +44,22 @@ pub fn compute(a: &SimulateArgs, progress: &Progress) -> Result<Runs> {
 /// [`Usage`] for options or inputs that cannot be used; I/O errors writing the output.
 pub fn run(a: &SimulateArgs) -> Result<()> {
     let progress = Progress::new(0);
+    let runs = compute(
+        &a.options,
+        usize::from(a.threads),
+        &progress,
+        &frugal_agents::load_policy,
+    )
+    .map_err(Usage)?;
+    progress.finish();
     let Runs {
         plan,
         keys,
         results,
         rows,
-    } = compute(a, &progress)?;
-    progress.finish();
+    } = &runs;
     if let Some(dir) = &a.out {
-        for ((k, r), row) in keys.iter().zip(&results).zip(&rows) {
+        for ((k, r), row) in keys.iter().zip(results).zip(rows) {
             let run_dir = dir
                 .join(slug(&plan.workloads[k.workload].label))
                 .join(format!(
@@ -104,28 +67,11 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
                     slug(&plan.policies[k.policy].label()),
                     row.seed
                 ));
-            write_run(r, row, &plan.provenance(a, k.repetition), &run_dir)?;
+            write_run(r, row, &plan.provenance(&a.options, k.repetition), &run_dir)?;
         }
-        write_csv(&dir.join("results.csv"), &rows)?;
+        write_csv(&dir.join("results.csv"), rows)?;
     }
-    let baseline = a.baseline.label();
-    let mut tables = Vec::new();
-    for (w, workload) in plan.workloads.iter().enumerate() {
-        let of = |p: &str| -> Vec<RunRow> {
-            rows.iter()
-                .filter(|r| r.workload == workload.label && r.policy == p)
-                .cloned()
-                .collect()
-        };
-        let base_runs = of(&baseline);
-        let base_cost = base_runs.iter().map(|r| r.cost_usd).sum::<f64>() / base_runs.len() as f64;
-        let aggregates: Vec<AggregateRow> = plan
-            .policies
-            .iter()
-            .map(|p| AggregateRow::new(&of(&p.label()), &baseline, base_cost))
-            .collect();
-        tables.push((w, aggregates));
-    }
+    let tables = aggregate(&runs, &a.options.baseline.label());
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Table | FormatArg::Markdown => {
@@ -134,9 +80,9 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
                 let wl = &plan.workloads[*w];
                 writeln!(out, "\n{} ({} jobs)", wl.label, wl.jobs)?;
                 let text = if a.format == FormatArg::Table {
-                    table::render(aggregates, a.wide, a.timings)
+                    table::render(aggregates, a.wide, a.options.timings)
                 } else {
-                    table::markdown(aggregates, a.timings)
+                    table::markdown(aggregates, a.options.timings)
                 };
                 writeln!(out, "{text}")?;
             }
@@ -151,50 +97,11 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
             w.flush()?;
         }
         FormatArg::Json => {
-            let all: Vec<&AggregateRow> = tables.iter().flat_map(|(_, a)| a).collect();
+            let all: Vec<_> = tables.iter().flat_map(|(_, a)| a).collect();
             writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
         }
     }
     Ok(())
-}
-
-/// Runs every key, in parallel on `threads` workers (0: one per core); results in key
-/// order, ticking `progress`.
-fn execute(
-    plan: &Plan,
-    keys: &[RunKey],
-    threads: u16,
-    progress: &Progress,
-) -> Result<Vec<RunResult>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(usize::from(threads))
-        .build()
-        .context("starting the worker threads")?;
-    progress.add(keys.len());
-    pool.install(|| {
-        keys.par_iter()
-            .map(|k| {
-                let jobs =
-                    plan.workloads[k.workload].jobs_for(plan.seed.wrapping_add(k.repetition));
-                let choice = &plan.policies[k.policy];
-                let mut r = if *choice == PolicyChoice::Offline {
-                    offline::search(
-                        &plan.setup,
-                        &jobs,
-                        &offline::CANDIDATES,
-                        plan.offline_budget,
-                    )
-                    .best
-                } else {
-                    let policy = choice.build(&plan.setup.policy, plan.cluster())?;
-                    plan.setup.run_with(policy, &jobs)
-                };
-                r.summary.policy = plan.policies[k.policy].label();
-                progress.tick();
-                Ok(r)
-            })
-            .collect::<Result<Vec<_>>>()
-    })
 }
 
 /// A directory-name form of a label: lower-case alphanumerics joined by `-`.

@@ -1,15 +1,25 @@
-//! The options of `frugal simulate`.
+//! The options of a policy comparison (`frugal simulate`, the `simulate` experiments, the
+//! Python package's `simulate`): typed, parsed with clap from flags (the same words and
+//! checks on every face), checked into a [`Plan`] before anything runs, and run into
+//! tidy rows by [`compute`].
+
+pub mod choices;
+mod plan;
+mod run;
 
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Args, ValueEnum};
+use clap::{ArgGroup, Args, Parser, ValueEnum};
 use serde::Serialize;
 
 use frugal_core::job::MAX_SECONDS;
 
-use crate::choices::{
-    BackfillArg, BillingArg, ClusterParser, ClusterSource, FormatArg, HybridRuleArg,
-    MilpBackendArg, PolicyChoice, PolicyParser, PricingArg, QueueArg, number_in,
+pub use plan::{Input, MILP_DEFAULT_MAX_VMS, Plan, Workload, plan, sha256_hex};
+pub use run::{Runs, aggregate, compute};
+
+use choices::{
+    BackfillArg, BillingArg, ClusterParser, ClusterSource, HybridRuleArg, MilpBackendArg,
+    PolicyChoice, PolicyParser, PricingArg, QueueArg, number_in,
 };
 
 /// Load levels of the default SWIM replay and of the synthetic generator.
@@ -57,11 +67,12 @@ fn parse_hour(s: &str) -> Result<HourArg, String> {
 /// Largest workload `--jobs` accepts.
 pub const MAX_JOBS: usize = 10_000_000;
 
-/// Options of `frugal simulate`.
+/// Options of a policy comparison (`frugal simulate` adds only how to print and where to
+/// write).
 #[derive(Args, Debug, Serialize)]
 #[command(allow_negative_numbers = true)]
 #[command(group(ArgGroup::new("job_count_source").args(["hour", "synthetic", "swf", "alibaba"]).multiple(true)))]
-pub struct SimulateArgs {
+pub struct SimulateOptions {
     /// Cluster: a preset or a TOML file (format in the README).
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
@@ -186,24 +197,26 @@ pub struct SimulateArgs {
     /// interval (Student t).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub repetitions: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: FormatArg,
-    /// Table format: show every column (the default fits 120 columns).
-    #[arg(long)]
-    pub wide: bool,
     /// Report wall-clock decision times (mean / p99 / max µs); they differ from run to
     /// run, so they are left out otherwise and outputs are byte-reproducible.
     #[arg(long)]
     pub timings: bool,
-    /// Worker threads for the runs (0: one per core); any count gives the same output.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16))]
-    #[serde(skip)]
-    pub threads: u16,
-    /// Write, per run, jobs.csv, vms.csv, cost_over_time.csv and summary.json (with
-    /// provenance) under DIR/<workload>/<policy>-seed<seed>/, and DIR/results.csv with one
-    /// row per (workload, policy, repetition).
-    #[arg(long, value_name = "DIR")]
-    #[serde(skip)]
-    pub out: Option<PathBuf>,
+}
+
+impl SimulateOptions {
+    /// Parses `flags` (without the subcommand word, e.g. `["--policies", "first-fit"]`)
+    /// as `frugal simulate` does.
+    ///
+    /// # Errors
+    /// clap's message: an unknown flag, a value out of range, conflicting flags.
+    pub fn parse(flags: &[String]) -> Result<SimulateOptions, clap::Error> {
+        #[derive(Parser)]
+        #[command(name = "simulate", allow_negative_numbers = true)]
+        struct Flags {
+            #[command(flatten)]
+            options: SimulateOptions,
+        }
+        Flags::try_parse_from(std::iter::once("simulate").chain(flags.iter().map(String::as_str)))
+            .map(|f| f.options)
+    }
 }

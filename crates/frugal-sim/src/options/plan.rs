@@ -1,28 +1,28 @@
-//! From `frugal simulate`'s options to a checked plan of runs: every flag that cannot
-//! apply is refused here, before anything runs.
+//! From the options to a checked plan of runs: every flag that cannot apply is refused
+//! here, before anything runs.
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
-use frugal_core::job::Job;
-use frugal_core::policy::{PolicyKind, PolicyParams};
-use frugal_core::queue::QueueDiscipline;
-use frugal_core::{Cluster, DurationModel, Rut};
-use frugal_sim::experiment::Setup;
-use frugal_sim::workload::{
+use crate::experiment::Setup;
+use crate::workload::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, Pattern, SwimHour, SwimRecord, SyntheticConfig,
     TraceMapping, copies, map_alibaba, map_swf, map_swim, paper002_jobs, parse_swim, read_jobs_csv,
     replicate_days, select_hour, synthetic,
 };
+use frugal_core::job::Job;
+use frugal_core::policy::{PolicyKind, PolicyParams};
+use frugal_core::queue::QueueDiscipline;
+use frugal_core::{Cluster, DurationModel, Rut};
 use frugal_traces::alibaba::Pod;
+pub use frugal_traces::sha256_hex;
 use frugal_traces::swf::SwfLog;
 
-use super::args::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateArgs};
-use crate::choices::{ClusterSource, PolicyChoice, PresetName, checkpoints_matching};
+use super::choices::{AgentLoader, ClusterSource, PolicyChoice, PresetName, checkpoints_matching};
+use super::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateOptions};
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
 /// cluster is 180 VMs.
@@ -105,14 +105,6 @@ pub struct Plan {
     pub header: String,
 }
 
-/// SHA-256 of `bytes`, lower-case hex (provenance of input files).
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 fn read_input(role: &'static str, path: &Path, inputs: &mut Vec<Input>) -> Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("{role} file {}", path.display()))?;
     inputs.push(Input {
@@ -123,12 +115,13 @@ fn read_input(role: &'static str, path: &Path, inputs: &mut Vec<Input>) -> Resul
     String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))
 }
 
-/// Checks `a` and builds the plan.
+/// Checks `a` and builds the plan; `agents` loads the `rl:` policies (each is loaded once
+/// here, so a bad checkpoint fails before any run).
 ///
 /// # Errors
 /// A message naming the flag (or the file, line and field) for every option that is
 /// out of range, cannot apply or conflicts with another.
-pub fn plan(a: &SimulateArgs) -> Result<Plan> {
+pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
     let mut inputs = Vec::new();
     if let ClusterSource::File(p) = &a.cluster {
         let bytes = std::fs::read(p).ok();
@@ -162,7 +155,7 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
     }
     for p in &policies {
         if let PolicyChoice::Rl(path) = p {
-            p.build(&params, &cluster)
+            p.build(&params, &cluster, agents)
                 .context("--policies / --baseline")?;
             for (role, file) in [
                 ("checkpoint", path.clone()),
@@ -236,7 +229,7 @@ pub fn plan(a: &SimulateArgs) -> Result<Plan> {
         match &a.cluster {
             ClusterSource::Preset(p) if p.takes_pricing() => format!(
                 "pricing model {}",
-                serde_json::to_value(a.pricing.unwrap_or(crate::choices::PricingArg::Model1))
+                serde_json::to_value(a.pricing.unwrap_or(super::choices::PricingArg::Model1))
                     .ok()
                     .and_then(|v| v.as_str().map(String::from))
                     .unwrap_or_default()
@@ -290,7 +283,7 @@ fn expand_checkpoints(policies: Vec<PolicyChoice>) -> Result<Vec<PolicyChoice>> 
 
 /// RUT and MILP settings; refuses those no run would use.
 fn policy_params(
-    a: &SimulateArgs,
+    a: &SimulateOptions,
     policies: &[PolicyChoice],
     queue: Option<QueueDiscipline>,
 ) -> Result<PolicyParams> {
@@ -335,7 +328,7 @@ fn loads(arg: LoadArg) -> Vec<Load> {
 }
 
 /// The workloads; refuses trace-only options elsewhere.
-fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>> {
+fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workload>> {
     let trace_only = [
         ("--deadline-share", a.deadline_share.is_some()),
         ("--deadline-factor", a.deadline_factor.is_some()),
@@ -521,7 +514,7 @@ fn workloads(a: &SimulateArgs, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
 impl Plan {
     /// Provenance of run `repetition` for `summary.json`: frugal's version and commit,
     /// the effective configuration, the seed and the digest of every input file.
-    pub fn provenance(&self, args: &SimulateArgs, repetition: u64) -> Value {
+    pub fn provenance(&self, args: &SimulateOptions, repetition: u64) -> Value {
         json!({
             "frugal_version": env!("CARGO_PKG_VERSION"),
             "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
@@ -549,7 +542,7 @@ impl Plan {
 }
 
 /// How trace records become jobs: the duration and deadline options, seed set per run.
-fn trace_mapping(a: &SimulateArgs, hybrid_penalty: f64) -> TraceMapping {
+fn trace_mapping(a: &SimulateOptions, hybrid_penalty: f64) -> TraceMapping {
     TraceMapping {
         hybrid_penalty,
         deadline_share: a.deadline_share.unwrap_or(0.5),
@@ -580,7 +573,7 @@ fn counted(counts: &[(usize, &str)]) -> Option<Vec<String>> {
 /// replayable tasks.
 fn alibaba_workload(
     spec: &str,
-    a: &SimulateArgs,
+    a: &SimulateOptions,
     hybrid_penalty: f64,
     inputs: &mut Vec<Input>,
 ) -> Result<Workload> {
@@ -632,7 +625,7 @@ fn alibaba_workload(
 /// The `--swf` workload: a shipped log or a file, its first `--jobs` usable records.
 fn swf_workload(
     spec: &str,
-    a: &SimulateArgs,
+    a: &SimulateOptions,
     hybrid_penalty: f64,
     inputs: &mut Vec<Input>,
 ) -> Result<Workload> {

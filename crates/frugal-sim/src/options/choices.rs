@@ -1,6 +1,8 @@
-//! Closed sets of command-line values as clap `ValueEnum`s (so `--help` lists them with
-//! their source and a typo gets a suggestion), and the parsers of the open ones
-//! (`--cluster <PRESET|FILE>`, `--policies <POLICY|rl:CHECKPOINT>`).
+//! Closed sets of option values as clap `ValueEnum`s (so `--help` lists them with their
+//! source and a typo gets a suggestion), and the parsers of the open ones
+//! (`--cluster <PRESET|FILE>`, `--policies <POLICY|rl:CHECKPOINT>`), shared by every face
+//! of frugal that takes simulation options (the CLI, experiment files, Python, the
+//! service).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -91,37 +93,35 @@ impl PolicyChoice {
         }
     }
 
-    /// A fresh instance for `cluster`.
+    /// A fresh instance for `cluster`; `agents` loads the trained agents (`rl:`), which
+    /// this crate does not know (`frugal_agents::load_policy`).
     ///
     /// # Errors
-    /// An unreadable checkpoint, or one trained on a cluster of another shape (the
-    /// message names both); `offline`, which is a search over whole runs, not a policy.
+    /// The loader's (an unreadable checkpoint, or one trained on a cluster of another
+    /// shape); `offline`, which is a search over whole runs, not a policy.
     pub fn build(
         &self,
         params: &PolicyParams,
         cluster: &Cluster,
+        agents: &AgentLoader,
     ) -> anyhow::Result<Box<dyn PlacementPolicy>> {
         match self {
             PolicyChoice::Builtin(k) => Ok(k.build(params)),
-            PolicyChoice::Rl(p) => {
-                let policy = frugal_agents::RlPolicy::load(p)?;
-                if policy.vms() != cluster.len() {
-                    anyhow::bail!(
-                        "rl:{}: the agent was trained on a cluster of {} VMs, this cluster has {} VMs ({}); \
-                         an agent only places on the cluster shape it was trained on",
-                        p.display(),
-                        policy.vms(),
-                        cluster.len(),
-                        cluster.total_capacity
-                    );
-                }
-                Ok(Box::new(policy))
-            }
+            PolicyChoice::Rl(p) => agents(p, cluster),
             PolicyChoice::Offline => {
                 anyhow::bail!("offline searches over whole runs; it is not an online policy")
             }
         }
     }
+}
+
+/// Loads a trained agent's checkpoint as a placement policy for a cluster (the `rl:`
+/// policies): given by the callers, which know the agents (`frugal_agents::load_policy`).
+pub type AgentLoader = dyn Fn(&Path, &Cluster) -> anyhow::Result<Box<dyn PlacementPolicy>> + Sync;
+
+/// An [`AgentLoader`] for front-ends without agents: every `rl:` policy is an error.
+pub fn no_agents(path: &Path, _: &Cluster) -> anyhow::Result<Box<dyn PlacementPolicy>> {
+    anyhow::bail!("rl:{}: this build runs no trained agents", path.display())
 }
 
 /// The checkpoints an `rl:` path names: the path itself, or, with `*`, `?` or `[`, every
@@ -231,7 +231,7 @@ impl PresetName {
 pub enum ClusterSource {
     /// A built-in cluster.
     Preset(PresetName),
-    /// A cluster file (format in the README).
+    /// A cluster file (format in the book's configuration reference).
     File(PathBuf),
 }
 
@@ -337,7 +337,8 @@ impl TypedValueParser for ClusterParser {
         let presets = PresetName::value_variants()
             .iter()
             .filter_map(ValueEnum::to_possible_value);
-        let file = PossibleValue::new("<file.toml>").help("A cluster file (format in the README)");
+        let file = PossibleValue::new("<file.toml>")
+            .help("A cluster file (format in the book's configuration reference)");
         Some(Box::new(presets.chain(std::iter::once(file))))
     }
 }
@@ -473,31 +474,7 @@ impl MilpBackendArg {
     }
 }
 
-/// Output formats of the comparison tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FormatArg {
-    /// Aligned text tables for a terminal (≤ 120 columns unless --wide)
-    Table,
-    /// GitHub-flavoured Markdown tables, every column
-    Markdown,
-    /// One CSV row per workload × policy, every column, units in the names
-    Csv,
-    /// A JSON array of the same rows
-    Json,
-}
-
-/// A number parser that checks a closed range and names it in the error.
-pub fn number_in(
-    min: f64,
-    max: f64,
-) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |s: &str| match s.trim().parse::<f64>() {
-        Ok(v) if (min..=max).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} is outside [{min}, {max}]")),
-        Err(_) => Err(format!("not a number: {s:?}")),
-    }
-}
+pub use frugal_core::options::number_in;
 
 /// Backfilling behind a blocked head job in the blocking queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]

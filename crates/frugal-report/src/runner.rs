@@ -1,0 +1,459 @@
+//! Running experiment files: every configuration parsed with its system's own options (so
+//! a bad flag fails before any run, with the file and configuration named), run through the
+//! same function each front-end calls, in parallel; then the rows gathered in file ×
+//! configuration order — so the files do not depend on the thread count — claims checked,
+//! plots drawn and the report written.
+//!
+//! A sweep can be split: [`run`] with a shard `i/n` runs the configurations whose index
+//! (in file × configuration order) is `i` modulo `n` and [`write_shard`] keeps their
+//! outputs; [`merge`] joins the shards of every `i` and writes exactly what the unsplit run
+//! writes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use frugal_core::options::Usage;
+use frugal_core::progress::Progress;
+
+use crate::html::{self, Section};
+use crate::{Experiment, Figure, PlotKind, System, Table};
+
+/// The part of a sweep one run takes: the configurations whose index is `index` modulo
+/// `count` (`--shard index/count`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which slice, from 0.
+    pub index: usize,
+    /// How many slices.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// Parses `i/n` with 0 ≤ i < n.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("{s:?}: expected i/n, e.g. 0/4"))?;
+        let (index, count): (usize, usize) = (
+            i.trim()
+                .parse()
+                .map_err(|_| format!("{s:?}: i is not a number"))?,
+            n.trim()
+                .parse()
+                .map_err(|_| format!("{s:?}: n is not a number"))?,
+        );
+        if count == 0 || index >= count {
+            return Err(format!("{s:?}: need 0 ≤ i < n"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// What one configuration produced: its rows (with its labels in front) and the timelines
+/// it can draw (by plot index).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Output {
+    /// Index of the experiment in the list run.
+    pub experiment: usize,
+    /// Index of the configuration in the whole sweep (file × configuration order).
+    pub configuration: usize,
+    /// Its labels (case, swept flags).
+    pub labels: Vec<(String, String)>,
+    /// Its rows as CSV text.
+    pub rows_csv: String,
+    /// Timelines drawn from its runs: (plot index, figure).
+    pub timelines: Vec<(usize, Figure)>,
+}
+
+/// Reads experiment files; ids are the file stems and must be distinct.
+///
+/// # Errors
+/// [`Usage`] naming the file of a file that cannot be read or used.
+pub fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
+    let mut out: Vec<(String, Experiment)> = Vec::new();
+    for f in files {
+        let e = Experiment::read(f).map_err(|m| Usage(anyhow!(m)))?;
+        let id = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if out.iter().any(|(i, _)| *i == id) {
+            bail!(Usage(anyhow!(
+                "{}: a second experiment named {id}",
+                f.display()
+            )));
+        }
+        out.push((id, e));
+    }
+    Ok(out)
+}
+
+/// Runs the configurations of `experiments` (all, or `shard`'s) on `threads` workers (0:
+/// one per core). Every configuration is parsed first.
+///
+/// # Errors
+/// [`Usage`] naming the experiment and configuration for flags its system refuses; a run's
+/// error with the configuration named.
+pub fn run(
+    experiments: &[(String, Experiment)],
+    quick: bool,
+    threads: usize,
+    shard: Option<Shard>,
+    progress: &dyn Progress,
+) -> Result<Vec<Output>> {
+    let mut work = Vec::new();
+    let mut index = 0;
+    for (k, (id, e)) in experiments.iter().enumerate() {
+        for c in e.configurations(quick) {
+            let words = e.system.words().len();
+            let argv = c.argv[words..].to_vec();
+            // Parse now, so a bad flag in the last file fails before any run.
+            check(e.system, &argv).map_err(|m| {
+                Usage(anyhow!(
+                    "experiments {id}: configuration `frugal {}`: {m}",
+                    c.argv.join(" ")
+                ))
+            })?;
+            let mine = shard.is_none_or(|s| index % s.count == s.index);
+            if mine {
+                work.push((k, index, c, argv));
+            }
+            index += 1;
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
+    pool.install(|| {
+        work.par_iter()
+            .map(|(k, index, c, argv)| {
+                let (id, e) = &experiments[*k];
+                let (table, timelines) = configuration(e, &c.labels, argv, progress)
+                    .with_context(|| format!("{id}: frugal {}", c.argv.join(" ")))?;
+                let mut labelled = Table::default();
+                labelled
+                    .append(&c.labels, table)
+                    .map_err(|m| anyhow!("{id}: {m}"))?;
+                Ok(Output {
+                    experiment: *k,
+                    configuration: *index,
+                    labels: c.labels.clone(),
+                    rows_csv: labelled.to_csv()?,
+                    timelines,
+                })
+            })
+            .collect()
+    })
+}
+
+/// Runs one configuration (`argv`: its system's flags) through the function every front-end
+/// calls: its rows, and the timelines its runs draw (a simulate run per timeline plot: the
+/// first run whose labelled row matches the plot's `where`).
+fn configuration(
+    e: &Experiment,
+    labels: &[(String, String)],
+    argv: &[String],
+    progress: &dyn Progress,
+) -> Result<(Table, Vec<(usize, Figure)>)> {
+    let usage = |m: clap::Error| Usage(anyhow!("{m}"));
+    let mut timelines = Vec::new();
+    let table = match e.system {
+        System::Simulate => {
+            let a = frugal_sim::options::SimulateOptions::parse(argv).map_err(usage)?;
+            let runs = frugal_sim::options::compute(&a, 0, progress, &frugal_agents::load_policy)?;
+            let mut t = tidy(&runs.rows)?;
+            shorten_checkpoints(&mut t);
+            let mut labelled = Table::default();
+            for (p, spec) in e.plots.iter().enumerate() {
+                if spec.kind != PlotKind::Timeline {
+                    continue;
+                }
+                if labelled.header.is_empty() {
+                    labelled.append(labels, t.clone()).map_err(|m| anyhow!(m))?;
+                }
+                let matching = labelled.matching(&spec.filter).map_err(|m| anyhow!(m))?;
+                if let Some(&i) = matching.first() {
+                    let r = &runs.results[i];
+                    let vms = r
+                        .vms
+                        .iter()
+                        .filter(|v| !v.intervals.is_empty())
+                        .map(|v| (format!("{} {}", v.id, v.instance_type), v.intervals.clone()))
+                        .collect();
+                    timelines.push((
+                        p,
+                        Figure::Timeline {
+                            vms,
+                            cost: r.cumulative_cost(),
+                        },
+                    ));
+                }
+            }
+            t
+        }
+        System::BagOfTasks => {
+            let a = frugal_bot::options::BagOfTasksOptions::parse(argv).map_err(usage)?;
+            tidy(&frugal_bot::options::compute(&a, 0, progress)?.rows)?
+        }
+        System::Ephemeral => {
+            let a = frugal_ephemeral::options::EphemeralOptions::parse(argv).map_err(usage)?;
+            tidy(&frugal_ephemeral::options::compute(&a, 0, progress)?.rows)?
+        }
+        System::EphemeralPlanners => {
+            let a = frugal_ephemeral::options::PlannersOptions::parse(argv).map_err(usage)?;
+            let rows = frugal_ephemeral::options::planners(&a)?;
+            progress.add(rows.len());
+            rows.iter().for_each(|_| progress.tick());
+            tidy(&rows)?
+        }
+        System::LearningCurves => {
+            let a = frugal_agents::curves::CurvesOptions::parse(argv).map_err(usage)?;
+            let mut t = tidy(&frugal_agents::curves::curve_rows(&a)?)?;
+            shorten_checkpoints(&mut t);
+            t
+        }
+    };
+    Ok((table, timelines))
+}
+
+/// Parses `argv` with `system`'s options, for the error only.
+fn check(system: System, argv: &[String]) -> Result<(), String> {
+    let first_paragraph = |e: clap::Error| {
+        let text = e.to_string();
+        text.split("\n\n")
+            .next()
+            .unwrap_or(&text)
+            .trim()
+            .to_string()
+    };
+    match system {
+        System::Simulate => frugal_sim::options::SimulateOptions::parse(argv).map(|_| ()),
+        System::BagOfTasks => frugal_bot::options::BagOfTasksOptions::parse(argv).map(|_| ()),
+        System::Ephemeral => frugal_ephemeral::options::EphemeralOptions::parse(argv).map(|_| ()),
+        System::EphemeralPlanners => {
+            frugal_ephemeral::options::PlannersOptions::parse(argv).map(|_| ())
+        }
+        System::LearningCurves => frugal_agents::curves::CurvesOptions::parse(argv).map(|_| ()),
+    }
+    .map_err(first_paragraph)
+}
+
+/// The shard file of a `--shard` run's output folder.
+const SHARD_FILE: &str = "shard.json";
+
+/// What a shard keeps: the experiment files' text, how it was run, and its outputs.
+#[derive(Serialize, Deserialize)]
+struct ShardFile {
+    shard: Shard,
+    quick: bool,
+    command: String,
+    /// (id, file text) of each experiment, in run order.
+    experiments: Vec<(String, String)>,
+    outputs: Vec<Output>,
+}
+
+/// Writes a shard's outputs to `out/shard.json` (and nothing else: [`merge`] writes the
+/// results once every shard is there).
+///
+/// # Errors
+/// I/O errors.
+pub fn write_shard(
+    out: &Path,
+    shard: Shard,
+    quick: bool,
+    command: &str,
+    sources: &[(String, String)],
+    outputs: Vec<Output>,
+) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let file = ShardFile {
+        shard,
+        quick,
+        command: command.to_string(),
+        experiments: sources.to_vec(),
+        outputs,
+    };
+    let path = out.join(SHARD_FILE);
+    std::fs::write(&path, serde_json::to_vec(&file)?)
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Joins the shard folders `dirs` (every index of one `n`, from runs of the same
+/// experiment files) and writes the results into `out` exactly as the unsplit run would,
+/// under the unsplit command.
+///
+/// # Errors
+/// [`Usage`] for a folder without a shard file, shards of different runs, a missing or
+/// doubled index; I/O errors.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
+    let mut shards: Vec<ShardFile> = Vec::new();
+    for d in dirs {
+        let path = d.join(SHARD_FILE);
+        let text = std::fs::read(&path)
+            .with_context(|| format!("{}: not the output of a --shard run", d.display()))
+            .map_err(Usage)?;
+        let s: ShardFile = serde_json::from_slice(&text)
+            .with_context(|| format!("{}", path.display()))
+            .map_err(Usage)?;
+        shards.push(s);
+    }
+    let first = shards
+        .first()
+        .ok_or_else(|| Usage(anyhow!("no shard folder given")))?;
+    let n = first.shard.count;
+    for s in &shards {
+        if s.experiments != first.experiments || s.quick != first.quick || s.shard.count != n {
+            bail!(Usage(anyhow!(
+                "the shards come from different runs (experiment files, --quick or n differ)"
+            )));
+        }
+    }
+    let mut seen = vec![false; n];
+    for s in &shards {
+        if std::mem::replace(&mut seen[s.shard.index], true) {
+            bail!(Usage(anyhow!("shard {}/{n} is given twice", s.shard.index)));
+        }
+    }
+    if let Some(i) = seen.iter().position(|s| !s) {
+        bail!(Usage(anyhow!("shard {i}/{n} is missing")));
+    }
+    let experiments = first
+        .experiments
+        .iter()
+        .map(|(id, text)| {
+            Experiment::parse(text)
+                .map(|e| (id.clone(), e))
+                .map_err(|m| Usage(anyhow!("{id}: {m}")).into())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let command = first.command.clone();
+    let mut outputs: Vec<Output> = shards.into_iter().flat_map(|s| s.outputs).collect();
+    outputs.sort_by_key(|o| o.configuration);
+    write(&experiments, outputs, out, &command)
+}
+
+/// Gathers `outputs` (in configuration order) per experiment and writes `out/results/*.csv`,
+/// `out/plots/*` and `out/report.html` and `out/results.md`.
+///
+/// # Errors
+/// [`Usage`] for a plot or claim the rows cannot make; I/O errors.
+pub fn write(
+    experiments: &[(String, Experiment)],
+    outputs: Vec<Output>,
+    out: &Path,
+    command: &str,
+) -> Result<()> {
+    for sub in ["results", "plots"] {
+        std::fs::create_dir_all(out.join(sub))
+            .with_context(|| format!("creating {}", out.join(sub).display()))?;
+    }
+    let mut sections = Vec::new();
+    for (k, (id, e)) in experiments.iter().enumerate() {
+        let mut table = Table::default();
+        let mut timelines: Vec<(usize, Figure)> = Vec::new();
+        for o in outputs.iter().filter(|o| o.experiment == k) {
+            let rows = Table::from_csv(o.rows_csv.as_bytes())?;
+            table.append(&[], rows).map_err(|m| anyhow!("{id}: {m}"))?;
+            for (p, f) in &o.timelines {
+                if !timelines.iter().any(|(q, _)| q == p) {
+                    timelines.push((*p, f.clone()));
+                }
+            }
+        }
+        let csv = out.join("results").join(format!("{id}.csv"));
+        table
+            .write_csv(&csv)
+            .with_context(|| format!("writing {}", csv.display()))?;
+        let mut plots = Vec::new();
+        for (p, spec) in e.plots.iter().enumerate() {
+            let figure = match spec.kind {
+                PlotKind::Timeline => match timelines.iter().find(|(q, _)| *q == p) {
+                    Some((_, f)) => f.clone(),
+                    None => bail!(Usage(anyhow!(
+                        "{id}: plot {}: no run matches its `where`",
+                        spec.name
+                    ))),
+                },
+                _ => spec
+                    .figure(&table)
+                    .map_err(|m| Usage(anyhow!("{id}: plot {}: {m}", spec.name)))?,
+            };
+            let stem = format!("{id}-{}", spec.name);
+            let png = out.join("plots").join(format!("{stem}.png"));
+            let svg = spec.render(&figure, &png).map_err(|m| anyhow!(m))?;
+            let svg_path = out.join("plots").join(format!("{stem}.svg"));
+            std::fs::write(&svg_path, &svg)
+                .with_context(|| format!("writing {}", svg_path.display()))?;
+            plots.push((spec.title.clone(), svg, format!("plots/{stem}.png")));
+        }
+        let claims = e
+            .claims
+            .iter()
+            .map(|c| {
+                c.evaluate(&table)
+                    .map(|o| (c.clone(), o))
+                    .map_err(|m| Usage(anyhow!("{id}: claim {:?}: {m}", c.claim)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        sections.push(Section {
+            id: id.clone(),
+            experiment: e.clone(),
+            claims,
+            plots,
+            runs: table.rows.len(),
+        });
+    }
+    let report = out.join("report.html");
+    std::fs::write(&report, html::html(&sections, command))
+        .with_context(|| format!("writing {}", report.display()))?;
+    let md = out.join("results.md");
+    std::fs::write(&md, html::markdown(&sections))
+        .with_context(|| format!("writing {}", md.display()))?;
+    Ok(())
+}
+
+/// Rows as a subcommand's `--out` CSV writes them, read back as a table.
+///
+/// # Errors
+/// A row that does not serialise.
+pub fn tidy<T: serde::Serialize>(rows: &[T]) -> Result<Table> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    let bytes = w.into_inner().map_err(|e| anyhow!("{e}"))?;
+    Ok(Table::from_csv(&bytes)?)
+}
+
+/// `rl:<dir>/<name>.safetensors` → `rl:<name>` in the policy column, so that rows, plots
+/// and claims name an agent the same wherever its checkpoint lives (shipped or retrained);
+/// a name that ends in `-s<seed>` (one of several training seeds) loses it to the row's
+/// `seed` column, which for agent rows is then the training seed.
+pub fn shorten_checkpoints(t: &mut Table) {
+    let Ok(i) = t.column("policy") else { return };
+    let seed = t.column("seed").ok();
+    for row in &mut t.rows {
+        if let Some(path) = row[i].strip_prefix("rl:") {
+            let stem = Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let (name, trained) = match stem.rsplit_once("-s") {
+                Some((n, s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                    (n.to_string(), Some(s.to_string()))
+                }
+                _ => (stem, None),
+            };
+            row[i] = format!("rl:{name}");
+            if let (Some(j), Some(s)) = (seed, trained) {
+                row[j] = s;
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Running a plan: every workload × policy × repetition in parallel, results in plan order
+//! (so the rows do not depend on the thread count), and the rows' aggregates.
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use frugal_core::progress::Progress;
+
+use super::choices::{AgentLoader, PolicyChoice};
+use super::{Plan, SimulateOptions, plan};
+use crate::RunResult;
+use crate::experiment::{AggregateRow, RunRow};
+use crate::offline;
+
+/// One run of the plan.
+pub struct RunKey {
+    /// Index of its workload in the plan.
+    pub workload: usize,
+    /// Index of its policy in the plan.
+    pub policy: usize,
+    /// Repetition (seed = the plan's seed + repetition).
+    pub repetition: u64,
+}
+
+/// The runs of a comparison, in plan order: workload × policy × repetition.
+pub struct Runs {
+    /// The checked options.
+    pub plan: Plan,
+    /// Which run each result is.
+    pub keys: Vec<RunKey>,
+    /// Each run's records.
+    pub results: Vec<RunResult>,
+    /// Each run's tidy row (`results.csv`).
+    pub rows: Vec<RunRow>,
+}
+
+/// Plans and executes the runs of `a` on `threads` workers (0: one per core), ticking
+/// `progress` (which it tells how many); `agents` loads the `rl:` policies.
+///
+/// # Errors
+/// A message naming the option that cannot be used; a policy that cannot be built.
+pub fn compute(
+    a: &SimulateOptions,
+    threads: usize,
+    progress: &dyn Progress,
+    agents: &AgentLoader,
+) -> Result<Runs> {
+    let plan = plan(a, agents)?;
+    let keys: Vec<RunKey> = (0..plan.workloads.len())
+        .flat_map(|w| {
+            (0..plan.policies.len()).flat_map(move |p| {
+                (0..a.repetitions).map(move |r| RunKey {
+                    workload: w,
+                    policy: p,
+                    repetition: r,
+                })
+            })
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
+    progress.add(keys.len());
+    let results = pool.install(|| {
+        keys.par_iter()
+            .map(|k| {
+                let jobs =
+                    plan.workloads[k.workload].jobs_for(plan.seed.wrapping_add(k.repetition));
+                let choice = &plan.policies[k.policy];
+                let mut r = if *choice == PolicyChoice::Offline {
+                    offline::search(
+                        &plan.setup,
+                        &jobs,
+                        &offline::CANDIDATES,
+                        plan.offline_budget,
+                    )
+                    .best
+                } else {
+                    let policy = choice.build(&plan.setup.policy, plan.cluster(), agents)?;
+                    plan.setup.run_with(policy, &jobs)
+                };
+                r.summary.policy = choice.label();
+                progress.tick();
+                Ok(r)
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let rows: Vec<RunRow> = keys
+        .iter()
+        .zip(&results)
+        .map(|(k, r)| {
+            RunRow::new(
+                &plan.workloads[k.workload].label,
+                k.repetition,
+                plan.seed.wrapping_add(k.repetition),
+                &r.summary,
+                a.timings,
+            )
+        })
+        .collect();
+    Ok(Runs {
+        plan,
+        keys,
+        results,
+        rows,
+    })
+}
+
+/// Per workload (in plan order), one aggregate row per policy over its repetitions, the
+/// cost compared with the `baseline` policy's mean: what `frugal simulate` prints.
+pub fn aggregate(runs: &Runs, baseline: &str) -> Vec<(usize, Vec<AggregateRow>)> {
+    runs.plan
+        .workloads
+        .iter()
+        .enumerate()
+        .map(|(w, workload)| {
+            let of = |p: &str| -> Vec<RunRow> {
+                runs.rows
+                    .iter()
+                    .filter(|r| r.workload == workload.label && r.policy == p)
+                    .cloned()
+                    .collect()
+            };
+            let base_runs = of(baseline);
+            let base_cost =
+                base_runs.iter().map(|r| r.cost_usd).sum::<f64>() / base_runs.len() as f64;
+            let rows = runs
+                .plan
+                .policies
+                .iter()
+                .map(|p| AggregateRow::new(&of(&p.label()), baseline, base_cost))
+                .collect();
+            (w, rows)
+        })
+        .collect()
+}
