@@ -10,6 +10,7 @@ mod dqn;
 mod mlp;
 mod policy;
 mod reinforce;
+pub mod training;
 
 pub use checkpoint::{Checkpoint, CurvePoint};
 pub use mlp::{Adam, Mlp, Weights, masked_argmax};

@@ -2,7 +2,6 @@
 
 mod agent;
 mod bag_of_tasks;
-mod bench;
 mod cluster;
 mod curves;
 mod ephemeral;
@@ -79,7 +78,7 @@ enum Command {
     Merge(reproduce::MergeArgs),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
-    Bench(bench::BenchArgs),
+    Bench(frugal_report::bench::BenchArgs),
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
@@ -131,7 +130,12 @@ fn main() -> std::process::ExitCode {
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Run(args)) => reproduce::run(&args),
         Some(Command::Merge(args)) => reproduce::merge(&args),
-        Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Bench(args)) => {
+            if cfg!(debug_assertions) {
+                tracing::warn!("debug build: run `cargo run --release -- bench` for real figures");
+            }
+            frugal_report::bench::run(&args, &mut std::io::stdout().lock())
+        }
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::LearningCurves(args)) => curves::run(&args),
         Some(Command::Cluster(args)) => cluster::run(&args),

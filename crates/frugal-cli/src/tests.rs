@@ -5,7 +5,7 @@
 use clap::Parser;
 use proptest::prelude::*;
 
-use crate::{Cli, Command, simulate};
+use crate::{Cli, Command};
 
 const FLAGS: &[&str] = &[
     "--cluster",
@@ -129,7 +129,7 @@ proptest! {
                 prop_assert!(!e.to_string().is_empty());
             }
             Ok(Cli { command: Some(Command::Simulate(a)), .. }) => {
-                if let Err(e) = simulate::plan(&a) {
+                if let Err(e) = frugal_sim::options::plan(&a.options, &frugal_agents::load_policy) {
                     let message = format!("{e:#}");
                     prop_assert!(!message.is_empty());
                 }

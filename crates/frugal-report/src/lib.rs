@@ -9,6 +9,7 @@
 //! [`runner::write`] (also split into shards and merged), [`Claim::evaluate`],
 //! [`PlotSpec::figure`] and [`PlotSpec::render`], [`html::html`] and [`html::markdown`].
 
+pub mod bench;
 pub mod claim;
 pub mod experiment;
 pub mod html;

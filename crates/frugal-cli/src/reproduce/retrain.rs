@@ -86,7 +86,7 @@ pub fn checkpoints(
     pool.install(|| {
         work.par_iter()
             .map(|a| {
-                let r = crate::train::run_quiet(a);
+                let r = frugal_agents::training::train_checkpoint(a, &()).map(|_| ());
                 progress.tick();
                 r
             })

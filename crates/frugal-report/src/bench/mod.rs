@@ -1,6 +1,7 @@
-//! `frugal bench`: decision latency per policy, whole-simulation speed and memory, the
-//! RL environment, the queue disciplines at scale and the bag-of-tasks policies; with
-//! `--scale`, the cost per job on 180 against 10,080 VMs and a million jobs.
+//! The benchmarks of `frugal bench`: decision latency per policy, whole-simulation speed
+//! and memory, the RL environment and its training, the queue disciplines at scale and the
+//! bag-of-tasks policies; with `--scale`, the cost per job on 180 against 10,080 VMs and a
+//! million jobs. Each section writes its table of figures.
 
 mod bot;
 mod scale;
@@ -111,19 +112,19 @@ pub(crate) fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// Runs both benchmarks and prints their tables.
-pub fn run(a: &BenchArgs) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    if cfg!(debug_assertions) {
-        tracing::warn!("debug build: run `cargo run --release -- bench` for real figures");
-    }
+/// Runs the sections `a` asks for and writes their tables to `out` (build with
+/// `--release` for real figures).
+///
+/// # Errors
+/// A section's error; I/O errors.
+pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
     let policies: Vec<PolicyKind> = match &a.policies {
         Some(names) => names.iter().map(|n| n.kind()).collect(),
         None => PolicyKind::ALL.to_vec(),
     };
     if a.scale {
         scale::bench(
-            &mut out,
+            out,
             &policies,
             a.scale_jobs as usize,
             a.scale_million as usize,
@@ -133,22 +134,22 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     let on = |s: Section| a.sections.as_ref().is_none_or(|list| list.contains(&s));
     if on(Section::Placement) {
-        placement_bench(&mut out, a, &policies)?;
+        placement_bench(out, a, &policies)?;
     }
     if on(Section::Simulation) {
-        simulation_bench(&mut out, a, &policies)?;
+        simulation_bench(out, a, &policies)?;
     }
     if on(Section::Env) {
-        env_bench(&mut out, a.env_steps, a.seed)?;
+        env_bench(out, a.env_steps, a.seed)?;
     }
     if on(Section::Queues) {
-        queue_bench(&mut out, a.seed)?;
+        queue_bench(out, a.seed)?;
     }
     if on(Section::BagOfTasks) {
-        bot::bench(&mut out)?;
+        bot::bench(out)?;
     }
     if on(Section::Training) {
-        training_bench(&mut out, a.seed)?;
+        training_bench(out, a.seed)?;
     }
     if let Some(mib) = peak_rss_mib() {
         writeln!(
