@@ -1,6 +1,7 @@
 //! Records the git commit the binary is built from (`FRUGAL_GIT_COMMIT`, with `-dirty`
-//! when tracked files differ from it), for the provenance of result files. Outside a
-//! checkout (a source archive) nothing is recorded.
+//! when tracked files differ from it), for the provenance of result files, and the line
+//! `frugal --version` prints (`FRUGAL_VERSION`). Outside a checkout (a source archive) no
+//! commit is recorded.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,19 +14,29 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
+    let version = env!("CARGO_PKG_VERSION");
+    match commit() {
+        Some(c) => {
+            println!("cargo:rustc-env=FRUGAL_GIT_COMMIT={c}");
+            println!("cargo:rustc-env=FRUGAL_VERSION={version} (commit {c})");
+        }
+        None => println!("cargo:rustc-env=FRUGAL_VERSION={version}"),
+    }
+}
+
+/// The checkout's commit, with `-dirty` for uncommitted changes to tracked files.
+fn commit() -> Option<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dot_git = root.join(".git");
     if !dot_git.exists() {
-        return;
+        return None;
     }
     for p in ["HEAD", "index", "refs"] {
         println!("cargo:rerun-if-changed={}", dot_git.join(p).display());
     }
     println!("cargo:rerun-if-changed={}", root.join("crates").display());
-    if let Some(commit) = git(&["rev-parse", "HEAD"]) {
-        let dirty =
-            git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-        let suffix = if dirty { "-dirty" } else { "" };
-        println!("cargo:rustc-env=FRUGAL_GIT_COMMIT={commit}{suffix}");
-    }
+    let commit = git(&["rev-parse", "HEAD"])?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(format!("{commit}{}", if dirty { "-dirty" } else { "" }))
 }

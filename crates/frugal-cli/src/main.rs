@@ -19,7 +19,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 /// frugal schedules Spark executors onto cloud and hybrid clusters at the lowest VM cost
 /// that meets deadlines. With no subcommand it runs `simulate` with its defaults.
 #[derive(Parser)]
-#[command(name = "frugal", version)]
+#[command(name = "frugal", version = VERSION)]
 struct Cli {
     /// Log lines on stderr: human-readable text or one JSON object per line. The level
     /// comes from RUST_LOG (default: info).
@@ -73,6 +73,8 @@ enum Command {
     /// Run your own experiment files (the format of experiments/*.toml) into rows, plots
     /// and a report, or one shard of their configurations.
     Run(reproduce::RunArgs),
+    /// List the experiments built into frugal, or print one to copy and edit.
+    Experiments(reproduce::ExperimentsArgs),
     /// Join the output folders of `frugal run --shard i/n` into what the unsharded run
     /// writes.
     Merge(reproduce::MergeArgs),
@@ -113,6 +115,10 @@ enum Command {
 
 pub use frugal_core::options::Usage;
 
+/// `frugal --version`: the crate's version and the commit it was built from (with
+/// `-dirty` for uncommitted changes; none outside a checkout), from `build.rs`.
+const VERSION: &str = env!("FRUGAL_VERSION");
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_format);
@@ -130,6 +136,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Run(args)) => reproduce::run(&args),
         Some(Command::Merge(args)) => reproduce::merge(&args),
+        Some(Command::Experiments(args)) => reproduce::experiments(&args),
         Some(Command::Bench(args)) => {
             if cfg!(debug_assertions) {
                 tracing::warn!("debug build: run `cargo run --release -- bench` for real figures");

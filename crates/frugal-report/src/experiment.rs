@@ -175,6 +175,42 @@ impl Experiment {
         Ok(e)
     }
 
+    /// Every `rl:<checkpoint>` value of the file (in `[args]`, `[quick]`, the sweep and the
+    /// cases: policies of `simulate`, checkpoints of `learning-curves`), mutable.
+    pub fn agent_paths_mut(&mut self) -> Vec<&mut String> {
+        let values = self
+            .args
+            .values_mut()
+            .chain(self.quick.values_mut())
+            .chain(self.sweep.values_mut().flatten())
+            .chain(self.cases.iter_mut().flat_map(|c| c.values_mut()));
+        let mut out = Vec::new();
+        for v in values {
+            let toml::Value::Array(items) = v else {
+                continue;
+            };
+            for item in items {
+                if let toml::Value::String(s) = item
+                    && s.starts_with("rl:")
+                {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// Makes every relative `rl:` path relative to `dir` (the experiment file's folder),
+    /// so a file runs the checkpoints beside it from any working directory.
+    pub fn resolve_agents(&mut self, dir: &std::path::Path) {
+        for s in self.agent_paths_mut() {
+            let path = std::path::Path::new(&s["rl:".len()..]);
+            if path.is_relative() {
+                *s = format!("rl:{}", dir.join(path).display());
+            }
+        }
+    }
+
     /// Every configuration: each case (in file order) × the sweep, the sweep's last key
     /// varying fastest (keys in name order). Flags: `[args]`, then the case's, then under
     /// `quick` the `[quick]` ones — each replacing the one before; a swept flag set in

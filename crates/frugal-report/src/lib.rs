@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod claim;
+pub mod embedded;
 pub mod experiment;
 pub mod html;
 pub mod plot;

@@ -70,14 +70,16 @@ pub struct Output {
     pub timelines: Vec<(usize, Figure)>,
 }
 
-/// Reads experiment files; ids are the file stems and must be distinct.
+/// Reads experiment files; ids are the file stems and must be distinct. Relative `rl:`
+/// paths are taken from each file's folder (the checkpoints beside it).
 ///
 /// # Errors
 /// [`Usage`] naming the file of a file that cannot be read or used.
 pub fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
     let mut out: Vec<(String, Experiment)> = Vec::new();
     for f in files {
-        let e = Experiment::read(f).map_err(|m| Usage(anyhow!(m)))?;
+        let mut e = Experiment::read(f).map_err(|m| Usage(anyhow!(m)))?;
+        e.resolve_agents(f.parent().unwrap_or(Path::new(".")));
         let id = f
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -30,9 +30,10 @@ pub struct ReproduceArgs {
     /// The paper's full budget: about an hour and a half on two cores.
     #[arg(long)]
     pub retrain: bool,
-    /// Directory of the experiment files.
-    #[arg(long, value_name = "DIR", default_value = "experiments")]
-    pub experiments: PathBuf,
+    /// Directory of the experiment files [default: the ones built into frugal, with their
+    /// checkpoints; `frugal experiments list` shows them].
+    #[arg(long, value_name = "DIR")]
+    pub experiments: Option<PathBuf>,
     /// Output directory: results/*.csv, plots/*.svg and *.png, report.html, results.md.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -44,8 +45,9 @@ pub struct ReproduceArgs {
 /// Options of `frugal run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Experiment files (format in the book, "Experiment files").
-    #[arg(required = true, value_name = "FILE")]
+    /// Experiment files (format in the book, "Experiment files"), or the names of
+    /// experiments built into frugal (`frugal experiments list`).
+    #[arg(required = true, value_name = "FILE|NAME")]
     pub files: Vec<PathBuf>,
     /// Use each file's `[quick]` overrides.
     #[arg(long)]
@@ -80,7 +82,14 @@ pub struct MergeArgs {
 /// # Errors
 /// [`Usage`] for an experiment file that cannot be used; a run or I/O error.
 pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
-    let dir = &a.experiments;
+    let embedded;
+    let dir = match &a.experiments {
+        Some(d) => d,
+        None => {
+            embedded = frugal_report::embedded::folder()?;
+            &embedded
+        }
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("--experiments {}", dir.display()))
         .map_err(Usage)?
@@ -132,7 +141,12 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
 /// # Errors
 /// As [`reproduce`].
 pub fn run(a: &RunArgs) -> Result<()> {
-    let experiments = runner::read(&a.files)?;
+    let files = a
+        .files
+        .iter()
+        .map(|f| resolve(f))
+        .collect::<Result<Vec<_>>>()?;
+    let experiments = runner::read(&files)?;
     let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
     let command = format!(
         "frugal run {}{}",
@@ -151,8 +165,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     match a.shard {
         None => runner::write(&experiments, outputs, &a.out, &command),
         Some(shard) => {
-            let sources = a
-                .files
+            let sources = files
                 .iter()
                 .zip(&experiments)
                 .map(|(f, (id, _))| {
@@ -172,4 +185,62 @@ pub fn run(a: &RunArgs) -> Result<()> {
 /// [`Usage`] for folders that are not the shards of one run; I/O errors.
 pub fn merge(a: &MergeArgs) -> Result<()> {
     runner::merge(&a.shards, &a.out)
+}
+
+/// An experiment file: `f` itself if it exists, else the built-in experiment of that name.
+fn resolve(f: &std::path::Path) -> Result<PathBuf> {
+    if f.exists() {
+        return Ok(f.to_path_buf());
+    }
+    let name = f.to_string_lossy();
+    let id = name.strip_suffix(".toml").unwrap_or(&name);
+    if frugal_report::embedded::show(id).is_some() {
+        return Ok(frugal_report::embedded::folder()?.join(format!("{id}.toml")));
+    }
+    Err(Usage(anyhow!(
+        "{}: no such file, nor a built-in experiment (frugal experiments list)",
+        f.display()
+    ))
+    .into())
+}
+
+/// Options of `frugal experiments`.
+#[derive(Args, Debug)]
+pub struct ExperimentsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: ExperimentsCommand,
+}
+
+/// `frugal experiments list|show`.
+#[derive(clap::Subcommand, Debug)]
+pub enum ExperimentsCommand {
+    /// The experiments built into frugal: name, paper, system and title.
+    List,
+    /// Print one as its file, to copy and edit (`frugal run my.toml`).
+    Show {
+        /// Its name, e.g. p002-burst.
+        name: String,
+    },
+}
+
+/// `frugal experiments`.
+///
+/// # Errors
+/// [`Usage`] for a name that is not built in.
+pub fn experiments(a: &ExperimentsArgs) -> Result<()> {
+    match &a.command {
+        ExperimentsCommand::List => {
+            for (id, e) in frugal_report::embedded::list() {
+                println!("{id:<22} {:<4} {:<19} {}", e.paper, e.system.words().join(" "), e.title);
+            }
+        }
+        ExperimentsCommand::Show { name } => {
+            let text = frugal_report::embedded::show(name).ok_or_else(|| {
+                Usage(anyhow!("{name}: no built-in experiment of that name (frugal experiments list)"))
+            })?;
+            print!("{text}");
+        }
+    }
+    Ok(())
 }

@@ -33,7 +33,7 @@ pub fn checkpoints(
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut rewrites: Vec<(String, String)> = Vec::new();
     for (id, e) in experiments.iter_mut() {
-        for s in rl_policies(e) {
+        for s in e.agent_paths_mut() {
             let pattern = PathBuf::from(&s["rl:".len()..]);
             let (parent, name) = match (pattern.parent(), pattern.file_name()) {
                 (Some(p), Some(n)) => (p, n.to_string_lossy().into_owned()),
@@ -94,7 +94,7 @@ pub fn checkpoints(
     })?;
     progress.finish();
     for (_, e) in experiments.iter_mut() {
-        for s in rl_policies(e) {
+        for s in e.agent_paths_mut() {
             let (_, new) = rewrites
                 .iter()
                 .find(|(old, _)| old == s)
@@ -103,31 +103,6 @@ pub fn checkpoints(
         }
     }
     Ok(())
-}
-
-/// Every `rl:<checkpoint>` policy of `e` (in `[args]`, `[quick]`, the sweep and the
-/// cases), mutable.
-fn rl_policies(e: &mut Experiment) -> Vec<&mut String> {
-    let values = e
-        .args
-        .values_mut()
-        .chain(e.quick.values_mut())
-        .chain(e.sweep.values_mut().flatten())
-        .chain(e.cases.iter_mut().flat_map(|c| c.values_mut()));
-    let mut out = Vec::new();
-    for v in values {
-        let toml::Value::Array(items) = v else {
-            continue;
-        };
-        for item in items {
-            if let toml::Value::String(s) = item
-                && s.starts_with("rl:")
-            {
-                out.push(s);
-            }
-        }
-    }
-    out
 }
 
 /// The `frugal train` options that made `checkpoint` (its `.json`'s `training.argv`),
