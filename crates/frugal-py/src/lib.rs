@@ -1,6 +1,10 @@
-//! Python bindings: `frugal_sched._native.Env` (one environment) and `frugal_sched._native.VecEnv`
-//! (N environments stepped in one call). The Gymnasium classes wrap them in
-//! `python/frugal_sched/__init__.py`.
+//! Python bindings: `frugal_sched._native.Env` (one environment) and
+//! `frugal_sched._native.VecEnv` (N environments stepped in one call), which the Gymnasium
+//! classes wrap, and the systems' comparisons and experiment files ([`runs`]), which
+//! `frugal_sched.simulate`, `.bag_of_tasks`, `.ephemeral` and `.run_experiment` return as
+//! DataFrames (`python/frugal_sched/__init__.py`).
+
+mod runs;
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -364,5 +368,9 @@ impl VecEnv {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Env>()?;
     m.add_class::<VecEnv>()?;
+    m.add_function(wrap_pyfunction!(runs::simulate_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::bag_of_tasks_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::ephemeral_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::run_experiments, m)?)?;
     Ok(())
 }

@@ -232,12 +232,19 @@ pub fn experiments(a: &ExperimentsArgs) -> Result<()> {
     match &a.command {
         ExperimentsCommand::List => {
             for (id, e) in frugal_report::embedded::list() {
-                println!("{id:<22} {:<4} {:<19} {}", e.paper, e.system.words().join(" "), e.title);
+                println!(
+                    "{id:<22} {:<4} {:<19} {}",
+                    e.paper,
+                    e.system.words().join(" "),
+                    e.title
+                );
             }
         }
         ExperimentsCommand::Show { name } => {
             let text = frugal_report::embedded::show(name).ok_or_else(|| {
-                Usage(anyhow!("{name}: no built-in experiment of that name (frugal experiments list)"))
+                Usage(anyhow!(
+                    "{name}: no built-in experiment of that name (frugal experiments list)"
+                ))
             })?;
             print!("{text}");
         }

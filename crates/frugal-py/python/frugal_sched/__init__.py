@@ -8,6 +8,10 @@ environments in one native call. Both are registered with Gymnasium on import:
     gymnasium.make("frugal_sched/SparkPlacement-v0", pattern="burst", render_mode="ansi")
     gymnasium.make_vec("frugal_sched/SparkPlacement-v0", num_envs=64,
                        vectorization_mode="vector_entry_point")
+
+``simulate``, ``bag_of_tasks``, ``ephemeral`` and ``run_experiment`` run frugal's
+comparisons and experiment files and return their rows as pandas DataFrames (the values
+the CLI prints with ``--format csv``); ``load_results`` reads an ``--out`` folder.
 """
 
 from __future__ import annotations
@@ -22,7 +26,19 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from frugal_sched._native import Env as _Env
 from frugal_sched._native import VecEnv as _VecEnv
 
-__all__ = ["ENV_ID", "SparkPlacementEnv", "VecSparkPlacementEnv", "__version__"]
+from frugal_sched.runs import bag_of_tasks, ephemeral, load_results, run_experiment, simulate
+
+__all__ = [
+    "ENV_ID",
+    "SparkPlacementEnv",
+    "VecSparkPlacementEnv",
+    "__version__",
+    "bag_of_tasks",
+    "ephemeral",
+    "load_results",
+    "run_experiment",
+    "simulate",
+]
 
 try:
     from importlib.metadata import PackageNotFoundError, version

@@ -1,0 +1,102 @@
+//! The systems' comparisons and experiment files, run through the same library functions
+//! as the CLI and returned as the CSV text the CLI's `--format csv` prints (the Python side
+//! reads it into DataFrames, so both faces give the same values).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+fn error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn csv_of<T: serde::Serialize>(rows: impl IntoIterator<Item = T>) -> PyResult<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).map_err(error)?;
+    }
+    let bytes = w.into_inner().map_err(error)?;
+    String::from_utf8(bytes).map_err(error)
+}
+
+/// `frugal simulate FLAGS --format csv`: one row per workload × policy.
+#[pyfunction]
+pub fn simulate_csv(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
+    let a = frugal_sim::options::SimulateOptions::parse(&flags).map_err(error)?;
+    let rows = py
+        .detach(|| {
+            let runs = frugal_sim::options::compute(&a, 0, &(), &frugal_agents::load_policy)?;
+            let tables = frugal_sim::options::aggregate(&runs, &a.baseline.label());
+            anyhow::Ok(
+                tables
+                    .into_iter()
+                    .flat_map(|(_, rows)| rows)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .map_err(|e| error(format!("{e:#}")))?;
+    csv_of(rows)
+}
+
+/// `frugal bag-of-tasks FLAGS --format csv`: one row per run.
+#[pyfunction]
+pub fn bag_of_tasks_csv(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
+    let a = frugal_bot::options::BagOfTasksOptions::parse(&flags).map_err(error)?;
+    let runs = py
+        .detach(|| frugal_bot::options::compute(&a, 0, &()))
+        .map_err(|e| error(format!("{e:#}")))?;
+    csv_of(runs.rows)
+}
+
+/// `frugal ephemeral FLAGS --format csv [--per-run]`: one row per cell (or per run).
+#[pyfunction]
+pub fn ephemeral_csv(py: Python<'_>, flags: Vec<String>, per_run: bool) -> PyResult<String> {
+    let a = frugal_ephemeral::options::EphemeralOptions::parse(&flags).map_err(error)?;
+    let runs = py
+        .detach(|| frugal_ephemeral::options::compute(&a, 0, &()))
+        .map_err(|e| error(format!("{e:#}")))?;
+    if per_run {
+        csv_of(runs.rows)
+    } else {
+        csv_of(frugal_ephemeral::summary::cells(&runs.rows))
+    }
+}
+
+/// Runs experiment files (paths, or the names of built-in ones) and writes their rows,
+/// plots and report into `out` as `frugal run` does; returns (id, rows as CSV) per
+/// experiment.
+#[pyfunction]
+pub fn run_experiments(
+    py: Python<'_>,
+    files: Vec<String>,
+    quick: bool,
+    out: String,
+) -> PyResult<Vec<(String, String)>> {
+    let out = std::path::PathBuf::from(out);
+    py.detach(|| {
+        let paths = files
+            .iter()
+            .map(|f| {
+                let p = std::path::PathBuf::from(f);
+                if p.exists() {
+                    return Ok(p);
+                }
+                let id = f.strip_suffix(".toml").unwrap_or(f);
+                match frugal_report::embedded::show(id) {
+                    Some(_) => Ok(frugal_report::embedded::folder()?.join(format!("{id}.toml"))),
+                    None => anyhow::bail!("{f}: no such file, nor a built-in experiment"),
+                }
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let experiments = frugal_report::runner::read(&paths)?;
+        let outputs = frugal_report::runner::run(&experiments, quick, 0, None, &())?;
+        frugal_report::runner::write(&experiments, outputs, &out, "frugal_sched.run_experiment")?;
+        experiments
+            .iter()
+            .map(|(id, _)| {
+                let text = std::fs::read_to_string(out.join("results").join(format!("{id}.csv")))?;
+                Ok((id.clone(), text))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+    })
+    .map_err(|e| error(format!("{e:#}")))
+}
