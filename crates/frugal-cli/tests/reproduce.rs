@@ -197,6 +197,133 @@ fn bad_experiment_files_are_refused_naming_the_file_and_flag() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Every file under `dir`, relative path → bytes.
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_sweep_split_in_shards_and_merged_is_the_unsplit_run_byte_for_byte() {
+    let dir = tmp("shards");
+    let at = |s: &str| dir.join(s).display().to_string();
+    // Two experiments (by name, built in), so shards cut across files.
+    let names = ["p000-small", "p003-bags"];
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec!["run"];
+        args.extend(names);
+        args.extend(["--quick", "--out", out]);
+        args.extend(extra);
+        let (code, err) = frugal_in_root(&args);
+        assert_eq!(code, 0, "{err}");
+    };
+    run(&[], &at("whole"));
+    for i in 0..3 {
+        run(&["--shard", &format!("{i}/3")], &at(&format!("s{i}")));
+    }
+    let (code, err) = frugal_in_root(&[
+        "merge",
+        &at("s2"),
+        &at("s0"),
+        &at("s1"),
+        "--out",
+        &at("merged"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (whole, merged) = (files(&dir.join("whole")), files(&dir.join("merged")));
+    assert_eq!(
+        whole.keys().collect::<Vec<_>>(),
+        merged.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &whole {
+        // p003-bags times HA and FFD (overhead_s): only those cells may differ.
+        if name.contains("p003-bags") && name.ends_with(".csv") {
+            continue;
+        }
+        assert!(merged[name] == *bytes, "{name} differs");
+    }
+    // A shard missing or given twice is refused.
+    let (code, err) = frugal_in_root(&["merge", &at("s0"), &at("s1"), "--out", &at("bad")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("shard 2/3 is missing"), "{err}");
+    let (code, err) = frugal_in_root(&[
+        "merge",
+        &at("s0"),
+        &at("s0"),
+        &at("s1"),
+        "--out",
+        &at("bad"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("given twice"), "{err}");
+    let (code, err) = frugal_in_root(&["run", "p000-small", "--shard", "3/3", "--out", &at("bad")]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// What `cargo install` gives: the binary alone, run from an empty folder, reproduces
+/// with the experiments and checkpoints built into it, and lists and shows them.
+#[test]
+fn the_binary_reproduces_from_an_empty_folder() {
+    let empty = tmp("empty-folder");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
+            .args(args)
+            .current_dir(&empty)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, list, err) = run(&["experiments", "list"]);
+    assert_eq!(code, Some(0), "{err}");
+    for (id, _) in experiments() {
+        assert!(list.lines().any(|l| l.starts_with(&id)), "{id} not listed");
+    }
+    let (code, text, _) = run(&["experiments", "show", "p002-burst"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        text,
+        std::fs::read_to_string(root().join("experiments/p002-burst.toml")).unwrap()
+    );
+    let (code, _, err) = run(&["experiments", "show", "p999"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = run(&["reproduce", "000", "003", "--quick", "--out", "out"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = frugal_in_root(&[
+        "reproduce",
+        "000",
+        "003",
+        "--quick",
+        "--out",
+        &empty.join("in-root").display().to_string(),
+        "--experiments",
+        "experiments",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for id in ["p000-small", "p000-large", "p003-bags"] {
+        let csv =
+            |d: &str| without_timings(&empty.join(d).join("results").join(format!("{id}.csv")));
+        assert_eq!(csv("out"), csv("in-root"), "{id}");
+    }
+    std::fs::remove_dir_all(empty).unwrap();
+}
+
 #[test]
 fn readme_results_are_the_committed_reports() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
