@@ -175,7 +175,7 @@ pub struct ServeArgs {
     pub ec2_service_url: Option<String>,
     /// ec2: user-data template file ({vm}, {host_id}, {cluster}, {service_url},
     /// {agent_token}, {frugal}, {runtime_args} are filled per VM) [default: the built-in
-    /// one, docs/deployment.md].
+    /// one, the book's deployment chapter].
     #[arg(long, value_name = "FILE")]
     pub ec2_user_data: Option<PathBuf>,
     /// ec2: path of `frugal` on the image [default: /usr/local/bin/frugal].

@@ -138,3 +138,46 @@ proptest! {
         }
     }
 }
+
+/// The book's command-line reference is `--help` of every command, generated here and kept
+/// equal (`FRUGAL_UPDATE_BOOK=1 cargo test -p frugal-cli --bin frugal` rewrites it).
+#[test]
+fn the_books_command_reference_is_the_help() {
+    use clap::CommandFactory;
+    fn walk(cmd: &mut clap::Command, path: &str, out: &mut String) {
+        if cmd.is_hide_set() {
+            return;
+        }
+        let name = if path.is_empty() {
+            cmd.get_name().to_string()
+        } else {
+            format!("{path} {}", cmd.get_name())
+        };
+        let help = cmd.render_long_help().to_string();
+        out.push_str(&format!(
+            "## `{name}`\n\n```text\n{}\n```\n\n",
+            help.trim_end()
+        ));
+        for sub in cmd.get_subcommands_mut() {
+            if sub.get_name() != "help" {
+                walk(sub, &name, out);
+            }
+        }
+    }
+    let mut cmd = Cli::command().term_width(100);
+    cmd.build();
+    let mut text = String::from(
+        "# Command line\n\nEvery command's `--help`, generated from the code (a test keeps this page equal to it).\n\n",
+    );
+    walk(&mut cmd, "", &mut text);
+    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/book/src/reference/cli.md");
+    if std::env::var_os("FRUGAL_UPDATE_BOOK").is_some() {
+        std::fs::write(&page, &text).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&page).unwrap_or_default();
+    assert!(
+        on_disk == text,
+        "docs/book/src/reference/cli.md differs from --help: rerun with FRUGAL_UPDATE_BOOK=1"
+    );
+}

@@ -1,6 +1,7 @@
-//! `frugal reproduce` and `frugal run`: every shipped experiment file produces its rows,
-//! plots and claims, the rows do not depend on the thread count, bad files are refused, the
-//! README's Results section is the committed report's, and the report renders in a real
+//! `frugal reproduce`, `frugal run` and `frugal merge`: every shipped experiment file
+//! produces its rows, plots and claims, the rows do not depend on the thread count, bad
+//! files are refused, shards merge into the unsharded run, the binary reproduces from an
+//! empty folder, the book shows the committed report, and the report renders in a real
 //! browser (ignored: needs Debian's `chromium`, installed by `.ci/run`).
 
 mod common;
@@ -325,21 +326,25 @@ fn the_binary_reproduces_from_an_empty_folder() {
 }
 
 #[test]
-fn readme_results_are_the_committed_reports() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_books_results_are_the_committed_reports() {
+    // The book shows the committed report's tables: all of them in the experiments guide,
+    // each paper's in its chapter.
+    let chapter = |p: &str| std::fs::read_to_string(root().join("docs/book/src").join(p)).unwrap();
+    assert!(chapter("guide/experiments.md").contains("{{#include ../../../report/results.md}}"));
+    for paper in ["000", "001", "002", "003", "004"] {
+        let include = format!("{{{{#include ../../../report/results-{paper}.md}}}}");
+        assert!(
+            chapter(&format!("papers/{paper}.md")).contains(&include),
+            "paper {paper}"
+        );
+        assert!(
+            root()
+                .join(format!("docs/report/results-{paper}.md"))
+                .exists(),
+            "paper {paper}"
+        );
+    }
     let results = std::fs::read_to_string(root().join("docs/report/results.md")).unwrap();
-    let start = readme
-        .find("<!-- results: begin -->\n")
-        .expect("README marks its Results")
-        + 24;
-    let end = readme
-        .find("<!-- results: end -->")
-        .expect("README marks its Results");
-    assert_eq!(
-        &readme[start..end],
-        results,
-        "README's Results differ from docs/report/results.md"
-    );
     for (id, e) in experiments() {
         assert!(
             root()

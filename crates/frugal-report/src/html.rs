@@ -7,6 +7,7 @@ use crate::claim::{Claim, Outcome, Verdict};
 use crate::experiment::Experiment;
 
 /// One experiment's part of the report.
+#[derive(Clone)]
 pub struct Section {
     /// The experiment file's stem (`p000-pricing`).
     pub id: String,
@@ -188,7 +189,7 @@ pub fn html(sections: &[Section], command: &str) -> String {
     h
 }
 
-/// The README's Results section: one table per paper.
+/// The claims as Markdown: one table per paper (the book's results, `results.md`).
 pub fn markdown(sections: &[Section]) -> String {
     let mut m = String::new();
     for (paper, secs) in by_paper(sections) {

@@ -417,6 +417,22 @@ pub fn write(
     let md = out.join("results.md");
     std::fs::write(&md, html::markdown(&sections))
         .with_context(|| format!("writing {}", md.display()))?;
+    // One table per paper as well, for the book's paper chapters.
+    let mut papers: Vec<&str> = sections
+        .iter()
+        .map(|s| s.experiment.paper.as_str())
+        .collect();
+    papers.dedup();
+    for paper in papers {
+        let of: Vec<Section> = sections
+            .iter()
+            .filter(|s| s.experiment.paper == paper)
+            .cloned()
+            .collect();
+        let md = out.join(format!("results-{paper}.md"));
+        std::fs::write(&md, html::markdown(&of))
+            .with_context(|| format!("writing {}", md.display()))?;
+    }
     Ok(())
 }
 

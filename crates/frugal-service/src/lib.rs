@@ -7,7 +7,7 @@
 //! Entry points: [`start`] (the service without HTTP, for tests and embedding),
 //! [`serve`] (the service behind its HTTP listeners until a signal, or an error exit if
 //! the scheduling loop ever stops), [`router`] (the API as an axum router). Times: see
-//! [`clock`]. Threat model and protections: `docs/security.md`.
+//! [`clock`]. Threat model and protections: `docs/book/src/service/security.md`.
 
 #![warn(missing_docs)]
 

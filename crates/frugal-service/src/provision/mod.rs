@@ -6,7 +6,7 @@
 //! agent a local process), [`Netns`] (every VM a Linux network namespace with its own
 //! address on a bridge — real TCP between hosts) and, with the `ec2` feature, [`ec2::Ec2`]
 //! (every VM an EC2 instance, on demand or spot). How other clouds (OpenStack,
-//! Kubernetes) plug in is in `docs/deployment.md`.
+//! Kubernetes) plug in is in `docs/book/src/service/deployment.md`.
 //!
 //! Power changes are *level-triggered*: each VM has a worker thread that makes the host
 //! match the newest requested state, so an off followed at once by an on (a VM freed and
