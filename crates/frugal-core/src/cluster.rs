@@ -334,6 +334,16 @@ impl Cluster {
         self.used
     }
 
+    /// The fleet's price now: the summed price of the VMs that are on (booting or
+    /// ready), dollars per second. O(m).
+    pub fn fleet_price_per_second(&self) -> f64 {
+        self.vms
+            .iter()
+            .filter(|v| v.is_active())
+            .map(|v| v.price_per_second)
+            .fold(0.0, |a, p| a + p)
+    }
+
     /// A copy with every VM off and empty: the cluster as it was built.
     pub fn emptied(&self) -> Cluster {
         let mut c = self.clone();

@@ -165,6 +165,46 @@ impl ClusterConfig {
             .collect()
     }
 
+    /// The description of a built `cluster` billed at `billing`: its instance types, and
+    /// each run of consecutive VMs of one type, site and price as one `[[vms]]` group, so
+    /// that [`ClusterConfig::build`] gives the same VMs with the same ids and prices (the
+    /// prices per second, exactly). What the cluster does not keep — the capacity kind of
+    /// a group (spot, reserved) — comes back as on-demand.
+    pub fn of(cluster: &Cluster, billing: BillingGranularity) -> ClusterConfig {
+        let instance_type = cluster
+            .instance_types
+            .iter()
+            .map(|t| InstanceTypeConfig {
+                name: t.name.clone(),
+                cores: t.capacity.cores(),
+                memory_gib: f64::from(t.capacity.memory_mib()) / f64::from(MIB_PER_GIB),
+                gpus: t.capacity.gpu_milli() / MILLI_PER_GPU,
+            })
+            .collect();
+        let mut vms: Vec<VmGroupConfig> = Vec::new();
+        let mut last: Option<(usize, Site, u64)> = None;
+        for v in &cluster.vms {
+            let key = (v.instance_type, v.site, v.price_per_second.to_bits());
+            match vms.last_mut() {
+                Some(g) if last == Some(key) => g.count += 1,
+                _ => vms.push(VmGroupConfig {
+                    instance_type: cluster.instance_types[v.instance_type].name.clone(),
+                    site: v.site,
+                    count: 1,
+                    price_per_second: Some(v.price_per_second),
+                    price_per_hour: None,
+                    capacity: Capacity::OnDemand,
+                }),
+            }
+            last = Some(key);
+        }
+        ClusterConfig {
+            billing,
+            instance_type,
+            vms,
+        }
+    }
+
     /// Builds the all-off cluster.
     ///
     /// # Errors
@@ -431,6 +471,25 @@ impl Preset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A built cluster's description builds the same cluster, for every preset and
+    /// pricing model, also through TOML.
+    #[test]
+    fn a_built_cluster_describes_itself() {
+        for name in Preset::NAMES {
+            let preset = Preset::parse(name).unwrap();
+            for pricing in [PricingModel::Model1, PricingModel::Real] {
+                let cfg = preset.config(pricing);
+                let cluster = cfg.build("preset").unwrap();
+                let back = ClusterConfig::of(&cluster, BillingGranularity::PerHour);
+                assert_eq!(back.billing, BillingGranularity::PerHour);
+                assert_eq!(back.build("back").unwrap(), cluster, "{}", preset.name());
+                let toml_text = toml::to_string(&back).unwrap();
+                let parsed = ClusterConfig::from_toml(&toml_text, "toml").unwrap();
+                assert_eq!(parsed.build("toml").unwrap(), cluster);
+            }
+        }
+    }
 
     #[test]
     fn scaled_multiplies_every_group_and_is_bounded() {

@@ -31,4 +31,4 @@ pub use policy::{PlacementPolicy, PolicyKind, PolicyParams};
 pub use queue::QueueDiscipline;
 pub use resources::Resources;
 pub use rut::Rut;
-pub use scheduler::{Backfill, Decision, Scheduler, SchedulerConfig};
+pub use scheduler::{Backfill, Decision, DecisionCost, Hold, Scheduler, SchedulerConfig};

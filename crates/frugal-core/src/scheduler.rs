@@ -9,7 +9,8 @@ use crate::cluster::{Cluster, VmId};
 use crate::duration::DurationModel;
 use crate::job::Job;
 use crate::placement::Placement;
-use crate::policy::PlacementPolicy;
+use crate::policy::objective::placement_cost;
+use crate::policy::{Optimal, PlacementPolicy};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
@@ -82,12 +83,71 @@ pub enum Decision {
         finish: f64,
         /// VMs this placement turned on.
         powered_on: Vec<VmId>,
+        /// The decision's cost and the optimum's, when the scheduler measures the gap
+        /// ([`Scheduler::measure_gap`]).
+        cost: Option<DecisionCost>,
     },
     /// Admission control dropped the job: it cannot meet its deadline.
     Dropped {
         /// Job index.
         job: usize,
     },
+    /// The job could be placed but waits: its placement would break a dollar limit. It
+    /// stays queued and is offered again once resources are freed.
+    Held {
+        /// Job index.
+        job: usize,
+        /// Which limit.
+        hold: Hold,
+    },
+}
+
+/// The cost of one placement decision under the per-job objective of paper 000 Eq. 16
+/// ([`placement_cost`]: Σ P_j · max(0, T_C − T_j) over the VMs used), dollars.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecisionCost {
+    /// Of the placement made.
+    pub chosen: f64,
+    /// Of the exact optimum ([`Optimal`]) on the same cluster state at the same instant;
+    /// never above `chosen`.
+    pub optimal: f64,
+}
+
+/// A dollar limit that holds a placeable job back.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Hold {
+    /// Turning on the placement's off VMs would raise the fleet's price above the budget.
+    Budget {
+        /// The fleet's price with the placement, dollars per hour.
+        fleet_per_hour: f64,
+        /// The budget, dollars per hour.
+        budget_per_hour: f64,
+    },
+    /// Even the cheapest placement now costs more than the job's cap.
+    CostCap {
+        /// The cheapest placement's cost now (Eq. 16), dollars.
+        cheapest: f64,
+        /// The job's cap, dollars.
+        cap: f64,
+    },
+}
+
+impl Hold {
+    /// Why the job waits, in words.
+    pub fn reason(&self) -> String {
+        match self {
+            Hold::Budget {
+                fleet_per_hour,
+                budget_per_hour,
+            } => format!(
+                "budget: placing it now would raise the fleet's price to ${fleet_per_hour:.4}/h, \
+                 over the ${budget_per_hour:.4}/h budget"
+            ),
+            Hold::CostCap { cheapest, cap } => format!(
+                "max_cost_usd: the cheapest placement now costs ${cheapest:.4}, over its ${cap:.4} cap"
+            ),
+        }
+    }
 }
 
 /// Wall-clock latency of every policy call, in seconds.
@@ -118,6 +178,14 @@ pub struct Scheduler {
     pass_elapsed: f64,
     shape_order: Vec<(f64, usize)>,
     shape_group: BinaryHeap<Reverse<(ShapeJobKey, usize)>>,
+    /// The exact optimum, run beside the policy when the gap is measured or a job has a
+    /// cost cap.
+    optimum: Optimal,
+    measure_gap: bool,
+    /// Fleet price cap, dollars per second.
+    budget_per_s: Option<f64>,
+    /// Cost cap of each job index, dollars (infinite: none).
+    caps: Vec<f64>,
 }
 
 enum Outcome {
@@ -140,7 +208,48 @@ impl Scheduler {
             pass_elapsed: 0.0,
             shape_order: Vec::new(),
             shape_group: BinaryHeap::new(),
+            optimum: Optimal::default(),
+            measure_gap: false,
+            budget_per_s: None,
+            caps: Vec::new(),
         }
+    }
+
+    /// Measures every placement against the exact optimum: each [`Decision::Started`]
+    /// then carries its [`DecisionCost`]. The optimum is computed at the same instant on
+    /// the same cluster state, after the policy's call and outside its decision time
+    /// ([`Scheduler::decision_times`] stays the policy's own); with the `optimal` policy
+    /// itself, its placement is the optimum and nothing more is computed.
+    pub fn measure_gap(&mut self, on: bool) {
+        self.measure_gap = on;
+    }
+
+    /// Caps the fleet's running price at `dollars_per_hour` (None: no cap). A placement
+    /// whose off VMs would take the summed price of the powered-on VMs above the cap is
+    /// not made: the job waits ([`Decision::Held`]) — in a blocking queue, so does every
+    /// job behind it, as for a job that does not fit — until resources are freed, and a
+    /// job whose placement alone exceeds the cap waits until the cap is raised. The
+    /// policy is not steered towards VMs that are on: the placement it chose is taken or
+    /// not. Replacements for executors a running job lost ([`Scheduler::place_now`]) are
+    /// never held. The comparison allows a relative rounding of 1e-9.
+    pub fn set_budget_per_hour(&mut self, dollars_per_hour: Option<f64>) {
+        self.budget_per_s = dollars_per_hour.map(|b| b / 3600.0);
+    }
+
+    /// Caps the cost of job `idx`'s placement at `dollars` (None: no cap), measured as
+    /// [`DecisionCost`]: if the policy's placement costs more, the exact optimum's is
+    /// taken instead when it is within the cap; otherwise the job waits
+    /// ([`Decision::Held`]) until resources are freed. A cost falls as busy VMs gain
+    /// remaining time and rises as it runs out, so a held job may become placeable
+    /// without resources being freed; it is offered again only when they are.
+    pub fn cap_cost(&mut self, idx: usize, dollars: Option<f64>) {
+        if self.caps.len() <= idx {
+            if dollars.is_none() {
+                return;
+            }
+            self.caps.resize(idx + 1, f64::INFINITY);
+        }
+        self.caps[idx] = dollars.unwrap_or(f64::INFINITY);
     }
 
     /// The placement policy's name.
@@ -470,9 +579,63 @@ impl Scheduler {
         let elapsed = t0.elapsed().as_secs_f64();
         self.times.seconds.push(elapsed);
         self.pass_elapsed += elapsed;
-        let Some(placement) = placed else {
+        let Some(mut placement) = placed else {
             return Outcome::Failed;
         };
+        let cap = self.caps.get(idx).copied().unwrap_or(f64::INFINITY);
+        let mut cost = None;
+        if self.measure_gap || cap.is_finite() {
+            let chosen = placement_cost(job, cluster, now, &placement);
+            let optimum = if self.policy.name() == self.optimum.name() {
+                None
+            } else {
+                self.optimum.place(job, cluster, now)
+            };
+            let optimal = optimum
+                .as_ref()
+                .map_or(chosen, |p| placement_cost(job, cluster, now, p).min(chosen));
+            let mut taken = chosen;
+            if chosen > cap {
+                match optimum {
+                    Some(p) if optimal <= cap => {
+                        placement = p;
+                        taken = optimal;
+                    }
+                    _ => {
+                        let hold = Hold::CostCap {
+                            cheapest: optimal,
+                            cap,
+                        };
+                        out.push(Decision::Held { job: idx, hold });
+                        return Outcome::Failed;
+                    }
+                }
+            }
+            if self.measure_gap {
+                cost = Some(DecisionCost {
+                    chosen: taken,
+                    optimal,
+                });
+            }
+        }
+        if let Some(budget) = self.budget_per_s {
+            let added: f64 = placement
+                .executors_per_vm
+                .iter()
+                .map(|&(id, _)| cluster.vm(id))
+                .filter(|v| !v.is_active())
+                .map(|v| v.price_per_second)
+                .sum();
+            let fleet = cluster.fleet_price_per_second() + added;
+            if added > 0.0 && fleet > budget * (1.0 + 1e-9) {
+                let hold = Hold::Budget {
+                    fleet_per_hour: fleet * 3600.0,
+                    budget_per_hour: budget * 3600.0,
+                };
+                out.push(Decision::Held { job: idx, hold });
+                return Outcome::Failed;
+            }
+        }
         let mut start = ready_time(cluster, &placement, now, cfg.boot_latency_s);
         if cfg.charge_decision_time {
             start = start.max(now + self.pass_elapsed);
@@ -489,6 +652,7 @@ impl Scheduler {
             start,
             finish,
             powered_on,
+            cost,
         });
         Outcome::Done
     }

@@ -31,7 +31,7 @@ fn started(out: &[Decision]) -> Vec<usize> {
     out.iter()
         .filter_map(|d| match d {
             Decision::Started { job, .. } => Some(*job),
-            Decision::Dropped { .. } => None,
+            Decision::Dropped { .. } | Decision::Held { .. } => None,
         })
         .collect()
 }
@@ -182,4 +182,132 @@ fn the_shadow_time_counts_a_vm_free_only_after_its_last_executor() {
     assert_eq!(shadow_time(&c, &head, 5.0), 70.0);
     head.executors = 5;
     assert_eq!(shadow_time(&c, &head, 5.0), f64::INFINITY);
+}
+
+/// Two cloud VMs of 4 cores: VM 0 at $0.002/s, on, running a 2-core executor until
+/// t = 10 s; VM 1 at $0.001/s, off. First fit fills the VM that is on: for a 100 s job of
+/// one 2-core executor at t = 0 Eq. 16 prices that at 0.002 × (100 − 10) = $0.18, and
+/// the optimum (VM 1) at 0.001 × 100 = $0.10.
+fn two_prices() -> frugal_core::Cluster {
+    use frugal_core::{Placement, Resources};
+    let mut c = cluster(&[(4, 16, Cloud, 0.002), (4, 16, Cloud, 0.001)]);
+    let mut p = Placement::default();
+    p.add(0, 1);
+    c.reserve(&p, &Resources::from_gib(2, 2), 0.0, 0.0, &mut Vec::new())
+        .unwrap();
+    c.extend_busy(&p, 10.0);
+    c
+}
+
+fn placed_on(out: &[Decision]) -> Vec<(usize, Vec<(u32, u32)>)> {
+    out.iter()
+        .filter_map(|d| match d {
+            Decision::Started { job, placement, .. } => {
+                Some((*job, placement.executors_per_vm.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_gap_to_the_optimum_is_measured_per_decision() {
+    let mut c = two_prices();
+    let jobs = vec![job("a", 1, 2, 1, 100.0)];
+    let mut s = scheduler(QueueDiscipline::Fcfs, false);
+    s.measure_gap(true);
+    s.enqueue(0, &jobs[0], &c);
+    let mut out = Vec::new();
+    s.run_pass(&jobs, &mut c, 0.0, &mut out);
+    let Decision::Started {
+        placement, cost, ..
+    } = &out[0]
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!(placement.executors_per_vm, vec![(0, 1)]);
+    let cost = cost.unwrap();
+    assert!((cost.chosen - 0.18).abs() < 1e-12, "{cost:?}");
+    assert!((cost.optimal - 0.1).abs() < 1e-12, "{cost:?}");
+    // Not measured unless asked.
+    let mut c = two_prices();
+    let mut s = scheduler(QueueDiscipline::Fcfs, false);
+    s.enqueue(0, &jobs[0], &c);
+    let mut out = Vec::new();
+    s.run_pass(&jobs, &mut c, 0.0, &mut out);
+    assert!(matches!(out[0], Decision::Started { cost: None, .. }));
+}
+
+/// Budget $7.20/h = $0.002/s, the price of VM 0, which is on. Job 0 (1 core) goes on VM
+/// 0: no VM turned on, the fleet stays at the budget. Job 1 (4 cores) fits only on VM 1,
+/// which would take the fleet to $10.80/h: held, and under FCFS job 2 (1 core, which VM
+/// 0 can still take) waits behind it; Morpheus skips to it. A budget of $10.80/h lets
+/// job 1 start.
+#[test]
+fn a_budget_holds_placements_that_would_raise_the_fleets_price_above_it() {
+    use frugal_core::Hold;
+    let jobs = vec![
+        job("a", 1, 1, 1, 100.0),
+        job("b", 1, 4, 1, 100.0),
+        job("c", 1, 1, 1, 100.0),
+    ];
+    let run = |discipline, budget: f64| {
+        let mut c = two_prices();
+        let mut s = scheduler(discipline, false);
+        s.set_budget_per_hour(Some(budget));
+        for (i, j) in jobs.iter().enumerate() {
+            s.enqueue(i, j, &c);
+        }
+        let mut out = Vec::new();
+        s.run_pass(&jobs, &mut c, 0.0, &mut out);
+        out
+    };
+    let out = run(QueueDiscipline::Fcfs, 7.2);
+    assert_eq!(placed_on(&out), vec![(0, vec![(0, 1)])]);
+    let Decision::Held { job: 1, hold } = out[1] else {
+        panic!("{out:?}")
+    };
+    let Hold::Budget {
+        fleet_per_hour,
+        budget_per_hour,
+    } = hold
+    else {
+        panic!("{hold:?}")
+    };
+    assert!((fleet_per_hour - 10.8).abs() < 1e-9 && (budget_per_hour - 7.2).abs() < 1e-12);
+    assert_eq!(
+        hold.reason(),
+        "budget: placing it now would raise the fleet's price to $10.8000/h, over the $7.2000/h budget"
+    );
+    let mut morpheus = started(&run(QueueDiscipline::Morpheus, 7.2));
+    morpheus.sort_unstable();
+    assert_eq!(morpheus, vec![0, 2]);
+    assert_eq!(started(&run(QueueDiscipline::Fcfs, 10.8)), vec![0, 1, 2]);
+}
+
+/// A cap of $0.15 on the job of `two_prices`: first fit's VM 0 ($0.18) is over it, the
+/// optimum's VM 1 ($0.10) within, so VM 1 is taken. A cap of $0.05 holds the job.
+#[test]
+fn a_cost_cap_takes_the_optimum_or_holds_the_job() {
+    use frugal_core::Hold;
+    let jobs = vec![job("a", 1, 2, 1, 100.0)];
+    let run = |cap: f64| {
+        let mut c = two_prices();
+        let mut s = scheduler(QueueDiscipline::Fcfs, false);
+        s.enqueue(0, &jobs[0], &c);
+        s.cap_cost(0, Some(cap));
+        let mut out = Vec::new();
+        s.run_pass(&jobs, &mut c, 0.0, &mut out);
+        out
+    };
+    assert_eq!(placed_on(&run(0.15)), vec![(0, vec![(1, 1)])]);
+    let out = run(0.05);
+    let Decision::Held {
+        job: 0,
+        hold: Hold::CostCap { cheapest, cap },
+    } = out[0]
+    else {
+        panic!("{out:?}")
+    };
+    assert!((cheapest - 0.1).abs() < 1e-12 && cap == 0.05);
 }

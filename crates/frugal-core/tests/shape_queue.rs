@@ -80,6 +80,7 @@ fn oracle_pass(
                 finish,
                 placement: p,
                 powered_on: on,
+                cost: None,
             });
         }
     }
@@ -90,6 +91,7 @@ fn sorted(mut d: Vec<Decision>) -> Vec<Decision> {
     d.sort_by_key(|d| match d {
         Decision::Started { job, .. } => (0, *job),
         Decision::Dropped { job } => (1, *job),
+        Decision::Held { job, .. } => (2, *job),
     });
     d
 }

@@ -84,6 +84,7 @@ impl EnvConfig {
                 },
                 billing: BillingGranularity::PerSecond,
                 keep_alive_s: 0.0,
+                budget_per_hour: None,
             },
         }
     }

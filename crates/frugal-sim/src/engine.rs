@@ -39,6 +39,8 @@ pub struct SimConfig {
     pub billing: BillingGranularity,
     /// Seconds an idle VM stays on before it is turned off (0: at once).
     pub keep_alive_s: f64,
+    /// Cap on the fleet's price, dollars per hour ([`Scheduler::set_budget_per_hour`]).
+    pub budget_per_hour: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -111,6 +113,7 @@ pub fn simulate(
     sim.cluster
         .keep_busy_groups(policy.ranks_by_remaining_time());
     let mut scheduler = Scheduler::new(policy, cfg.scheduler);
+    scheduler.set_budget_per_hour(cfg.budget_per_hour);
     let mut decisions = Vec::new();
     while let Some(batch) = sim.advance() {
         if !batch.finished.is_empty() {
@@ -137,11 +140,13 @@ pub fn simulate(
                     start,
                     finish,
                     powered_on,
+                    ..
                 } => {
                     sim.note_reserved(job, &placement, &powered_on, start);
                     sim.start(job, placement, start, finish);
                 }
                 Decision::Dropped { job } => sim.drop_job(job),
+                Decision::Held { .. } => {}
             }
         }
     }

@@ -37,6 +37,8 @@ pub struct Setup {
     pub boot_latency_s: f64,
     /// Idle time before a VM is turned off, seconds.
     pub keep_alive_s: f64,
+    /// Cap on the fleet's price, dollars per hour (None: none).
+    pub budget_per_hour: Option<f64>,
 }
 
 impl Setup {
@@ -60,6 +62,7 @@ impl Setup {
             },
             billing: self.billing,
             keep_alive_s: self.keep_alive_s,
+            budget_per_hour: self.budget_per_hour,
         };
         simulate(&self.cluster, jobs, policy, cfg)
     }

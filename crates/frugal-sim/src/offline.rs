@@ -342,6 +342,7 @@ mod tests {
             duration: DurationModel::default(),
             boot_latency_s: 0.0,
             keep_alive_s: 0.0,
+            budget_per_hour: None,
         };
         let h = search(&setup, &jobs, &CANDIDATES, 2_000);
         for k in CANDIDATES {

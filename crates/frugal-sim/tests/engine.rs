@@ -60,6 +60,7 @@ fn cfg(billing: BillingGranularity, boot: f64, keep_alive: f64) -> SimConfig {
         },
         billing,
         keep_alive_s: keep_alive,
+        budget_per_hour: None,
     }
 }
 

@@ -108,6 +108,7 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
                     BillingGranularity::PerSecond
                 },
                 keep_alive_s: f64::from(keep) * 50.0,
+                budget_per_hour: None,
             };
             (policy, queue, cfg)
         })

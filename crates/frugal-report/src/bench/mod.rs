@@ -43,6 +43,8 @@ pub enum Section {
     BagOfTasks,
     /// (g) RL training: REINFORCE and DQN iterations on the burst pattern, one core
     Training,
+    /// (h) the service's decision with the exact optimum computed beside it (the gap)
+    Gap,
 }
 
 /// Options of `frugal bench`.
@@ -151,6 +153,9 @@ pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
     if on(Section::Training) {
         training_bench(out, a.seed)?;
     }
+    if on(Section::Gap) {
+        gap_bench(out, a, &policies)?;
+    }
     if let Some(mib) = peak_rss_mib() {
         writeln!(
             out,
@@ -213,6 +218,68 @@ fn placement_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind])
         }
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// (h) what measuring the gap adds to one decision of the service: the policy's call
+/// alone, and the call with the exact optimum beside it and both placements priced
+/// (Eq. 16), as `Scheduler::measure_gap` does, on the busy large-scale cluster.
+fn gap_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
+    use frugal_core::policy::objective::placement_cost;
+    use frugal_core::policy::{Optimal, PlacementPolicy};
+    let jobs = synthetic(&SyntheticConfig {
+        load: Load::High,
+        jobs: 4096,
+        hybrid_penalty: 0.3,
+        seed: a.seed,
+    });
+    let cluster = busy_cluster(Preset::LargeHybrid, a.seed);
+    writeln!(
+        out,
+        "(h) one decision with the gap to the optimum measured, large-scale cluster (busy)"
+    )?;
+    writeln!(
+        out,
+        "{:<26} {:>8} {:>14} {:>14} {:>14} {:>14}",
+        "policy", "calls", "alone p99 µs", "+gap p99 µs", "alone mean µs", "+gap mean µs"
+    )?;
+    let calls = (a.decisions / 4).max(1);
+    for &kind in policies.iter().filter(|k| **k != PolicyKind::Milp) {
+        let mut policy = kind.build(&PolicyParams::default());
+        let mut optimum = Optimal::default();
+        let (mut alone, mut with_gap) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
+        for i in 0..calls {
+            let job = &jobs[i % jobs.len()];
+            let t0 = Instant::now();
+            std::hint::black_box(policy.place(job, &cluster, 0.0));
+            alone.push(t0.elapsed().as_secs_f64() * 1e6);
+            let t0 = Instant::now();
+            if let Some(p) = policy.place(job, &cluster, 0.0) {
+                let chosen = placement_cost(job, &cluster, 0.0, &p);
+                let best = if kind == PolicyKind::Optimal {
+                    chosen
+                } else {
+                    optimum
+                        .place(job, &cluster, 0.0)
+                        .map_or(chosen, |o| placement_cost(job, &cluster, 0.0, &o))
+                };
+                std::hint::black_box((chosen, best));
+            }
+            with_gap.push(t0.elapsed().as_secs_f64() * 1e6);
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        writeln!(
+            out,
+            "{:<26} {:>8} {:>14.3} {:>14.3} {:>14.3} {:>14.3}",
+            kind.name(),
+            calls,
+            percentile(&mut alone, 0.99),
+            percentile(&mut with_gap, 0.99),
+            mean(&alone),
+            mean(&with_gap),
+        )?;
+    }
+    writeln!(out)?;
     Ok(())
 }
 
@@ -352,6 +419,7 @@ pub(crate) fn bench_setup(preset: Preset) -> Setup {
         duration: Default::default(),
         boot_latency_s: 0.0,
         keep_alive_s: 0.0,
+        budget_per_hour: None,
     }
 }
 

@@ -190,6 +190,10 @@ pub struct SimulateOptions {
     /// Seconds an idle VM stays on before it is turned off, in [0, 10 years].
     #[arg(long, default_value_t = 0.0, value_parser = number_in(0.0, MAX_SECONDS))]
     pub keep_alive: f64,
+    /// Cap on the fleet's price, dollars per hour (> 0): a placement that would turn VMs
+    /// on beyond it waits (as `frugal serve --budget-per-hour`).
+    #[arg(long, value_name = "DOLLARS", value_parser = number_in(1e-9, 1e12))]
+    pub budget_per_hour: Option<f64>,
     /// Seed of every random choice; repetition r uses seed + r.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

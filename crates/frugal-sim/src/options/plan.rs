@@ -215,6 +215,7 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
         },
         boot_latency_s: a.boot_latency,
         keep_alive_s: a.keep_alive,
+        budget_per_hour: a.budget_per_hour,
     };
     let header = format!(
         "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}",
