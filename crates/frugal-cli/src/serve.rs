@@ -212,6 +212,10 @@ pub struct ServeArgs {
     /// behind it) or none (the papers' head-of-line blocking).
     #[arg(long, value_enum, default_value = "easy")]
     pub backfill: BackfillArg,
+    /// Cap on the fleet's running price, dollars per hour (> 0): a placement that would
+    /// turn VMs on beyond it waits, its reason saying so.
+    #[arg(long, value_name = "DOLLARS", value_parser = number_in(1e-9, 1e12))]
+    pub budget_per_hour: Option<f64>,
     /// emulated: service seconds per wall-clock second, in (0, 1e6] [default: 60].
     #[arg(long, value_parser = number_in(1e-6, 1e6))]
     pub speedup: Option<f64>,
@@ -565,6 +569,8 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             charge_decision_time: false,
             backfill: a.backfill.mode(),
         },
+        policy_label: choice.label(),
+        budget_per_hour: a.budget_per_hour,
         backend,
         token: token(&a.token_file)?,
         agent_token,

@@ -15,6 +15,7 @@ pub mod agent;
 mod api;
 pub mod backend;
 pub mod clock;
+pub mod ledger;
 mod metrics;
 mod process;
 pub mod provision;
@@ -22,6 +23,7 @@ mod server;
 mod state;
 mod store;
 mod submission;
+pub mod whatif;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -33,7 +35,9 @@ use tokio::sync::{Notify, mpsc};
 
 pub use api::{API_DOC, router};
 pub use state::{Effect, Entry, JobState, LOST_VM_QUARANTINE_S, Restored, State};
-pub use store::{Durability, JobUpdate, SCHEMA_VERSION, Store, StoreError, StoreLimits, StoredJob};
+pub use store::{
+    Durability, JobUpdate, SCHEMA_VERSION, StartRecord, Store, StoreError, StoreLimits, StoredJob,
+};
 pub use submission::{Invalid, Submission};
 
 use agent::Runtime;
@@ -119,6 +123,12 @@ pub struct ServiceConfig {
     pub billing: BillingGranularity,
     /// Queue discipline, admission control, backfilling, RUT and duration model.
     pub scheduler: SchedulerConfig,
+    /// The placement policy as the command line names it (e.g. `first-fit`,
+    /// `rl:agent.safetensors`), recorded with each start for `frugal whatif`.
+    pub policy_label: String,
+    /// Cap on the fleet's running price, dollars per hour (> 0), if any
+    /// ([`Scheduler::set_budget_per_hour`]).
+    pub budget_per_hour: Option<f64>,
     /// The backend.
     pub backend: BackendConfig,
     /// The bearer token every API request must carry (all routes but `/healthz`,
@@ -337,8 +347,18 @@ pub async fn start(
     if !(speedup.is_finite() && speedup > 0.0) {
         return Err(ServiceError::Config("the speed-up must be > 0".into()));
     }
+    if let Some(b) = cfg.budget_per_hour
+        && !(b.is_finite() && b > 0.0)
+    {
+        return Err(ServiceError::Config(format!(
+            "the budget must be a number of dollars per hour > 0, not {b}"
+        )));
+    }
     let clock = Clock::new(speedup);
     let store = Store::open(&cfg.database_url, cfg.durability, clock, cfg.limits.store).await?;
+    store
+        .record_start(&StartRecord::of(cfg, policy.name(), speedup))
+        .await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let backend: Box<dyn Backend> = match &cfg.backend {
         BackendConfig::Emulated { speedup, hosts } => {
@@ -369,11 +389,16 @@ pub async fn start(
     let scheduler = Scheduler::new(policy, cfg.scheduler);
     let svc = Arc::new(Service {
         store,
-        state: Mutex::new(State::new(cfg.cluster.emptied(), scheduler, cfg.billing)),
+        state: Mutex::new(State::new(
+            cfg.cluster.emptied(),
+            scheduler,
+            cfg.billing,
+            cfg.budget_per_hour,
+        )),
         backend,
         clock,
         wake: Notify::new(),
-        metrics: metrics::Metrics::new(),
+        metrics: metrics::Metrics::new().with_budget(cfg.budget_per_hour),
         scheduling: Mutex::new(None),
         loop_alive: AtomicBool::new(true),
         stopped: Notify::new(),
@@ -421,7 +446,16 @@ async fn supervise(svc: Arc<Service>, task: tokio::task::JoinHandle<()>) {
 async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
     let now = svc.now();
     let mut effects = Vec::new();
+    let mut costs = Vec::new();
     for s in svc.store.jobs().await? {
+        let cost = match (s.start, s.chosen_cost, s.optimal_cost) {
+            (Some(at), Some(chosen), Some(optimal)) => {
+                let c = frugal_core::DecisionCost { chosen, optimal };
+                costs.push((at, c));
+                Some(c)
+            }
+            _ => None,
+        };
         let job = s.submission.job(s.arrival);
         let restored = JobState::parse(&s.state).unwrap_or(JobState::Queued);
         let parse = |p: Option<String>| -> Option<Vec<(u32, u32)>> {
@@ -456,7 +490,11 @@ async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
                     finish: s.finish,
                     observed: parse(s.observed),
                 };
-                svc.lock().add_running(s.submission, job, r, now);
+                let mut st = svc.lock();
+                let idx = st.add_running(s.submission, job, r, now);
+                if let Some(c) = cost {
+                    st.restore_cost(idx, c);
+                }
                 continue;
             }
             let mut st = svc.lock();
@@ -478,8 +516,12 @@ async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
                 placement,
                 parse(s.observed),
             );
+            if let Some(c) = cost {
+                st.restore_cost(idx, c);
+            }
         }
     }
+    svc.lock().ledger.restore(costs);
     let intervals = svc.store.vm_intervals().await?;
     effects.extend(svc.lock().restore_power(&intervals, now));
     Ok(effects)
@@ -566,12 +608,13 @@ async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<
             effects.extend(handle(&svc, ev));
         }
         let now = svc.now();
-        let times = {
+        let (times, costs) = {
             let mut st = svc.lock();
             effects.extend(st.schedule(now));
-            st.take_decision_times()
+            (st.take_decision_times(), st.ledger.take_new())
         };
         svc.metrics.observe_decisions(&times);
+        svc.metrics.observe_costs(&costs);
         if let Err(e) = svc.apply(effects).await {
             tracing::warn!(error = %e, "changes not committed yet; their actions wait");
         }

@@ -1,9 +1,11 @@
 //! Prometheus metrics, refreshed at each scrape.
 
 use prometheus::{
-    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge,
-    IntGaugeVec, Opts, Registry, TextEncoder,
+    CounterVec, Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec,
+    IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
+
+use frugal_core::DecisionCost;
 
 use frugal_core::cluster::Site;
 
@@ -20,6 +22,11 @@ pub(crate) struct Metrics {
     deadline: IntGaugeVec,
     time: Gauge,
     spot_fallbacks: IntCounter,
+    decision_cost: CounterVec,
+    gap: Histogram,
+    budget: Gauge,
+    fleet_price: Gauge,
+    spend: Gauge,
     /// Submissions by outcome (`accepted`, `duplicate`, `invalid`, `conflict`,
     /// `overloaded`, `unavailable`, `unauthorized`).
     pub(crate) submissions: IntCounterVec,
@@ -72,6 +79,38 @@ impl Metrics {
             &["outcome"],
         )
         .expect("valid");
+        let decision_cost = CounterVec::new(
+            Opts::new(
+                "frugal_decision_cost_dollars_total",
+                "Cost of the placements made (kind=chosen) and of the exact optimum at the same \
+                 instants (kind=optimal), paper 000 Eq. 16, since the database began",
+            ),
+            &["kind"],
+        )
+        .expect("valid");
+        let gap = Histogram::with_opts(
+            HistogramOpts::new(
+                "frugal_decision_cost_gap_dollars",
+                "Per placement: its cost minus the optimum's (0: optimal), dollars",
+            )
+            .buckets(vec![0.0, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]),
+        )
+        .expect("valid");
+        let budget = Gauge::new(
+            "frugal_budget_dollars_per_hour",
+            "Cap on the fleet's price (absent: none)",
+        )
+        .expect("valid");
+        let fleet_price = Gauge::new(
+            "frugal_fleet_price_dollars_per_hour",
+            "Summed price of the VMs that are on now",
+        )
+        .expect("valid");
+        let spend = Gauge::new(
+            "frugal_spend_dollars",
+            "VM cost accrued since the database began (all sites)",
+        )
+        .expect("valid");
         for c in [
             Box::new(jobs.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(queue.clone()),
@@ -82,6 +121,10 @@ impl Metrics {
             Box::new(time.clone()),
             Box::new(spot_fallbacks.clone()),
             Box::new(submissions.clone()),
+            Box::new(decision_cost.clone()),
+            Box::new(gap.clone()),
+            Box::new(fleet_price.clone()),
+            Box::new(spend.clone()),
         ] {
             registry.register(c).expect("unique metric names");
         }
@@ -95,8 +138,31 @@ impl Metrics {
             deadline,
             time,
             spot_fallbacks,
+            decision_cost,
+            gap,
+            budget,
+            fleet_price,
+            spend,
             submissions,
         }
+    }
+
+    /// Records the decisions' costs in the gap histogram.
+    pub(crate) fn observe_costs(&self, costs: &[DecisionCost]) {
+        for c in costs {
+            self.gap.observe((c.chosen - c.optimal).max(0.0));
+        }
+    }
+
+    /// Shows the budget gauge from now on (a service without a budget has none).
+    pub(crate) fn with_budget(self, budget_per_hour: Option<f64>) -> Metrics {
+        if let Some(b) = budget_per_hour {
+            self.budget.set(b);
+            self.registry
+                .register(Box::new(self.budget.clone()))
+                .expect("unique metric names");
+        }
+        self
     }
 
     /// Records decision times (seconds) in the latency histogram.
@@ -140,6 +206,13 @@ impl Metrics {
         self.deadline.with_label_values(&["met"]).set(met);
         self.deadline.with_label_values(&["missed"]).set(missed);
         self.time.set(now);
+        let (chosen, optimal) = st.ledger.totals();
+        for (kind, total) in [("chosen", chosen), ("optimal", optimal)] {
+            let c = self.decision_cost.with_label_values(&[kind]);
+            c.inc_by((total - c.get()).max(0.0));
+        }
+        self.fleet_price.set(st.fleet_price_per_hour());
+        self.spend.set(st.spend(now));
         let fallbacks = crate::provision::SPOT_FALLBACKS.load(std::sync::atomic::Ordering::Relaxed);
         self.spot_fallbacks
             .inc_by(fallbacks.saturating_sub(self.spot_fallbacks.get()));

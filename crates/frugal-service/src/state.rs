@@ -5,12 +5,14 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
+use frugal_core::DecisionCost;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::{Cluster, Site, VmId};
 use frugal_core::job::Job;
 use frugal_core::placement::Placement;
 use frugal_core::scheduler::{Decision, Scheduler};
 
+use crate::ledger::{DecisionRecord, Ledger};
 use crate::store::JobUpdate;
 use crate::submission::Submission;
 
@@ -85,6 +87,8 @@ pub struct Entry {
     pub reason: Option<String>,
     /// Executors per VM as the backend last reported them.
     pub observed: Option<Vec<(VmId, u32)>>,
+    /// What its placement cost and what the optimum would have (Eq. 16), once placed.
+    pub cost: Option<DecisionCost>,
 }
 
 /// A change to persist and act on, produced by the state machine.
@@ -129,6 +133,10 @@ fn single(vm: VmId, n: u32) -> Placement {
     }
 }
 
+/// How [`frugal_core::Hold::reason`] begins for each limit.
+const HOLD_BUDGET: &str = "budget:";
+const HOLD_MAX_COST: &str = "max_cost_usd:";
+
 /// Service seconds a lost VM stays out of service before the policy may turn it on
 /// again: long enough that a flapping host is not handed work at once, short enough that
 /// a cloud VM slot (whose next power-on is a new instance) comes back within the hour.
@@ -157,12 +165,26 @@ pub struct State {
     out_of_service: Vec<Option<f64>>,
     /// Billing granularity.
     pub billing: BillingGranularity,
+    /// The decisions' costs against the optimum.
+    pub ledger: Ledger,
+    /// Cap on the fleet's price, dollars per hour.
+    pub budget_per_hour: Option<f64>,
+    /// The exact optimum, for estimates at submission.
+    estimator: frugal_core::policy::Optimal,
 }
 
 impl State {
-    /// A fresh state on the all-off `cluster`.
-    pub fn new(cluster: Cluster, scheduler: Scheduler, billing: BillingGranularity) -> State {
+    /// A fresh state on the all-off `cluster`. The scheduler measures every decision
+    /// against the optimum; `budget_per_hour` caps the fleet's price.
+    pub fn new(
+        cluster: Cluster,
+        mut scheduler: Scheduler,
+        billing: BillingGranularity,
+        budget_per_hour: Option<f64>,
+    ) -> State {
         let n = cluster.len();
+        scheduler.measure_gap(true);
+        scheduler.set_budget_per_hour(budget_per_hour);
         State {
             empty: cluster.emptied(),
             cluster,
@@ -176,6 +198,9 @@ impl State {
             closed_cost: vec![0.0; n],
             out_of_service: vec![None; n],
             billing,
+            ledger: Ledger::default(),
+            budget_per_hour,
+            estimator: Default::default(),
         }
     }
 
@@ -224,6 +249,8 @@ impl State {
             finish: e.finish,
             reason: e.reason.clone(),
             observed: e.observed.as_ref().map(json),
+            chosen_cost: e.cost.map(|c| c.chosen),
+            optimal_cost: e.cost.map(|c| c.optimal),
         }
     }
 
@@ -263,8 +290,10 @@ impl State {
             finish: None,
             reason: None,
             observed: None,
+            cost: None,
         };
         let mut effects = Vec::new();
+        self.scheduler.cap_cost(idx, entry.submission.max_cost_usd);
         if state == JobState::Queued {
             if self.scheduler.can_ever_place(&entry.job, &self.empty) {
                 self.scheduler.enqueue(idx, &entry.job, &self.cluster);
@@ -297,6 +326,11 @@ impl State {
         let e = self.entry_mut(idx);
         e.finish = Some(now);
         e.reason = Some(reason);
+    }
+
+    /// The stored cost of job `idx`'s placement (a job restored after a restart).
+    pub fn restore_cost(&mut self, idx: usize, cost: DecisionCost) {
+        self.entry_mut(idx).cost = Some(cost);
     }
 
     /// The stored details of a job restored in a final state.
@@ -404,18 +438,45 @@ impl State {
                     start,
                     finish,
                     powered_on,
+                    cost,
                 } => {
-                    for vm in powered_on {
+                    for &vm in &powered_on {
                         self.on_since[vm as usize] = Some(now);
                         effects.push(Effect::VmOn(vm, now));
                     }
-                    let e = self.entry_mut(job);
+                    let e = self.entries[job].as_mut().expect("a live job slot");
+                    if let Some(c) = cost {
+                        self.ledger.record(DecisionRecord {
+                            at: now,
+                            job: e.submission.id.clone(),
+                            executors_per_vm: placement.executors_per_vm.clone(),
+                            powered_on,
+                            chosen_usd: c.chosen,
+                            optimal_usd: c.optimal,
+                        });
+                    }
                     e.state = JobState::Running;
                     e.placement = Some(placement);
                     e.start = Some(start);
                     e.finish = Some(finish);
+                    e.cost = cost;
+                    if e.reason
+                        .as_deref()
+                        .is_some_and(|r| r.starts_with(HOLD_BUDGET) || r.starts_with(HOLD_MAX_COST))
+                    {
+                        // It waited on a dollar limit; it no longer does.
+                        e.reason = None;
+                    }
                     effects.push(Effect::Changed(job));
                     effects.push(Effect::Launch(job));
+                }
+                Decision::Held { job, hold } => {
+                    let reason = hold.reason();
+                    let e = self.entry_mut(job);
+                    if e.reason.as_deref() != Some(reason.as_str()) {
+                        e.reason = Some(reason);
+                        effects.push(Effect::Changed(job));
+                    }
                 }
                 Decision::Dropped { job } => {
                     let e = self.entry_mut(job);
@@ -694,6 +755,37 @@ impl State {
             )
     }
 
+    /// The cost (paper 000 Eq. 16) of the cheapest placement of `job` on the idle
+    /// cluster, dollars: Σ price × T_C over the VMs of the exact optimum. Infinite if no
+    /// placement can hold it.
+    pub fn cheapest_usd(&mut self, job: &Job) -> f64 {
+        use frugal_core::PlacementPolicy;
+        use frugal_core::policy::objective::placement_cost;
+        self.estimator
+            .place(job, &self.empty, 0.0)
+            .map_or(f64::INFINITY, |p| placement_cost(job, &self.empty, 0.0, &p))
+    }
+
+    /// Dollars accrued by every VM up to `now`.
+    pub fn spend(&self, now: f64) -> f64 {
+        (0..self.cluster.len())
+            .map(|v| self.vm_cost(v as VmId, now))
+            .sum()
+    }
+
+    /// The fleet's price now, dollars per hour: the summed price of the VMs being billed.
+    /// (The budget sees a lost VM held out of service as on, and so counts its price
+    /// until it returns: the cap errs on the safe side.)
+    pub fn fleet_price_per_hour(&self) -> f64 {
+        self.on_since
+            .iter()
+            .zip(&self.cluster.vms)
+            .filter(|(on, _)| on.is_some())
+            .map(|(_, v)| v.price_per_second)
+            .fold(0.0, |a, p| a + p)
+            * 3600.0
+    }
+
     /// Dollars accrued by the VMs of `site` up to `now`.
     pub fn site_cost(&self, site: Site, now: f64) -> f64 {
         self.cluster
@@ -755,6 +847,7 @@ mod tests {
             cluster,
             Scheduler::new(policy, cfg),
             BillingGranularity::PerSecond,
+            None,
         )
     }
 

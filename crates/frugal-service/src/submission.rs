@@ -69,7 +69,17 @@ pub struct Submission {
     /// Output path, passed to the application.
     #[serde(default)]
     pub output_path: String,
+    /// Most dollars its placement may cost, (0, 1e9], if capped: the cost of paper 000
+    /// Eq. 16 (each VM it uses: price × the time the job adds to the VM's on-time). A job
+    /// is refused (422) if even the cheapest placement on the idle cluster costs more,
+    /// and otherwise waits while every placement would.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = 0.5)]
+    pub max_cost_usd: Option<f64>,
 }
+
+/// Most dollars a job's cost cap may be.
+pub const MAX_COST_USD: f64 = 1e9;
 
 fn default_kind() -> String {
     "cpu_bound".to_string()
@@ -203,6 +213,14 @@ impl Submission {
         }
         if let Some(d) = self.deadline_s {
             seconds("deadline_s", d, 0.0)?;
+        }
+        if let Some(c) = self.max_cost_usd
+            && !(c.is_finite() && c > 0.0 && c <= MAX_COST_USD)
+        {
+            return Err(Invalid::new(
+                "max_cost_usd",
+                format!("must be in (0, {MAX_COST_USD}] dollars"),
+            ));
         }
         for (field, text) in [
             ("application_path", &self.application_path),

@@ -6,11 +6,13 @@ use axum::response::IntoResponse;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use super::dashboard::{CostView, DashboardView, JobCounts, VmTimeline};
 use super::views::{
     ErrorBody, JobPage, JobSummary, JobView, Readiness, VmExecutors, VmList, VmView,
 };
-use super::{agents, jobs, ops};
+use super::{agents, dashboard, jobs, ops};
 use crate::agent::protocol::{FailedWorker, Heartbeat, HostedVm, Orders, WorkerOrder};
+use crate::ledger::DecisionRecord;
 use crate::state::JobState;
 use crate::submission::Submission;
 
@@ -20,22 +22,25 @@ use crate::submission::Submission;
     info(
         title = "frugal scheduler service",
         description = "Cost- and deadline-aware placement of Spark jobs on a hybrid cluster. \
-            Every route but /healthz, /readyz and /metrics needs `Authorization: Bearer <token>`. \
+            Every route but /healthz, /readyz, /metrics and the dashboard's page at /ui needs \
+            `Authorization: Bearer <token>`. \
             Instants are RFC 3339 UTC timestamps; durations are in seconds.",
         license(name = "Apache-2.0")
     ),
     paths(
         jobs::submit, jobs::get, jobs::list, jobs::cancel,
-        ops::vms, ops::healthz, ops::readyz, ops::metrics, agents::heartbeat
+        ops::vms, dashboard::cost, dashboard::dashboard, ops::healthz, ops::readyz,
+        ops::metrics, agents::heartbeat
     ),
     components(schemas(
         Submission, JobView, JobSummary, JobPage, JobState, VmExecutors, VmView, VmList,
+        CostView, DashboardView, JobCounts, VmTimeline, DecisionRecord,
         ErrorBody, Readiness, Heartbeat, HostedVm, FailedWorker, Orders, WorkerOrder
     )),
     modifiers(&BearerAuth),
     tags(
         (name = "jobs", description = "Submit, read, list and cancel jobs"),
-        (name = "cluster", description = "The VMs and their cost"),
+        (name = "cluster", description = "The VMs, the bill, the budget, the gap to the optimum, and the dashboard's data"),
         (name = "operations", description = "Health, readiness and metrics (no token)"),
         (name = "agents", description = "Node agents' heartbeats (agent token)")
     )

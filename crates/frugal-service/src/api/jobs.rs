@@ -41,7 +41,7 @@ fn is_json(headers: &HeaderMap) -> bool {
         (status = 409, description = "Another job has this id", body = ErrorBody),
         (status = 413, description = "Body too large"),
         (status = 415, description = "Not application/json", body = ErrorBody),
-        (status = 422, description = "A field is invalid (named in `field`)", body = ErrorBody),
+        (status = 422, description = "A field is invalid (named in `field`), or even the cheapest placement on the idle cluster costs more than `max_cost_usd` (then in `cheapest_usd`)", body = ErrorBody),
         (status = 503, description = "Overloaded or the database refuses writes; retry after `Retry-After` seconds", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -77,6 +77,22 @@ pub(crate) async fn submit(
     }
     if let Some(r) = existing(&svc, &s) {
         return r;
+    }
+    if let Some(cap) = s.max_cost_usd {
+        let cheapest = svc.lock().cheapest_usd(&s.job(0.0));
+        if cheapest.is_finite() && cheapest > cap {
+            svc.metrics.submission("invalid");
+            let message = format!(
+                "even the cheapest placement on the idle cluster costs ${cheapest:.4}, \
+                 over the ${cap} cap"
+            );
+            let body = ErrorBody {
+                error: message,
+                field: Some("max_cost_usd".into()),
+                cheapest_usd: Some(cheapest),
+            };
+            return (StatusCode::UNPROCESSABLE_ENTITY, axum::Json(body)).into_response();
+        }
     }
     if svc.lock().queued() >= svc.limits.max_queued {
         svc.metrics.submission("overloaded");

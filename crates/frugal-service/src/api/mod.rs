@@ -1,16 +1,19 @@
 //! The HTTP API. Its OpenAPI 3 document is generated from the types and handlers here
 //! ([`API_DOC`], served at `GET /openapi.json` and kept in `docs/openapi.json`).
 //!
-//! Every route but `/healthz`, `/readyz`, `/metrics` and the agents' heartbeat needs
+//! Every route but `/healthz`, `/readyz`, `/metrics`, the dashboard's static files under
+//! `/ui` and the agents' heartbeat needs
 //! `Authorization: Bearer <token>` (401 otherwise); the heartbeat needs the agent token. Requests time out after `request_timeout` (408), bodies
 //! beyond `max_body_bytes` are refused (413), and `POST /jobs` takes only
 //! `application/json` (415).
 
 mod agents;
 mod auth;
+mod dashboard;
 mod doc;
 mod jobs;
 mod ops;
+mod ui;
 mod views;
 
 use std::sync::Arc;
@@ -40,6 +43,8 @@ pub fn router(svc: Arc<Service>) -> Router {
         .route("/jobs", get(jobs::list).post(jobs::submit))
         .route("/jobs/{id}", get(jobs::get).delete(jobs::cancel))
         .route("/vms", get(ops::vms))
+        .route("/cost", get(dashboard::cost))
+        .route("/dashboard", get(dashboard::dashboard))
         .route("/openapi.json", get(doc::openapi))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&svc),
@@ -51,6 +56,7 @@ pub fn router(svc: Arc<Service>) -> Router {
         .with_state(Arc::clone(&svc));
     api.merge(agents)
         .merge(ops_router(svc))
+        .merge(ui::ui_router())
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
         .layer(RequestBodyTimeoutLayer::new(limits.request_timeout))
         .layer(TimeoutLayer::with_status_code(
@@ -66,6 +72,7 @@ fn error(status: StatusCode, field: Option<&str>, message: &str) -> Response {
         axum::Json(ErrorBody {
             error: message.to_string(),
             field: field.map(String::from),
+            cheapest_usd: None,
         }),
     )
         .into_response()

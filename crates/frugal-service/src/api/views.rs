@@ -18,6 +18,10 @@ pub(crate) struct ErrorBody {
     pub error: String,
     /// The request field at fault, if one is.
     pub field: Option<String>,
+    /// A refused `max_cost_usd`: the cheapest placement's cost on the idle cluster,
+    /// dollars.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cheapest_usd: Option<f64>,
 }
 
 /// Executors of a job on one VM.
@@ -58,8 +62,13 @@ pub(crate) struct JobView {
     pub placement: Option<Vec<VmExecutors>>,
     /// Where the backend reports them.
     pub observed_placement: Option<Vec<VmExecutors>>,
-    /// Why it was re-queued, dropped or failed.
+    /// Why it was re-queued, dropped or failed, or why it waits.
     pub reason: Option<String>,
+    /// What its placement cost (paper 000 Eq. 16: each VM it uses, price × the time the
+    /// job adds to the VM's on-time), dollars, once placed.
+    pub placement_cost_usd: Option<f64>,
+    /// What the exact optimum would have cost at the same instant, dollars.
+    pub optimal_cost_usd: Option<f64>,
 }
 
 impl JobView {
@@ -77,6 +86,8 @@ impl JobView {
             placement: e.placement.as_ref().map(|p| per_vm(&p.executors_per_vm)),
             observed_placement: e.observed.as_deref().map(per_vm),
             reason: e.reason.clone(),
+            placement_cost_usd: e.cost.map(|c| c.chosen),
+            optimal_cost_usd: e.cost.map(|c| c.optimal),
         }
     }
 
@@ -97,6 +108,8 @@ impl JobView {
             placement: parse(&s.placement).as_deref().map(per_vm),
             observed_placement: parse(&s.observed).as_deref().map(per_vm),
             reason: s.reason.clone(),
+            placement_cost_usd: s.chosen_cost,
+            optimal_cost_usd: s.optimal_cost,
         }
     }
 }

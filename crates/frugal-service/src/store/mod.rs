@@ -23,6 +23,9 @@ use sqlx::migrate::{MigrateError, Migration, MigrationType, Migrator};
 use sqlx::{AnyConnection, AnyPool, ConnectOptions, SqlSafeStr};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+use frugal_core::{Backfill, ClusterConfig, DurationModel, QueueDiscipline, Rut, SchedulerConfig};
+use serde::{Deserialize, Serialize};
+
 use crate::clock::Clock;
 use crate::submission::Submission;
 use writer::{Write, writer};
@@ -87,6 +90,10 @@ pub struct StoredJob {
     pub reason: Option<String>,
     /// Executors per VM as last reported by the backend, JSON like `placement`.
     pub observed: Option<String>,
+    /// Cost of its placement (paper 000 Eq. 16), dollars, if measured.
+    pub chosen_cost: Option<f64>,
+    /// Cost of the exact optimum at the same instant, dollars, if measured.
+    pub optimal_cost: Option<f64>,
 }
 
 /// What a listing shows of a stored job.
@@ -106,6 +113,83 @@ pub struct JobBrief {
     pub finish: Option<f64>,
 }
 
+/// The configuration the service started with, stored at each start (table
+/// `service_starts`) so that `frugal whatif` can replay the history under it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StartRecord {
+    /// The frugal version that started.
+    pub frugal: String,
+    /// The cluster, with its billing granularity and exact prices.
+    pub cluster: ClusterConfig,
+    /// The placement policy as the command line names it.
+    pub policy: String,
+    /// Queue discipline (`fcfs`, `edf`, …).
+    pub queue: String,
+    /// Deadline admission control.
+    pub admission_control: bool,
+    /// Backfilling: `off` or `easy`.
+    pub backfill: String,
+    /// RUT thresholds.
+    pub rut: Rut,
+    /// Completion-time model.
+    pub duration: DurationModel,
+    /// VM boot latency the scheduler assumed, seconds.
+    pub boot_latency_s: f64,
+    /// Service seconds per wall second.
+    pub speedup: f64,
+    /// Cap on the fleet's price, dollars per hour.
+    pub budget_per_hour: Option<f64>,
+}
+
+impl StartRecord {
+    /// The record of `cfg` (its policy named `policy` if it has no label) at `speedup`.
+    pub fn of(cfg: &crate::ServiceConfig, policy: &str, speedup: f64) -> StartRecord {
+        let s = &cfg.scheduler;
+        StartRecord {
+            frugal: env!("CARGO_PKG_VERSION").to_string(),
+            cluster: ClusterConfig::of(&cfg.cluster, cfg.billing),
+            policy: if cfg.policy_label.is_empty() {
+                policy.to_string()
+            } else {
+                cfg.policy_label.clone()
+            },
+            queue: s.discipline.name().to_string(),
+            admission_control: s.admission_control,
+            backfill: match s.backfill {
+                Backfill::Off => "off",
+                Backfill::Easy => "easy",
+            }
+            .to_string(),
+            rut: s.rut,
+            duration: s.duration,
+            boot_latency_s: s.boot_latency_s,
+            speedup,
+            budget_per_hour: cfg.budget_per_hour,
+        }
+    }
+
+    /// The scheduler settings it records.
+    ///
+    /// # Errors
+    /// A message naming the field that this frugal does not know.
+    pub fn scheduler(&self) -> Result<SchedulerConfig, String> {
+        Ok(SchedulerConfig {
+            discipline: QueueDiscipline::parse(&self.queue)
+                .ok_or_else(|| format!("queue {:?} is unknown", self.queue))?,
+            admission_control: self.admission_control,
+            rut: self.rut,
+            duration: self.duration,
+            boot_latency_s: self.boot_latency_s,
+            charge_decision_time: false,
+            backfill: match self.backfill.as_str() {
+                "off" => Backfill::Off,
+                "easy" => Backfill::Easy,
+                b => return Err(format!("backfill {b:?} is unknown")),
+            },
+        })
+    }
+}
+
 /// A job's new state, to persist.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobUpdate {
@@ -123,6 +207,10 @@ pub struct JobUpdate {
     pub reason: Option<String>,
     /// Observed executors per VM, JSON.
     pub observed: Option<String>,
+    /// Cost of its placement, dollars.
+    pub chosen_cost: Option<f64>,
+    /// Cost of the optimum at the same instant, dollars.
+    pub optimal_cost: Option<f64>,
 }
 
 /// Errors of the store.
@@ -209,6 +297,11 @@ fn migrator(sqlite: bool) -> Migrator {
                 "listing indexes",
                 include_str!("../../migrations/sqlite/0002_listing_indexes.sql"),
             ),
+            v(
+                3,
+                "decision costs and service starts",
+                include_str!("../../migrations/sqlite/0003_decision_costs_and_starts.sql"),
+            ),
         ]
     } else {
         vec![
@@ -222,12 +315,17 @@ fn migrator(sqlite: bool) -> Migrator {
                 "listing indexes",
                 include_str!("../../migrations/postgres/0002_listing_indexes.sql"),
             ),
+            v(
+                3,
+                "decision costs and service starts",
+                include_str!("../../migrations/postgres/0003_decision_costs_and_starts.sql"),
+            ),
         ]
     })
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The per-connection settings for `durability`.
 fn settings(sqlite: bool, durability: Durability) -> &'static str {
@@ -433,7 +531,20 @@ impl Store {
     }
 
     fn row(&self, r: JobRow) -> Result<StoredJob, StoreError> {
-        let (seq, id, sub, arrival, state, placement, start, finish, reason, observed) = r;
+        let (
+            seq,
+            id,
+            sub,
+            arrival,
+            state,
+            placement,
+            start,
+            finish,
+            reason,
+            observed,
+            chosen,
+            optimal,
+        ) = r;
         let submission = serde_json::from_str(&sub).map_err(|e| StoreError::Corrupt {
             id,
             message: e.to_string(),
@@ -449,6 +560,8 @@ impl Store {
             finish: finish.map(|t| c.from_wall(t)),
             reason,
             observed,
+            chosen_cost: chosen,
+            optimal_cost: optimal,
         })
     }
 
@@ -527,6 +640,65 @@ impl Store {
             .collect())
     }
 
+    /// Records a start of the service with its configuration (committed before it
+    /// returns).
+    ///
+    /// # Errors
+    /// [`StoreError::Db`].
+    pub async fn record_start(&self, r: &StartRecord) -> Result<(), StoreError> {
+        let wall = self.clock.to_wall(self.clock.now());
+        sqlx::query("INSERT INTO service_starts (at, config) VALUES ($1, $2)")
+            .bind(wall)
+            .bind(serde_json::to_string(r).expect("start records serialise"))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Every recorded start, oldest first: (service seconds, configuration).
+    ///
+    /// # Errors
+    /// [`StoreError::Db`], or [`StoreError::Corrupt`] (id `service_starts/<seq>`) for a
+    /// record this frugal cannot read.
+    pub async fn starts(&self) -> Result<Vec<(f64, StartRecord)>, StoreError> {
+        let rows: Vec<(i64, f64, String)> =
+            sqlx::query_as("SELECT seq, at, config FROM service_starts ORDER BY seq")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter()
+            .map(|(seq, at, config)| {
+                let r = serde_json::from_str(&config).map_err(|e| StoreError::Corrupt {
+                    id: format!("service_starts/{seq}"),
+                    message: e.to_string(),
+                })?;
+                Ok((self.clock.from_wall(at), r))
+            })
+            .collect()
+    }
+
+    /// Power-on intervals `(vm, on, off)` in service seconds that are open or ended after
+    /// `since` (service seconds), in recording order.
+    ///
+    /// # Errors
+    /// [`StoreError::Db`].
+    pub async fn vm_intervals_since(
+        &self,
+        since: f64,
+    ) -> Result<Vec<(u32, f64, Option<f64>)>, StoreError> {
+        let rows: Vec<(i64, f64, Option<f64>)> = sqlx::query_as(
+            "SELECT vm, on_at, off_at FROM vm_power WHERE off_at IS NULL OR off_at > $1 \
+             ORDER BY seq",
+        )
+        .bind(self.clock.to_wall(since))
+        .fetch_all(&self.pool)
+        .await?;
+        let c = self.clock;
+        Ok(rows
+            .into_iter()
+            .map(|(vm, on, off)| (vm as u32, c.from_wall(on), off.map(|t| c.from_wall(t))))
+            .collect())
+    }
+
     /// Power-on intervals `(vm, on, off)` in service seconds; `off` is None while on.
     ///
     /// # Errors
@@ -555,12 +727,15 @@ type JobRow = (
     Option<f64>,
     Option<String>,
     Option<String>,
+    Option<f64>,
+    Option<f64>,
 );
 
 /// The columns of a [`JobRow`], in order.
 macro_rules! job_columns {
     () => {
-        "seq, id, submission, arrival, state, placement, start, finish, reason, observed"
+        "seq, id, submission, arrival, state, placement, start, finish, reason, observed, \
+         chosen_cost, optimal_cost"
     };
 }
 

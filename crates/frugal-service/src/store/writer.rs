@@ -16,7 +16,7 @@ const MAX_BATCH: usize = 4096;
 /// How often the checkpointer copies the WAL and checks its size.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
-/// Rows per multi-row statement (at most 7 parameters each, under SQLite's limit).
+/// Rows per multi-row statement (at most 9 parameters each, under SQLite's limit).
 const ROWS_PER_STATEMENT: usize = 500;
 
 /// One queued write.
@@ -233,14 +233,15 @@ async fn statements(
     for chunk in updates.chunks(ROWS_PER_STATEMENT) {
         let values: Vec<String> = (0..chunk.len())
             .map(|i| {
-                let p: Vec<String> = (1..=7).map(|k| format!("${}", 7 * i + k)).collect();
+                let p: Vec<String> = (1..=9).map(|k| format!("${}", 9 * i + k)).collect();
                 format!("({})", p.join(", "))
             })
             .collect();
         // VALUES columns are named column1… in both SQLite and PostgreSQL.
         let sql = format!(
             "UPDATE jobs SET state = v.column2, placement = v.column3, start = v.column4,
-             finish = v.column5, reason = v.column6, observed = v.column7
+             finish = v.column5, reason = v.column6, observed = v.column7,
+             chosen_cost = v.column8, optimal_cost = v.column9
              FROM (VALUES {}) AS v WHERE jobs.id = v.column1",
             values.join(", ")
         );
@@ -253,7 +254,9 @@ async fn statements(
                 .bind(u.start)
                 .bind(u.finish)
                 .bind(&u.reason)
-                .bind(&u.observed);
+                .bind(&u.observed)
+                .bind(u.chosen_cost)
+                .bind(u.optimal_cost);
         }
         q.execute(&mut **tx).await?;
     }

@@ -49,6 +49,8 @@ pub fn config(url: &str, speedup: f64) -> ServiceConfig {
             charge_decision_time: false,
             backfill: Backfill::Easy,
         },
+        policy_label: String::new(),
+        budget_per_hour: None,
         backend: BackendConfig::Emulated {
             speedup,
             hosts: None,
