@@ -13,6 +13,7 @@ mod serve;
 mod simulate;
 mod table;
 mod train;
+mod whatif;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -93,6 +94,9 @@ enum Command {
     /// Run the scheduler service: HTTP API, durable state (SQLite or PostgreSQL), the
     /// emulated backend or a real Spark standalone cluster.
     Serve(Box<serve::ServeArgs>),
+    /// Replay the service's own history (its database) in the simulator under other
+    /// policies: the bill that was paid beside what each would have cost.
+    Whatif(Box<whatif::WhatifArgs>),
     /// Run the node agent of one host: it heartbeats to the service and runs the Spark
     /// reservation workers the service orders for its VMs.
     Agent(agent::AgentArgs),
@@ -147,6 +151,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::LearningCurves(args)) => curves::run(&args),
         Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::Whatif(args)) => whatif::run(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),
         Some(Command::Agent(args)) => agent::run(&args),
         Some(Command::Completions { shell }) => {
