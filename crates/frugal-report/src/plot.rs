@@ -162,22 +162,27 @@ impl PlotSpec {
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            self.draw(figure, &root)?;
+            self.draw(figure, &root, 1)?;
         }
-        let root = BitMapBackend::new(png, SIZE).into_drawing_area();
-        self.draw(figure, &root)?;
+        let big = (SIZE.0 * PNG_SCALE, SIZE.1 * PNG_SCALE);
+        let root = BitMapBackend::new(png, big).into_drawing_area();
+        self.draw(figure, &root, PNG_SCALE)?;
         Ok(svg)
     }
 
+    /// Draws `figure` on `root`, every length and font size `s` times the SVG's.
     fn draw<DB: DrawingBackend>(
         &self,
         figure: &Figure,
         root: &DrawingArea<DB, Shift>,
+        s: u32,
     ) -> Result<(), String> {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing {}: {e:?}", self.name);
+        let px = |n: u32| n * s;
+        let font = |size: u32| ("sans-serif", f64::from(size * s));
         root.fill(&WHITE).map_err(err)?;
         // Bars and lines keep their legend in a column of its own, clear of the data.
-        let (plot, key) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        let (plot, key) = root.split_horizontally(px(SIZE.0 - LEGEND_WIDTH));
         let x_label = self.x_label.clone().or(self.x.clone()).unwrap_or_default();
         let y_label = self.y_label.clone().or(self.y.clone()).unwrap_or_default();
         match figure {
@@ -197,10 +202,10 @@ impl PlotSpec {
                     * 1.08;
                 let colours = colours(bars);
                 let mut chart = ChartBuilder::on(&plot)
-                    .caption(&self.title, ("sans-serif", 20))
-                    .margin(12)
-                    .x_label_area_size(40)
-                    .y_label_area_size(70)
+                    .caption(&self.title, font(20))
+                    .margin(px(12))
+                    .x_label_area_size(px(40))
+                    .y_label_area_size(px(70))
                     .build_cartesian_2d(0.0..width * clusters.len() as f64, 0.0..top)
                     .map_err(err)?;
                 // Cluster names go in the axis caption, left to right: plotters puts ticks at
@@ -213,6 +218,8 @@ impl PlotSpec {
                 };
                 chart
                     .configure_mesh()
+                    .label_style(font(12))
+                    .axis_desc_style(font(14))
                     .disable_x_mesh()
                     .x_labels(0)
                     .x_desc(caption)
@@ -241,13 +248,13 @@ impl PlotSpec {
                                 e.mean - h,
                                 e.mean,
                                 e.mean + h,
-                                BLACK.stroke_width(1),
-                                6,
+                                BLACK.stroke_width(s),
+                                px(6),
                             ))
                         }))
                         .map_err(err)?;
                 }
-                legend(&key, bars, &colours, false).map_err(err)?;
+                legend(&key, bars, &colours, false, s).map_err(err)?;
             }
             Figure::Lines(lines) => {
                 // The y range fits the data (with its confidence band) and a margin; it
@@ -276,14 +283,16 @@ impl PlotSpec {
                 let names: Vec<String> = lines.iter().map(|(n, _)| n.clone()).collect();
                 let colours = colours(&names);
                 let mut chart = ChartBuilder::on(&plot)
-                    .caption(&self.title, ("sans-serif", 20))
-                    .margin(12)
-                    .x_label_area_size(40)
-                    .y_label_area_size(70)
+                    .caption(&self.title, font(20))
+                    .margin(px(12))
+                    .x_label_area_size(px(40))
+                    .y_label_area_size(px(70))
                     .build_cartesian_2d(x0..x1, y0..y1)
                     .map_err(err)?;
                 chart
                     .configure_mesh()
+                    .label_style(font(12))
+                    .axis_desc_style(font(14))
                     .x_desc(x_label)
                     .y_desc(y_label)
                     .draw()
@@ -308,17 +317,17 @@ impl PlotSpec {
                     chart
                         .draw_series(LineSeries::new(
                             pts.iter().map(|(x, e)| (*x, e.mean)),
-                            colour.stroke_width(2),
+                            colour.stroke_width(px(2)),
                         ))
                         .map_err(err)?;
                     chart
                         .draw_series(
                             pts.iter()
-                                .map(|(x, e)| Circle::new((*x, e.mean), 3, colour.filled())),
+                                .map(|(x, e)| Circle::new((*x, e.mean), px(3), colour.filled())),
                         )
                         .map_err(err)?;
                 }
-                legend(&key, &names, &colours, true).map_err(err)?;
+                legend(&key, &names, &colours, true, s).map_err(err)?;
             }
             Figure::Timeline { vms, cost } => {
                 let end = vms
@@ -326,27 +335,44 @@ impl PlotSpec {
                     .flat_map(|(_, iv)| iv.iter().map(|i| i.1))
                     .chain(cost.iter().map(|c| c.0))
                     .fold(1.0, f64::max);
-                let (top, bottom) = root.split_vertically(SIZE.1 * 3 / 5);
+                let (top, bottom) = root.split_vertically(px(SIZE.1 * 3 / 5));
+                // One row per VM, labelled with its id and instance type at the row's
+                // centre (a segmented axis); at most 30 labels, plotters thinning the rest.
+                // A segmented 0..n has a segment for n too: the last row is n − 1.
+                let last = vms.len().max(1) as u32 - 1;
                 let mut gantt = ChartBuilder::on(&top)
-                    .caption(&self.title, ("sans-serif", 20))
-                    .margin(12)
-                    .x_label_area_size(30)
-                    .y_label_area_size(70)
-                    .build_cartesian_2d(0.0..end, 0.0..vms.len().max(1) as f64)
+                    .caption(&self.title, font(20))
+                    .margin(px(12))
+                    .x_label_area_size(px(30))
+                    .y_label_area_size(px(130))
+                    .build_cartesian_2d(0.0..end, (0..last).into_segmented())
                     .map_err(err)?;
+                let label = |v: &SegmentValue<u32>| match v {
+                    SegmentValue::CenterOf(k) => vms
+                        .get(*k as usize)
+                        .map(|v| v.0.clone())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
                 gantt
                     .configure_mesh()
+                    .label_style(font(11))
+                    .axis_desc_style(font(14))
                     .disable_y_mesh()
-                    .y_labels(0)
-                    .y_desc("VMs (on = bar)")
+                    .y_labels(vms.len().min(30))
+                    .y_label_formatter(&label)
                     .draw()
                     .map_err(err)?;
                 gantt
                     .draw_series(vms.iter().enumerate().flat_map(|(k, (_, iv))| {
                         let colour = PALETTE[k % PALETTE.len()];
+                        let k = k as u32;
                         iv.iter().map(move |(a, b)| {
                             Rectangle::new(
-                                [(*a, k as f64 + 0.15), (*b, k as f64 + 0.85)],
+                                [
+                                    (*a, SegmentValue::Exact(k)),
+                                    (*b, SegmentValue::Exact(k + 1)),
+                                ],
                                 colour.filled(),
                             )
                         })
@@ -354,19 +380,21 @@ impl PlotSpec {
                     .map_err(err)?;
                 let bill = cost.last().map_or(0.0, |c| c.1).max(1e-9);
                 let mut line = ChartBuilder::on(&bottom)
-                    .margin(12)
-                    .x_label_area_size(40)
-                    .y_label_area_size(70)
+                    .margin(px(12))
+                    .x_label_area_size(px(40))
+                    .y_label_area_size(px(130))
                     .build_cartesian_2d(0.0..end, 0.0..bill * 1.1)
                     .map_err(err)?;
                 line.configure_mesh()
+                    .label_style(font(12))
+                    .axis_desc_style(font(14))
                     .x_desc("simulated time (s)")
                     .y_desc("bill so far ($)")
                     .draw()
                     .map_err(err)?;
                 line.draw_series(LineSeries::new(
                     cost.iter().copied(),
-                    PALETTE[0].stroke_width(2),
+                    PALETTE[0].stroke_width(px(2)),
                 ))
                 .map_err(err)?;
             }
@@ -376,26 +404,31 @@ impl PlotSpec {
 }
 
 /// Draws the legend of `names` in their `colours` down the `area` column: a swatch (a
-/// line for line plots) and the name, one entry per row.
+/// line for line plots) and the name, one entry per row; lengths `s` times the SVG's.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
     colours: &[RGBColor],
     lines: bool,
+    s: u32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let font = ("sans-serif", 13).into_font();
-    let row = ((SIZE.1 as i32 - 60) / names.len().max(1) as i32).clamp(10, 20);
+    let s = s as i32;
+    let font = ("sans-serif", f64::from(13 * s)).into_font();
+    let row = ((SIZE.1 as i32 - 60) / names.len().max(1) as i32).clamp(10, 20) * s;
     for (k, (name, colour)) in names.iter().zip(colours).enumerate() {
-        let y = 48 + k as i32 * row;
+        let y = 48 * s + k as i32 * row;
         if lines {
             area.draw(&PathElement::new(
-                vec![(6, y), (24, y)],
-                colour.stroke_width(3),
+                vec![(6 * s, y), (24 * s, y)],
+                colour.stroke_width(3 * s as u32),
             ))?;
         } else {
-            area.draw(&Rectangle::new([(8, y - 5), (20, y + 5)], colour.filled()))?;
+            area.draw(&Rectangle::new(
+                [(8 * s, y - 5 * s), (20 * s, y + 5 * s)],
+                colour.filled(),
+            ))?;
         }
-        area.draw(&Text::new(name.clone(), (30, y - 7), font.clone()))?;
+        area.draw(&Text::new(name.clone(), (30 * s, y - 7 * s), font.clone()))?;
     }
     Ok(())
 }
@@ -474,6 +507,10 @@ const AGENT_RAMPS: [(RGBColor, RGBColor); 4] = [
 
 /// Pixel size of every plot.
 const SIZE: (u32, u32) = (900, 480);
+
+/// The PNG is drawn at this multiple of the SVG's size (1,800 × 960 px: 6 inches wide at
+/// 300 dpi), every length and font scaled alike.
+const PNG_SCALE: u32 = 2;
 
 /// Tableau 10 without its blue and purple (the agents' ramps), with olive and a dark grey:
 /// distinguishable, and readable by most colour-blind viewers.
