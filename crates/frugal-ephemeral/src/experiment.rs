@@ -28,6 +28,9 @@ pub enum Strategy {
     Cuckoo,
     /// Cuckoo with Salamander's controller (RQ3's "new QoS").
     CuckooNewQos,
+    /// Cuckoo as the paper describes it: every heartbeat fills all 20 map and 20 reduce
+    /// slots, no load cap; kill on any violation.
+    CuckooFixedSlots,
     /// Salamander with the plan of this planner.
     Salamander(Planner),
 }
@@ -38,6 +41,7 @@ impl Strategy {
         match self {
             Strategy::Cuckoo => "cuckoo",
             Strategy::CuckooNewQos => "cuckoo-newqos",
+            Strategy::CuckooFixedSlots => "cuckoo-fixed-slots",
             Strategy::Salamander(Planner::Rffd) => "salamander-rffd",
             Strategy::Salamander(Planner::Exact) => "salamander-exact",
             Strategy::Salamander(Planner::Ga) => "salamander-ga",
@@ -67,6 +71,9 @@ pub struct RunSpec {
     pub strategy: Strategy,
     /// The forecaster.
     pub forecaster: ForecasterKind,
+    /// The primary workload's volatility factor ([`Utilisation::with_volatility`]; 1: as
+    /// recorded). The runs use the scaled workload, forecasts and runtime alike.
+    pub volatility: f64,
     /// Whether the client's upload of the input is simulated ([`RunConfig::upload`]).
     pub upload: bool,
     /// Plan durations are rounded up to a multiple of this many seconds.
@@ -92,6 +99,8 @@ pub struct EphemeralRow {
     pub start_hour: u32,
     /// Strategy name.
     pub strategy: &'static str,
+    /// Volatility factor of the primary workload (1: as recorded).
+    pub volatility: f64,
     /// Seed.
     pub seed: u64,
     /// Tasks in the job.
@@ -111,7 +120,7 @@ pub struct EphemeralRow {
     pub replan_failures: usize,
 }
 
-/// Runs one configuration.
+/// Runs one configuration on `util`, already scaled to `spec.volatility`.
 pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
     let dc_hosts = hosts.of(spec.dc);
     let job = Job::new(0, spec.job);
@@ -124,6 +133,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         safety_margin: spec.margin_pct,
         start_hour: spec.start_hour,
         strategy: spec.strategy.name(),
+        volatility: spec.volatility,
         seed: spec.seed,
         tasks: job.tasks.len(),
         rejected: false,
@@ -144,7 +154,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         qos,
     };
     let outcome = match spec.strategy {
-        Strategy::Cuckoo | Strategy::CuckooNewQos => {
+        Strategy::Cuckoo | Strategy::CuckooNewQos | Strategy::CuckooFixedSlots => {
             let weight: Vec<f64> = dc_hosts
                 .iter()
                 .zip(&forecast)
@@ -155,14 +165,15 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
                         .sum()
                 })
                 .collect();
-            let qos = if spec.strategy == Strategy::Cuckoo {
-                Qos::KillOnAnyViolation
-            } else {
+            let qos = if spec.strategy == Strategy::CuckooNewQos {
                 Qos::Throttle
+            } else {
+                Qos::KillOnAnyViolation
             };
+            let fixed = spec.strategy == Strategy::CuckooFixedSlots;
             runtime::run(
                 &config(place_chunks(&job, &weight, REPLICAS), qos),
-                Driver::Slots,
+                Driver::Slots { fixed },
             )
         }
         Strategy::Salamander(planner) => {

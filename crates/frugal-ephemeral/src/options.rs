@@ -56,6 +56,9 @@ pub enum StrategyArg {
     /// Cuckoo with Salamander's QoS controller (RQ3, Fig. 5)
     #[value(name = "cuckoo-newqos")]
     CuckooNewQos,
+    /// Cuckoo as the paper describes it: every heartbeat fills all 20 map and 20 reduce
+    /// slots, no load cap (`cuckoo` caps a tracker as Hadoop 1 does)
+    CuckooFixedSlots,
     /// Salamander with the plan of Alg. 1 (Random First Fit Decreasing)
     SalamanderRffd,
     /// Salamander with the proven-optimal plan (exact; milliseconds)
@@ -77,6 +80,7 @@ impl StrategyArg {
         match self {
             StrategyArg::Cuckoo => Strategy::Cuckoo,
             StrategyArg::CuckooNewQos => Strategy::CuckooNewQos,
+            StrategyArg::CuckooFixedSlots => Strategy::CuckooFixedSlots,
             StrategyArg::SalamanderRffd => Strategy::Salamander(Planner::Rffd),
             StrategyArg::SalamanderExact => Strategy::Salamander(Planner::Exact),
             StrategyArg::SalamanderGa => Strategy::Salamander(Planner::Ga),
@@ -158,6 +162,11 @@ pub struct EphemeralOptions {
     /// Forecaster of the primary workload.
     #[arg(long, value_enum, default_value = "seasonal-quantile")]
     pub forecaster: ForecasterArg,
+    /// Volatility factors of the primary workload, each in [0, 4]: every host's load
+    /// becomes its mean + factor × its deviation from the mean (clipped to [0, 1]); 1 is
+    /// the trace as recorded, 0 a constant load, 2 twice every swing.
+    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = number_in(0.0, 4.0))]
+    pub volatility: Vec<f64>,
     /// Tasks in the job, split 16:1 between maps and reduces [default: 640 maps + 40
     /// reduces].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]
@@ -341,30 +350,47 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
         None => Utilisation::shipped(a.primary_workload.workload()),
         Some(p) => read_utilisation(p, hosts.0.len())?,
     };
-    let mut specs = Vec::new();
-    for dc in &a.dc {
-        for &chunk in &a.chunk_mib {
-            let mut job = JobSpec::paper(chunk);
-            job.map_output_ratio = a.map_output_ratio;
-            if let Some(n) = a.tasks {
-                job = job.with_tasks(n as usize);
+    // One scaled workload per factor, shared by its runs.
+    let workloads: Vec<Utilisation> = a
+        .volatility
+        .iter()
+        .map(|&v| {
+            if v == 1.0 {
+                util.clone()
+            } else {
+                util.with_volatility(v)
             }
-            for &margin in &a.margins {
-                for h in 0..a.start_hours {
-                    for s in &a.strategies {
-                        specs.push(RunSpec {
-                            dc: dc.dc(),
-                            job,
-                            margin_pct: margin,
-                            start_hour: h,
-                            strategy: s.strategy(),
-                            forecaster: a.forecaster.kind(),
-                            upload: a.upload,
-                            plan_slot_s: a.plan_slot_s.unwrap_or(1),
-                            effort: a.budget.unwrap_or(Effort::Full),
-                            wall_clock: a.wall_clock_s.map(Duration::from_secs_f64),
-                            seed: a.seed,
-                        });
+        })
+        .collect();
+    let mut specs = Vec::new();
+    let mut workload_of = Vec::new();
+    for (w, &volatility) in a.volatility.iter().enumerate() {
+        for dc in &a.dc {
+            for &chunk in &a.chunk_mib {
+                let mut job = JobSpec::paper(chunk);
+                job.map_output_ratio = a.map_output_ratio;
+                if let Some(n) = a.tasks {
+                    job = job.with_tasks(n as usize);
+                }
+                for &margin in &a.margins {
+                    for h in 0..a.start_hours {
+                        for s in &a.strategies {
+                            specs.push(RunSpec {
+                                dc: dc.dc(),
+                                job,
+                                margin_pct: margin,
+                                start_hour: h,
+                                strategy: s.strategy(),
+                                forecaster: a.forecaster.kind(),
+                                volatility,
+                                upload: a.upload,
+                                plan_slot_s: a.plan_slot_s.unwrap_or(1),
+                                effort: a.budget.unwrap_or(Effort::Full),
+                                wall_clock: a.wall_clock_s.map(Duration::from_secs_f64),
+                                seed: a.seed,
+                            });
+                            workload_of.push(w);
+                        }
                     }
                 }
             }
@@ -378,8 +404,9 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
     let rows: Vec<EphemeralRow> = pool.install(|| {
         specs
             .par_iter()
-            .map(|s| {
-                let row = experiment::run(s, &hosts, &util);
+            .zip(&workload_of)
+            .map(|(s, &w)| {
+                let row = experiment::run(s, &hosts, &workloads[w]);
                 progress.tick();
                 row
             })

@@ -35,7 +35,9 @@
 //! shift the plan") and becomes remote if it moves off its chunk. [`Driver::Slots`]
 //! (Cuckoo) gives every host 20 map and 20 reduce slots and a heartbeat every 3 s (host k
 //! at offset 3k/N s); at a heartbeat a host whose current primary load leaves room, u + S
-//! < 1 for CPU and RAM (§IV-B1), fills its free slots with [`crate::cuckoo::pick_task`].
+//! < 1 for CPU and RAM (§IV-B1), fills its free slots with [`crate::cuckoo::pick_task`] —
+//! all of them (`fixed`, the paper's Cuckoo) or up to Hadoop 1's load cap, one reduce per
+//! heartbeat.
 //! Reduces become pending when every map has ended; killed tasks return to pending.
 
 use rand_chacha::ChaCha8Rng;
@@ -73,7 +75,13 @@ pub enum Driver<'a> {
         rng: Box<ChaCha8Rng>,
     },
     /// Cuckoo: Hadoop's slots and heartbeats.
-    Slots,
+    Slots {
+        /// Every heartbeat fills all 20 map and 20 reduce slots of an admitting host, as
+        /// the paper describes Cuckoo (§II-C, §IV-A); otherwise Hadoop 1's
+        /// `JobQueueTaskScheduler` caps a tracker at ⌈load × slots⌉ and hands out one
+        /// reduce per heartbeat ([`tracker_capacity`]).
+        fixed: bool,
+    },
 }
 
 /// One run's fixed inputs.
@@ -223,7 +231,7 @@ pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
         },
     };
     sim.start_upload();
-    if matches!(driver, Driver::Slots) {
+    if matches!(driver, Driver::Slots { .. }) {
         sim.pending = (0..c.job.spec.maps).filter(|&i| sim.uploaded[i]).collect();
     } else {
         for i in c.job.maps() {
@@ -355,13 +363,13 @@ impl Sim<'_, '_> {
                 .filter(|t| t.phase == Phase::Waiting && t.input_ready && t.fetching == 0)
                 .map(|t| t.planned.max(self.now))
                 .fold(f64::INFINITY, f64::min),
-            Driver::Slots => {
+            Driver::Slots { .. } => {
                 if self.pending.is_empty() {
                     return f64::INFINITY;
                 }
                 let kind = self.pending_kind();
                 let (_, held) = self.counts(kind);
-                let cap = self.tracker_cap(kind);
+                let cap = self.tracker_cap(kind, driver);
                 (0..self.host_count())
                     .filter(|&k| self.admits(k) && held[k] < cap)
                     .map(|k| self.next_heartbeat(k))
@@ -370,14 +378,17 @@ impl Sim<'_, '_> {
         }
     }
 
-    /// Hadoop's cap on the tasks of `kind` one tracker may hold now
-    /// ([`tracker_capacity`]).
-    fn tracker_cap(&self, kind: TaskKind) -> usize {
+    /// The tasks of `kind` one tracker may hold now: all its slots (`fixed`), else
+    /// Hadoop's cap ([`tracker_capacity`]).
+    fn tracker_cap(&self, kind: TaskKind, driver: &Driver<'_>) -> usize {
+        let slots = SLOTS as usize;
+        if matches!(driver, Driver::Slots { fixed: true }) {
+            return slots;
+        }
         let unfinished = match kind {
             TaskKind::Map => self.maps_left,
             TaskKind::Reduce => self.reduces_left,
         };
-        let slots = SLOTS as usize;
         tracker_capacity(unfinished, slots * self.host_count(), slots)
     }
 
@@ -480,7 +491,7 @@ impl Sim<'_, '_> {
                     self.uploaded[chunk] = true;
                     self.start_upload();
                     match driver {
-                        Driver::Slots => {
+                        Driver::Slots { .. } => {
                             let at = self.pending.partition_point(|&p| p < chunk);
                             self.pending.insert(at, chunk);
                         }
@@ -517,7 +528,7 @@ impl Sim<'_, '_> {
     fn release_reduces(&mut self, driver: &Driver<'_>) {
         for i in self.c.job.reduces() {
             match driver {
-                Driver::Slots => self.pending.push(i),
+                Driver::Slots { .. } => self.pending.push(i),
                 Driver::Plan { .. } => self.place_input(i),
             }
         }
@@ -551,7 +562,7 @@ impl Sim<'_, '_> {
         let t = &mut self.tasks[i];
         t.phase = Phase::Waiting;
         match driver {
-            Driver::Slots => {
+            Driver::Slots { .. } => {
                 t.host = None;
                 t.input_ready = false;
                 let at = self.pending.partition_point(|&p| p < i);
@@ -613,15 +624,15 @@ impl Sim<'_, '_> {
                     }
                 }
             }
-            Driver::Slots => {
+            Driver::Slots { fixed } => {
                 for k in 0..self.host_count() {
                     if (self.next_heartbeat(k) - self.now).abs() > 1e-6 || !self.admits(k) {
                         continue;
                     }
                     let kind = self.pending_kind();
                     let (_, held) = self.counts(kind);
-                    let mut free = self.tracker_cap(kind).saturating_sub(held[k]);
-                    if kind == TaskKind::Reduce {
+                    let mut free = self.tracker_cap(kind, driver).saturating_sub(held[k]);
+                    if kind == TaskKind::Reduce && !fixed {
                         free = free.min(1);
                     }
                     for _ in 0..free {

@@ -7,7 +7,8 @@ use crate::experiment::EphemeralRow;
 use crate::forecast::quantile;
 use crate::hosts::DataCentre;
 
-/// Statistics of one (data centre, chunk size, safety margin, strategy) cell over its
+/// Statistics of one (data centre, chunk size, safety margin, volatility, strategy) cell
+/// over its
 /// runs (start hours). Job times are over the runs that ended; percentages over all runs
 /// that were not rejected.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -18,6 +19,8 @@ pub struct Cell {
     pub chunk_mib: u32,
     /// Safety margin, percent.
     pub safety_margin: u32,
+    /// Volatility factor of the primary workload (1: as recorded).
+    pub volatility: f64,
     /// Strategy.
     pub strategy: &'static str,
     /// Runs.
@@ -51,7 +54,7 @@ fn stat(mut v: Vec<f64>, tau: f64) -> f64 {
 
 /// The cells of `rows`, in the order each cell first appears.
 pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
-    let key = |r: &EphemeralRow| (r.dc, r.chunk_mib, r.safety_margin, r.strategy);
+    let key = |r: &EphemeralRow| (r.dc, r.chunk_mib, r.safety_margin, r.volatility, r.strategy);
     let mut keys = Vec::new();
     for r in rows {
         if !keys.contains(&key(r)) {
@@ -74,7 +77,8 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
                 dc: k.0,
                 chunk_mib: k.1,
                 safety_margin: k.2,
-                strategy: k.3,
+                volatility: k.3,
+                strategy: k.4,
                 runs: runs.len(),
                 rejected: runs.len() - planned.len(),
                 job_time_s: stat(times.clone(), 0.5),
@@ -93,7 +97,8 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
         let c = &out[i];
         let cuckoo = out.iter().find(|o| {
             o.strategy == "cuckoo"
-                && (o.dc, o.chunk_mib, o.safety_margin) == (c.dc, c.chunk_mib, c.safety_margin)
+                && (o.dc, o.chunk_mib, o.safety_margin, o.volatility)
+                    == (c.dc, c.chunk_mib, c.safety_margin, c.volatility)
         });
         let vs = cuckoo
             .filter(|o| o.job_time_s.is_finite() && c.job_time_s.is_finite())
@@ -137,12 +142,14 @@ pub fn paper_improvement(dc: DataCentre, chunk_mib: u32) -> Option<f64> {
     }
 }
 
-/// One [`Improvement`] per (data centre, chunk size, non-Cuckoo strategy) in `cells`.
+/// One [`Improvement`] per (data centre, chunk size, non-Cuckoo strategy) in `cells`, on
+/// the primary workload as recorded (volatility 1), as the paper ran it.
 pub fn improvements(cells: &[Cell]) -> Vec<Improvement> {
     let min_median = |dc, chunk, strategy: &str| {
         cells
             .iter()
             .filter(|c| c.dc == dc && c.chunk_mib == chunk && c.strategy == strategy)
+            .filter(|c| c.volatility == 1.0)
             .map(|c| c.job_time_s)
             .filter(|t| t.is_finite())
             .min_by(f64::total_cmp)

@@ -222,6 +222,28 @@ impl Utilisation {
         series[wrap(step)]
     }
 
+    /// The primary workload with its volatility scaled by `factor` (≥ 0): each host's
+    /// series u(k, m, ·) becomes ū + factor · (u − ū), ū its mean over the 7 days, clipped
+    /// to [0, 1]. 1 is the trace as recorded, 0 a constant load at each host's mean, 2
+    /// doubles every swing — the level stays, the changes from one 3-minute step to the
+    /// next scale (up to the clipping). A factor of 1 returns the trace exactly.
+    pub fn with_volatility(&self, factor: f64) -> Utilisation {
+        if factor == 1.0 {
+            return self.clone();
+        }
+        let scale = |series: &Vec<f64>| {
+            let mean = series.iter().sum::<f64>() / series.len().max(1) as f64;
+            series
+                .iter()
+                .map(|u| (mean + factor * (u - mean)).clamp(0.0, 1.0))
+                .collect()
+        };
+        Utilisation {
+            cpu: self.cpu.iter().map(scale).collect(),
+            ram: self.ram.iter().map(scale).collect(),
+        }
+    }
+
     /// The whole 7-day series of one host and metric (3-minute steps).
     pub fn series(&self, host: usize, metric: Metric) -> &[f64] {
         match metric {

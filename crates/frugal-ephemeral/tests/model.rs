@@ -384,6 +384,7 @@ fn runs_are_deterministic_and_salamander_runs_local() {
     let util = Utilisation::embedded();
     for strategy in [
         experiment::Strategy::Cuckoo,
+        experiment::Strategy::CuckooFixedSlots,
         experiment::Strategy::Salamander(Planner::Rffd),
     ] {
         let spec = experiment::RunSpec {
@@ -393,6 +394,7 @@ fn runs_are_deterministic_and_salamander_runs_local() {
             start_hour: 7,
             strategy,
             forecaster: frugal_ephemeral::ForecasterKind::SeasonalQuantile,
+            volatility: 1.0,
             upload: false,
             plan_slot_s: 1,
             effort: Effort::Quick,
@@ -406,6 +408,28 @@ fn runs_are_deterministic_and_salamander_runs_local() {
         if strategy == experiment::Strategy::Salamander(Planner::Rffd) {
             assert_eq!(a.remote_pct, 0.0, "every chunk is where its map runs");
             assert!(a.plan_makespan_s > 0);
+        }
+    }
+}
+
+/// Volatility scales each host's deviations from its 7-day mean: 1 is the trace, 0 a
+/// constant load at the mean, and the result stays in [0, 1].
+#[test]
+fn volatility_scales_the_swings_around_each_hosts_mean() {
+    use frugal_ephemeral::trace::Metric;
+    let util = Utilisation::embedded();
+    assert!(util.with_volatility(1.0) == util, "1 is the trace exactly");
+    let flat = util.with_volatility(0.0);
+    let doubled = util.with_volatility(2.0);
+    for k in 0..util.hosts() {
+        for m in [Metric::Cpu, Metric::Ram] {
+            let s = util.series(k, m);
+            let mean = s.iter().sum::<f64>() / s.len() as f64;
+            assert!(flat.series(k, m).iter().all(|&u| (u - mean).abs() < 1e-12));
+            for (&u, &d) in s.iter().zip(doubled.series(k, m)) {
+                assert!((0.0..=1.0).contains(&d));
+                assert!((d - (mean + 2.0 * (u - mean)).clamp(0.0, 1.0)).abs() < 1e-12);
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ fn cell_columns() -> Vec<C> {
         C::new(["chunk", "MiB"], |c| c.chunk_mib.to_string()),
         C::new(["S", "%"], |c| c.safety_margin.to_string()),
         C::new(["strategy", ""], |c| c.strategy.to_string()),
+        C::new(["volatility", "×"], |c| c.volatility.to_string()).sparse(|c| c.volatility != 1.0),
         C::new(["runs", ""], |c| c.runs.to_string()),
         C::new(["rejected", ""], |c| c.rejected.to_string()).sparse(|c| c.rejected > 0),
         C::new(["job time", "s"], |c| fixed(c.job_time_s, 0)),
