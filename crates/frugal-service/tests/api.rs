@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use common::{call, call_raw, config, job, repo, service, service_with, tmp_db};
+use common::{call, call_raw, config, job, repo, service, service_with, tmp_db, wait_state};
 use frugal_core::{PolicyKind, PolicyParams};
-use frugal_service::{Service, start};
+use frugal_service::start;
 
 #[tokio::test]
 async fn submissions_are_validated_and_idempotent() {
@@ -196,21 +196,6 @@ async fn bad_bodies_get_the_right_status_and_no_panic() {
         StatusCode::ACCEPTED
     );
     wait_state(&svc, "b_3", "completed", Duration::from_secs(5)).await;
-}
-
-async fn wait_state(svc: &Arc<Service>, id: &str, state: &str, within: Duration) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let (_, j) = call(svc, "GET", &format!("/jobs/{id}"), None).await;
-        if j["state"] == state {
-            return j;
-        }
-        assert!(
-            t0.elapsed() < within,
-            "{id} not {state} within {within:?}: {j}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::test]

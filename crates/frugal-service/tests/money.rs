@@ -8,26 +8,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use common::{call, call_raw, config, job, service, service_with, tmp_db};
+use common::{call, call_raw, config, job, service, service_with, tmp_db, wait_state};
+
+const WITHIN: Duration = Duration::from_secs(10);
 use frugal_core::{PolicyKind, PolicyParams};
 use frugal_service::{Service, ServiceError, start};
-
-async fn wait_state(svc: &Arc<Service>, id: &str, state: &str) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let (_, j) = call(svc, "GET", &format!("/jobs/{id}"), None).await;
-        if j["state"] == state {
-            return j;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "{id} not {state}: {j}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
 
 async fn metrics(svc: &Arc<Service>) -> String {
     call_raw(svc, "GET", "/metrics", None, None, "").await.2
@@ -63,7 +50,7 @@ async fn a_cost_cap_below_the_cheapest_placement_is_refused_with_the_estimate() 
         call(&svc, "POST", "/jobs", Some(capped)).await.0,
         StatusCode::ACCEPTED
     );
-    let j = wait_state(&svc, "capped", "completed").await;
+    let j = wait_state(&svc, "capped", "completed", WITHIN).await;
     assert!(
         (j["placement_cost_usd"].as_f64().unwrap() - 0.06).abs() < 1e-12,
         "{j}"
@@ -144,7 +131,7 @@ async fn the_gap_to_the_optimum_is_summed_exported_and_kept_across_restarts() {
             call(&svc, "POST", "/jobs", Some(job(&id, 3, 60.0))).await.0,
             StatusCode::ACCEPTED
         );
-        wait_state(&svc, &id, "completed").await;
+        wait_state(&svc, &id, "completed", WITHIN).await;
     }
     let (mut chosen, mut optimal) = (0.0, 0.0);
     for i in 0..6 {

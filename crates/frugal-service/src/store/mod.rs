@@ -685,11 +685,12 @@ impl Store {
         &self,
         since: f64,
     ) -> Result<Vec<(u32, f64, Option<f64>)>, StoreError> {
+        let wall = self.clock.to_wall(since);
         let rows: Vec<(i64, f64, Option<f64>)> = sqlx::query_as(
             "SELECT vm, on_at, off_at FROM vm_power WHERE off_at IS NULL OR off_at > $1 \
              ORDER BY seq",
         )
-        .bind(self.clock.to_wall(since))
+        .bind(if wall.is_finite() { wall } else { f64::MIN })
         .fetch_all(&self.pool)
         .await?;
         let c = self.clock;
@@ -699,20 +700,12 @@ impl Store {
             .collect())
     }
 
-    /// Power-on intervals `(vm, on, off)` in service seconds; `off` is None while on.
+    /// Every power-on interval `(vm, on, off)` in service seconds; `off` is None while on.
     ///
     /// # Errors
     /// [`StoreError::Db`].
     pub async fn vm_intervals(&self) -> Result<Vec<(u32, f64, Option<f64>)>, StoreError> {
-        let rows: Vec<(i64, f64, Option<f64>)> =
-            sqlx::query_as("SELECT vm, on_at, off_at FROM vm_power ORDER BY seq")
-                .fetch_all(&self.pool)
-                .await?;
-        let c = self.clock;
-        Ok(rows
-            .into_iter()
-            .map(|(vm, on, off)| (vm as u32, c.from_wall(on), off.map(|t| c.from_wall(t))))
-            .collect())
+        self.vm_intervals_since(f64::NEG_INFINITY).await
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
@@ -144,4 +145,20 @@ pub async fn run_sql(url: &str, sql: &str) {
         .execute(&mut conn)
         .await
         .unwrap();
+}
+
+/// Polls job `id` until it is in `state`; panics with the job after `within`.
+pub async fn wait_state(svc: &Arc<Service>, id: &str, state: &str, within: Duration) -> Value {
+    let t0 = std::time::Instant::now();
+    loop {
+        let (_, j) = call(svc, "GET", &format!("/jobs/{id}"), None).await;
+        if j["state"] == state {
+            return j;
+        }
+        assert!(
+            t0.elapsed() < within,
+            "{id} not {state} within {within:?}: {j}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
