@@ -79,7 +79,7 @@ fn out_writes_runs_cells_improvements_and_provenance() {
     assert_eq!(code, 0, "{err}");
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 1 + 3);
-    assert!(runs.starts_with("dc,chunk_mib,safety_margin,start_hour,strategy,seed"));
+    assert!(runs.starts_with("dc,chunk_mib,safety_margin,start_hour,strategy,volatility,seed"));
     let imp = std::fs::read_to_string(dir.join("improvements.csv")).unwrap();
     assert!(imp.lines().nth(1).unwrap().ends_with(",47.6"), "{imp}");
     let summary: serde_json::Value =
