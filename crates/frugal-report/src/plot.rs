@@ -181,8 +181,22 @@ impl PlotSpec {
         let px = |n: u32| n * s;
         let font = |size: u32| ("sans-serif", f64::from(size * s));
         root.fill(&WHITE).map_err(err)?;
+        // The title of bars and lines spans the whole figure, legend column included, and
+        // shrinks to fit its width (about 0.55 em per character): centred over the plot area
+        // alone, a long title ran off the figure's left edge.
+        let body = match figure {
+            Figure::Timeline { .. } => root.clone(),
+            _ => {
+                let chars = self.title.chars().count().max(1) as f64;
+                let size = 20.0f64.min(f64::from(SIZE.0 - 24) / (0.55 * chars));
+                let title = ("sans-serif", size * f64::from(s));
+                root.margin(px(8), 0, 0, 0)
+                    .titled(&self.title, title)
+                    .map_err(err)?
+            }
+        };
         // Bars and lines keep their legend in a column of its own, clear of the data.
-        let (plot, key) = root.split_horizontally(px(SIZE.0 - LEGEND_WIDTH));
+        let (plot, key) = body.split_horizontally(px(SIZE.0 - LEGEND_WIDTH));
         let x_label = self.x_label.clone().or(self.x.clone()).unwrap_or_default();
         let y_label = self.y_label.clone().or(self.y.clone()).unwrap_or_default();
         match figure {
@@ -202,7 +216,6 @@ impl PlotSpec {
                     * 1.08;
                 let colours = colours(bars);
                 let mut chart = ChartBuilder::on(&plot)
-                    .caption(&self.title, font(20))
                     .margin(px(12))
                     .x_label_area_size(px(40))
                     .y_label_area_size(px(70))
@@ -283,7 +296,6 @@ impl PlotSpec {
                 let names: Vec<String> = lines.iter().map(|(n, _)| n.clone()).collect();
                 let colours = colours(&names);
                 let mut chart = ChartBuilder::on(&plot)
-                    .caption(&self.title, font(20))
                     .margin(px(12))
                     .x_label_area_size(px(40))
                     .y_label_area_size(px(70))
