@@ -229,16 +229,18 @@ impl PlotSpec {
                     }
                     _ => String::new(),
                 };
-                chart
-                    .configure_mesh()
-                    .label_style(font(12))
+                let mut mesh = chart.configure_mesh();
+                mesh.label_style(font(12))
                     .axis_desc_style(font(14))
                     .disable_x_mesh()
                     .x_labels(0)
-                    .x_desc(caption)
-                    .y_desc(y_label)
-                    .draw()
-                    .map_err(err)?;
+                    .y_desc(y_label);
+                // No empty caption: its blank text line would end the SVG's HTML block where
+                // the book includes the SVG into a page.
+                if !caption.is_empty() {
+                    mesh.x_desc(caption);
+                }
+                mesh.draw().map_err(err)?;
                 for (b, colour) in colours.iter().enumerate() {
                     let at = |c: usize| c as f64 * width + 0.5 + b as f64;
                     chart
