@@ -14,7 +14,12 @@ fn the_comparison_prints_every_default_strategy_and_the_papers_figure() {
     args.extend(SMALL);
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    for strategy in ["cuckoo", "salamander-rffd", "salamander-exact"] {
+    for strategy in [
+        "cuckoo",
+        "salamander-rffd",
+        "salamander-exact",
+        "salamander-exact-network",
+    ] {
         let rows = out
             .lines()
             .filter(|l| {
@@ -57,7 +62,7 @@ fn csv_has_the_issues_columns_and_does_not_depend_on_threads() {
         assert!(head.iter().any(|h| h == col), "{col} in {head:?}");
     }
     let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
-    assert_eq!(rows.len(), 6, "2 margins × 3 strategies");
+    assert_eq!(rows.len(), 8, "2 margins × 4 strategies");
     let col = |name: &str| head.iter().position(|h| h == name).unwrap();
     for r in &rows {
         assert_eq!(&r[col("dc")], "University");
@@ -78,7 +83,7 @@ fn out_writes_runs_cells_improvements_and_provenance() {
     let (code, _, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 3);
+    assert_eq!(runs.lines().count(), 1 + 4);
     assert!(runs.starts_with("dc,chunk_mib,safety_margin,start_hour,strategy,volatility,seed"));
     let imp = std::fs::read_to_string(dir.join("improvements.csv")).unwrap();
     assert!(imp.lines().nth(1).unwrap().ends_with(",47.6"), "{imp}");
@@ -91,6 +96,53 @@ fn out_writes_runs_cells_improvements_and_provenance() {
             .unwrap()
             > 0.5
     );
+}
+
+#[test]
+fn the_shuffle_aware_exact_plan_holds_at_run_time() {
+    // University, 256 MiB, S = 0, four start hours: the paper's exact plan stacks maps and
+    // reduces on the fastest hosts and its shuffle through their 50 Mbit/s links makes the
+    // job slower than Alg. 1's; the shuffle-aware plan is faster than both (medians), and its
+    // planned job time (plan + shuffle estimate) is what the run realises, within 2 %.
+    let mut args = vec![
+        "ephemeral",
+        "--format",
+        "csv",
+        "--start-hours",
+        "4",
+        "--margins",
+        "0",
+    ];
+    args.extend([
+        "--strategies",
+        "salamander-rffd,salamander-exact,salamander-exact-network",
+    ]);
+    let (code, out, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut rdr = csv::Reader::from_reader(out.as_bytes());
+    let head = rdr.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    // One row per strategy: the cell's medians over the four runs.
+    let median = |strategy: &str, column: &str| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| &r[col("strategy")] == strategy)
+            .map(|r| r[col(column)].parse::<f64>().unwrap())
+            .collect();
+        assert_eq!(v.len(), 1, "{strategy}");
+        v[0]
+    };
+    let net = median("salamander-exact-network", "job_time_s");
+    let rffd = median("salamander-rffd", "job_time_s");
+    let exact = median("salamander-exact", "job_time_s");
+    assert!(net < rffd && rffd < exact, "{net} {rffd} {exact}");
+    let planned = median("salamander-exact-network", "plan_job_time_s");
+    assert!(
+        (net / planned - 1.0).abs() < 0.02,
+        "planned {planned}, realised {net}"
+    );
+    assert!(median("salamander-exact", "plan_makespan_s") < 0.5 * exact);
 }
 
 #[test]

@@ -44,6 +44,7 @@ impl Strategy {
             Strategy::CuckooFixedSlots => "cuckoo-fixed-slots",
             Strategy::Salamander(Planner::Rffd) => "salamander-rffd",
             Strategy::Salamander(Planner::Exact) => "salamander-exact",
+            Strategy::Salamander(Planner::ExactNetwork) => "salamander-exact-network",
             Strategy::Salamander(Planner::Ga) => "salamander-ga",
             Strategy::Salamander(Planner::Ls) => "salamander-ls",
         }
@@ -116,6 +117,9 @@ pub struct EphemeralRow {
     pub remote_pct: f64,
     /// Makespan of the plan (Eq. 3), seconds; 0 for Cuckoo.
     pub plan_makespan_s: u32,
+    /// The plan's job time with the shuffle's estimate ([`plan::Plan::job_time_with_shuffle`]),
+    /// seconds; 0 for Cuckoo. Set beside `job_time_s` it shows how far a plan holds.
+    pub plan_job_time_s: u32,
     /// Kills whose re-plan found no room in the forecast.
     pub replan_failures: usize,
 }
@@ -141,6 +145,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         relaunched_pct: 0.0,
         remote_pct: 0.0,
         plan_makespan_s: 0,
+        plan_job_time_s: 0,
         replan_failures: 0,
     };
     let config = |holders, qos| RunConfig {
@@ -196,6 +201,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
                 return row;
             }
             row.plan_makespan_s = plan.makespan(&problem);
+            row.plan_job_time_s = plan.job_time_with_shuffle(&problem);
             let holders = job
                 .maps()
                 .map(|i| vec![plan.0[0][i].expect("whole job").node])

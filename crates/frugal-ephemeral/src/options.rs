@@ -63,6 +63,9 @@ pub enum StrategyArg {
     SalamanderRffd,
     /// Salamander with the proven-optimal plan (exact; milliseconds)
     SalamanderExact,
+    /// Salamander with the exact construction that also pays for the shuffle over the
+    /// hosts' links (per-node caps; milliseconds)
+    SalamanderExactNetwork,
     /// Salamander with NSGA-III's plan (--budget)
     SalamanderGa,
     /// Salamander with tabu + late-acceptance local search's plan (--budget)
@@ -83,6 +86,7 @@ impl StrategyArg {
             StrategyArg::CuckooFixedSlots => Strategy::CuckooFixedSlots,
             StrategyArg::SalamanderRffd => Strategy::Salamander(Planner::Rffd),
             StrategyArg::SalamanderExact => Strategy::Salamander(Planner::Exact),
+            StrategyArg::SalamanderExactNetwork => Strategy::Salamander(Planner::ExactNetwork),
             StrategyArg::SalamanderGa => Strategy::Salamander(Planner::Ga),
             StrategyArg::SalamanderLs => Strategy::Salamander(Planner::Ls),
         }
@@ -156,7 +160,7 @@ pub struct EphemeralOptions {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "cuckoo,salamander-rffd,salamander-exact"
+        default_value = "cuckoo,salamander-rffd,salamander-exact,salamander-exact-network"
     )]
     pub strategies: Vec<StrategyArg>,
     /// Forecaster of the primary workload.
@@ -263,6 +267,8 @@ pub enum PlannerArg {
     Rffd,
     /// The proven optimum
     Exact,
+    /// The exact construction with the shuffle's cost (per-node caps)
+    ExactNetwork,
     /// NSGA-III
     Ga,
     /// Tabu + late-acceptance local search
@@ -275,6 +281,7 @@ impl PlannerArg {
         match self {
             PlannerArg::Rffd => Planner::Rffd,
             PlannerArg::Exact => Planner::Exact,
+            PlannerArg::ExactNetwork => Planner::ExactNetwork,
             PlannerArg::Ga => Planner::Ga,
             PlannerArg::Ls => Planner::Ls,
         }

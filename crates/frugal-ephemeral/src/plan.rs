@@ -13,6 +13,7 @@
 use serde::Serialize;
 
 use crate::job::{Job, TaskKind, slot_flops};
+use crate::network::shuffle_lower_bound_s;
 use crate::trace::STEP_S;
 
 /// One node as the planner sees it.
@@ -103,6 +104,43 @@ impl Plan {
             .map(|(id, a)| a.start + problem.duration(id, a.node))
             .max()
             .unwrap_or(0)
+    }
+
+    /// The plan's job time once the shuffle is paid for, seconds from t₀: per job, each
+    /// reduce starts at its planned start or, if later, when the job's last map ends (M)
+    /// plus the shuffle's estimate ⌈[`shuffle_lower_bound_s`]⌉ for the plan's layout,
+    /// and runs its planned duration; the max over jobs of their last end (maps' ends
+    /// when a job has no reduce). 0 for an empty plan. Equal to [`Plan::makespan`] when
+    /// nothing moves (a single host) and never below it. This is what
+    /// `salamander-exact-network` minimises; for every Salamander strategy it is the
+    /// `plan_job_time_s` that `frugal ephemeral` sets beside the realised job time.
+    pub fn job_time_with_shuffle(&self, problem: &Problem) -> u32 {
+        let mut latest = 0;
+        for (j, tasks) in self.0.iter().enumerate() {
+            let job = &problem.jobs[j];
+            let mut output = vec![0.0; problem.nodes.len()];
+            let mut reduces = vec![0usize; problem.nodes.len()];
+            let mut maps_end = 0;
+            for (i, a) in tasks.iter().enumerate() {
+                let Some(a) = a else { continue };
+                let t = &job.tasks[i];
+                match t.kind {
+                    TaskKind::Map => {
+                        output[a.node] += t.input_bytes * job.spec.map_output_ratio;
+                        maps_end = maps_end.max(a.start + problem.duration((j, i), a.node));
+                    }
+                    TaskKind::Reduce => reduces[a.node] += 1,
+                }
+            }
+            let ready = maps_end + shuffle_lower_bound_s(&output, &reduces).ceil() as u32;
+            latest = latest.max(maps_end);
+            for i in job.reduces() {
+                if let Some(a) = tasks[i] {
+                    latest = latest.max(a.start.max(ready) + problem.duration((j, i), a.node));
+                }
+            }
+        }
+        latest
     }
 
     /// Scheduled tasks with their assignments.

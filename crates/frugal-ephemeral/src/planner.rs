@@ -1,5 +1,5 @@
 //! Salamander's four ways to make the holistic plan, behind one call: Alg. 1 alone, the
-//! exact optimum, NSGA-III and tabu + late-acceptance local search (paper 001 §III-B2).
+//! exact optimum (and its shuffle-aware variant), NSGA-III and tabu + late-acceptance local search (paper 001 §III-B2).
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,9 @@ pub enum Planner {
     Rffd,
     /// The proven optimum ([`crate::exact`]).
     Exact,
+    /// The exact construction with the shuffle's cost and per-node caps
+    /// ([`crate::exact::plan_network`]).
+    ExactNetwork,
     /// NSGA-III from Alg. 1's plans ([`crate::ga`]).
     Ga,
     /// Tabu + late acceptance from Alg. 1's plan ([`crate::ls`]).
@@ -33,6 +36,7 @@ impl Planner {
         match self {
             Planner::Rffd => "rffd",
             Planner::Exact => "exact",
+            Planner::ExactNetwork => "exact-network",
             Planner::Ga => "ga",
             Planner::Ls => "ls",
         }
@@ -67,7 +71,7 @@ impl Effort {
         patience: Option<u64>,
     ) -> Option<Budget> {
         let (full, quick) = match planner {
-            Planner::Rffd | Planner::Exact => return None,
+            Planner::Rffd | Planner::Exact | Planner::ExactNetwork => return None,
             Planner::Ls => LS_EVALUATIONS,
             Planner::Ga => GA_EVALUATIONS,
         };
@@ -117,6 +121,7 @@ pub fn solve(
     let (plan, stats) = match planner {
         Planner::Rffd => (rffd::plan(problem, rng), None),
         Planner::Exact => (exact::plan(problem)?, None),
+        Planner::ExactNetwork => (exact::plan_network(problem)?, None),
         Planner::Ls => {
             let start = rffd::plan(problem, rng);
             let (plan, stats) = LocalSearch::PAPER.solve(problem, &start, budget, rng);

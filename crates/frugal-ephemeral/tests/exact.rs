@@ -35,13 +35,25 @@ fn node_of(gflops: f64, slots: &[u32], ram: &[f64]) -> NodeCapacity {
 
 /// A job whose maps last `map_s` and reduces `reduce_s` seconds on a 1 GFLOP/s slot.
 fn job(maps: usize, reduces: usize, map_s: u32, reduce_s: u32, ram_gib: f64) -> Job {
+    job_of(1, maps, reduces, map_s, reduce_s, ram_gib)
+}
+
+/// The same with chunks of `chunk_mib` (each map's output as large, spec A9).
+fn job_of(
+    chunk_mib: u32,
+    maps: usize,
+    reduces: usize,
+    map_s: u32,
+    reduce_s: u32,
+    ram_gib: f64,
+) -> Job {
     let mut j = Job::new(
         0,
         JobSpec {
             maps,
             reduces,
-            chunk_mib: 1,
-            map_flop_per_byte: f64::from(map_s) * 1e9 / MIB,
+            chunk_mib,
+            map_flop_per_byte: f64::from(map_s) * 1e9 / (f64::from(chunk_mib) * MIB),
             ram_gib,
             ..JobSpec::paper(128)
         },
@@ -103,6 +115,41 @@ fn hand_worked_plan_prefers_the_earliest_end() {
         ..p
     };
     assert_eq!(exact::plan(&two), Err(ExactError::SeveralJobs(2)));
+}
+
+#[test]
+fn the_shuffle_is_paid_in_the_estimate_and_the_network_plan() {
+    // Node 0: 2 slots, node 1: 1 slot, both 1 GFLOP/s per slot. Three 60-s maps of 100 MiB
+    // chunks, one 60-s reduce.
+    //   Maps: ends node 0: 60, 60, 120, …; node 1: 60, 120, … → (60, n0), (60, n1) (fewer
+    //   so far), (60, n0): M = 60, 200 MiB of output on node 0, 100 MiB on node 1.
+    //   Reduce from 60: 120 on either node, the tie to node 0, so only node 1's 100 MiB
+    //   moves: 104,857,600 B at 6,250,000 B/s = 16.8 s, ⌈⌉ = 17. The reduce then ends at
+    //   60 + 17 + 60 = 137, not at the makespan 120.
+    //   Network plan: c_m ∈ [⌈3/2⌉, 2] = {2}, the same maps; its reduce, re-planned from
+    //   77, is again on node 0 and ends at 137 — no better, so the paper's plan is kept.
+    let ram = [8.0; 8];
+    let p = problem(
+        vec![node(&[2; 8], &ram), node(&[1; 8], &ram)],
+        job_of(100, 3, 1, 60, 60, 1.0),
+        1440,
+        1,
+    );
+    let plan = exact::plan(&p).unwrap();
+    let a = |node, start| Some(Assignment { node, start });
+    assert_eq!(plan.0[0], vec![a(0, 0), a(1, 0), a(0, 0), a(0, 60)]);
+    assert_eq!(plan.makespan(&p), 120);
+    assert_eq!(plan.job_time_with_shuffle(&p), 137);
+    assert_eq!(exact::plan_network(&p).unwrap(), plan);
+    // One node: nothing moves, the estimate is the makespan.
+    let one = problem(
+        vec![node(&[2; 8], &ram)],
+        job_of(100, 3, 1, 60, 60, 1.0),
+        1440,
+        1,
+    );
+    let plan = exact::plan(&one).unwrap();
+    assert_eq!(plan.job_time_with_shuffle(&one), plan.makespan(&one));
 }
 
 /// The most identical tasks of `d` seconds (a multiple of 60) one node can run inside
@@ -260,5 +307,17 @@ proptest! {
         }
         prop_assert_eq!(ls(seed), ls(seed));
         prop_assert_eq!(ga(seed), ga(seed));
+    }
+
+    /// The shuffle-aware plan meets Eq. 4–6, schedules what the exact plan schedules, and
+    /// its estimated job time is never above the exact plan's, nor below its own makespan.
+    #[test]
+    fn network_plans_are_feasible_and_never_slower_in_estimate(p in random_problem()) {
+        let paper = exact::plan(&p).unwrap();
+        let net = exact::plan_network(&p).unwrap();
+        prop_assert_eq!(violations(&p, &net), vec![]);
+        prop_assert_eq!(net.scheduled(), paper.scheduled());
+        prop_assert!(net.job_time_with_shuffle(&p) <= paper.job_time_with_shuffle(&p));
+        prop_assert!(net.job_time_with_shuffle(&p) >= net.makespan(&p));
     }
 }

@@ -26,6 +26,10 @@ fn cell_columns() -> Vec<C> {
             )
         }),
         C::new(["vs Cuckoo", "%"], |c| opt(c.vs_cuckoo_pct, 1)),
+        C::new(["plan", "s"], |c| opt(c.plan_makespan_s, 0))
+            .sparse(|c| c.plan_makespan_s.is_some()),
+        C::new(["plan+shuffle", "s"], |c| opt(c.plan_job_time_s, 0))
+            .sparse(|c| c.plan_job_time_s.is_some()),
         C::new(["relaunched", "%"], |c| fixed(c.relaunched_pct, 1)),
         C::new(["relaunched", "p98 %"], |c| fixed(c.relaunched_p98_pct, 1)),
         C::new(["remote", "%"], |c| fixed(c.remote_pct, 1)),
