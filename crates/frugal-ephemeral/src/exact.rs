@@ -1,6 +1,7 @@
-//! The exact holistic plan of one MapReduce job (paper 001 §III-B2, the strategy the paper
-//! solves with IBM CP Optimizer): the lexicographic optimum of Eq. 2–6, proven, in
-//! polynomial time.
+//! The exact holistic plan (paper 001 §III-B2, the strategy the paper solves with IBM CP
+//! Optimizer): for one MapReduce job, the lexicographic optimum of Eq. 2–6, proven, in
+//! polynomial time; for several, each job's optimum given the jobs before it, with a
+//! proven bound on the gap to Eq. 3's optimum.
 //!
 //! The paper's experiments plan one job at a time (spec A13), and a job's tasks have a
 //! structure a general CP model does not see: all its maps have the same work and RAM (one
@@ -26,11 +27,21 @@
 //! If fewer than n_m maps (or n_r reduces) fit inside the window T (Eq. 4), no plan
 //! schedules the job: Eq. 2's optimum is 0 tasks (the job is rejected, Eq. 5). Otherwise
 //! all its tasks are scheduled and M is the least makespan of Eq. 3. The plan is therefore
-//! optimal by construction; [`ExactError::SeveralJobs`] is returned for problems with more
-//! than one job, where the all-or-nothing choice between jobs makes the problem NP-hard and
-//! this construction does not apply. `tests/exact.rs` checks step 1's lemma against a MILP
-//! solved by `good_lp`'s `microlp` backend and the whole plan against exhaustive search on
-//! small problems.
+//! optimal by construction. `tests/exact.rs` checks step 1's lemma against a MILP solved
+//! by `good_lp`'s `microlp` backend and the whole plan against exhaustive search on small
+//! problems.
+//!
+//! **Several jobs** (submitted together; Alg. 1 and the paper's CP model take a list):
+//! the jobs are planned one at a time in their order in the problem (submission order),
+//! each by steps 1–2 on the capacity the earlier jobs' reservations leave (the lemmas hold
+//! for any capacity profile), and a job that does not fit is rejected while later ones
+//! are still tried. Each job therefore ends as early as possible given the jobs before it
+//! — the optimum of the first-in-first-out lexicographic objective (job 1's makespan,
+//! then job 2's, …), which is what a FIFO cluster asks of a plan. For Eq. 3's single
+//! makespan over all jobs this is not proven optimal (interleaving jobs can end the last
+//! one sooner, and the choice of which jobs to admit is NP-hard in general), so
+//! [`lower_bound`] gives a proven bound and the planner reports the gap to it; with one
+//! job the gap is 0.
 //!
 //! Any choice among equal ends gives the same makespan; frugal gives a tie to the node with
 //! the fewest tasks of the phase so far, then the lower index, so that the reduces — which
@@ -43,46 +54,25 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
-use crate::job::Job;
-use crate::network::shuffle_lower_bound_s;
-use crate::plan::{Assignment, NodeCapacity, Plan, Problem, Profile};
+use crate::job::TaskKind;
+use crate::network::LinkQueues;
+use crate::plan::{
+    Assignment, NodeCapacity, Plan, Problem, Profile, ShuffleLayout, job_time_with_shuffle,
+};
 
-/// Why the exact strategy does not apply.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ExactError {
-    /// The construction is exact for one job (module docs); the problem has this many.
-    #[error(
-        "the exact strategy plans one job at a time (paper 001's experiments submit one); this problem has {0} jobs"
-    )]
-    SeveralJobs(usize),
+/// The exact plan (module docs): jobs in order, each with the least makespan the capacity
+/// left by the earlier ones allows, or rejected when it cannot fit the window. With one
+/// job, the proven optimum of Eq. 2–6.
+pub fn plan(problem: &Problem) -> Plan {
+    in_order(problem, paper_job)
 }
 
-/// The optimal plan of a one-job problem (module docs): every task scheduled with the least
-/// makespan, or none when the job cannot fit the window.
-///
-/// # Errors
-/// [`ExactError::SeveralJobs`] when `problem` has more or fewer than one job.
-pub fn plan(problem: &Problem) -> Result<Plan, ExactError> {
-    let job = one_job(problem)?;
-    let mut plan = problem.empty_plan();
-    let mut maps = Sequences::new(problem, job.maps(), 0);
-    let Some(map_ends) = maps.select(job.maps().len(), usize::MAX) else {
-        return Ok(plan);
-    };
-    let maps_end = map_ends.iter().map(|&(end, _, _)| end).max().unwrap_or(0);
-    let mut reduces = Sequences::new(problem, job.reduces(), maps_end);
-    let Some(reduce_ends) = reduces.select(job.reduces().len(), usize::MAX) else {
-        return Ok(plan);
-    };
-    fill(&mut plan, job, &map_ends, &reduce_ends);
-    Ok(plan)
-}
-
-/// The plan of a one-job problem that also pays for the shuffle (an option beside the
-/// paper's Eq. 2–6, `salamander-exact-network`): the least estimated job time — the maps'
-/// end M, then the reduces, each starting no earlier than M + the shuffle's estimate
-/// ([`shuffle_lower_bound_s`]) — over plans whose phases are built as in [`plan`] but
-/// with at most c_m maps and c_r reduces per node.
+/// The plan that also pays for the shuffle (an option beside the paper's Eq. 2–6,
+/// `salamander-exact-network`), job by job in order like [`plan`]: for each job, the
+/// least estimated job time — the maps' end M, then the reduces, each starting no earlier
+/// than M + the shuffle's estimate ([`LinkQueues::shuffle_s`], behind the shuffles of the
+/// jobs planned before it) — over plans whose phases
+/// are built as in [`plan`] but with at most c_m maps and c_r reduces per node.
 ///
 /// Why caps: the paper's optimum ends the maps earliest by stacking them on the fastest
 /// nodes, and its reduces too, and then the shuffle through those nodes' 50 Mbit/s links
@@ -93,36 +83,166 @@ pub fn plan(problem: &Problem) -> Result<Plan, ExactError> {
 /// uncapped; for each it plans the reduces from M, estimates the shuffle from the
 /// resulting layout, and re-plans them from M + shuffle until the layout's estimate no
 /// longer exceeds the shift (at most four rounds; a pair that does not settle is
-/// skipped). Ties keep the smaller caps. The paper's plan is a candidate too, measured
-/// the same way ([`Plan::job_time_with_shuffle`], which equals a shifted candidate's last
-/// end) and kept on a tie, so the result's estimate is never above the paper plan's. It
-/// is optimal within this family of plans, not over all plans, and it schedules every
-/// task whenever [`plan`] does.
+/// skipped). Ties keep the smaller caps. The paper's plan of the job is a candidate too,
+/// measured the same way ([`job_time_with_shuffle`], which equals a shifted candidate's
+/// last end) and kept on a tie, so each job's estimate is never above that of the paper's
+/// plan on the same residual capacity. It is optimal within this family of plans, not
+/// over all plans, and it admits every job [`plan`] would admit on the same residual
+/// capacity.
 ///
-/// # Errors
-/// [`ExactError::SeveralJobs`] when `problem` has more or fewer than one job.
-pub fn plan_network(problem: &Problem) -> Result<Plan, ExactError> {
-    let paper = plan(problem)?;
-    if paper.scheduled() == 0 {
-        return Ok(paper);
+/// With several jobs, a job's shuffle would share the links with the earlier jobs'
+/// shuffles still running ([`LinkQueues`]); under the runtime's max-min sharing that slows
+/// the earlier jobs as much as it speeds this one, whose bytes must cross the same busy
+/// links anyway. So a later job's maps start no earlier than the earlier shuffles' drain
+/// time ([`LinkQueues::drained_s`]) minus the length of its own unshifted map phase,
+/// which makes its shuffle follow theirs, and the paper's plan of the job (which would
+/// not) is then not a candidate.
+pub fn plan_network(problem: &Problem) -> Plan {
+    in_order(problem, network_job)
+}
+
+/// A proven lower bound on Eq. 3's makespan of any feasible plan that schedules the jobs
+/// `jobs` (indices into `problem.jobs`), seconds: the largest of (a) each job's own
+/// optimum on the empty capacity ([`plan`] of that job alone: other jobs only take
+/// capacity away) and (b), when every map of those jobs has the same work and RAM, the
+/// earliest time by which all their maps together can end (step 1's lemma on the pooled
+/// maps: reduces running meanwhile only take capacity away) plus the shortest reduce
+/// duration on any node (the job owning the last map still has to run a reduce). 0 for
+/// no job.
+pub fn lower_bound(problem: &Problem, jobs: &[usize]) -> u32 {
+    let empty = vec![Profile::default(); problem.nodes.len()];
+    let mut bound = 0;
+    for &j in jobs {
+        if let Some(p) = paper_job(problem, j, &empty, &LinkQueues::new(0)) {
+            bound = bound.max(p.makespan());
+        }
     }
-    let job = &problem.jobs[0];
+    let Some(&first) = jobs.first() else {
+        return 0;
+    };
+    let map = |j: usize| {
+        let t = &problem.jobs[j].tasks[0];
+        (t.kind == TaskKind::Map).then_some((t.work_flop, t.ram_gib))
+    };
+    let pooled: usize = jobs.iter().map(|&j| problem.jobs[j].maps().len()).sum();
+    if jobs.len() > 1 && map(first).is_some() && jobs.iter().all(|&j| map(j) == map(first)) {
+        let maps = problem.jobs[first].maps();
+        if let Some(ends) =
+            Sequences::new(problem, first, maps, 0, &empty).select(pooled, usize::MAX)
+        {
+            let maps_end = ends.iter().map(|&(end, _, _)| end).max().unwrap_or(0);
+            let shortest_reduce = jobs
+                .iter()
+                .flat_map(|&j| {
+                    let job = &problem.jobs[j];
+                    job.reduces().take(1).flat_map(move |i| {
+                        (0..problem.nodes.len()).map(move |k| problem.duration((j, i), k))
+                    })
+                })
+                .min()
+                .unwrap_or(0);
+            bound = bound.max(maps_end + shortest_reduce);
+        }
+    }
+    bound
+}
+
+/// One job's placements: (end, node, start) per map and per reduce, in the order of the
+/// job's tasks.
+struct JobPlan {
+    maps: Vec<Phase>,
+    reduces: Vec<Phase>,
+}
+
+impl JobPlan {
+    fn makespan(&self) -> u32 {
+        self.maps
+            .iter()
+            .chain(&self.reduces)
+            .map(|&(end, _, _)| end)
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn assignments(&self) -> Vec<Option<Assignment>> {
+        self.maps
+            .iter()
+            .chain(&self.reduces)
+            .map(|&(_, node, start)| Some(Assignment { node, start }))
+            .collect()
+    }
+}
+
+/// Plans the jobs one at a time in order with `job_plan`, each on the capacity the
+/// earlier ones' reservations leave.
+fn in_order(
+    problem: &Problem,
+    job_plan: fn(&Problem, usize, &[Profile], &LinkQueues) -> Option<JobPlan>,
+) -> Plan {
+    let mut plan = problem.empty_plan();
+    let mut reserved = vec![Profile::default(); problem.nodes.len()];
+    let mut links = LinkQueues::new(problem.nodes.len());
+    for j in 0..problem.jobs.len() {
+        let Some(jp) = job_plan(problem, j, &reserved, &links) else {
+            continue;
+        };
+        let job = &problem.jobs[j];
+        for (i, &(end, node, start)) in job
+            .maps()
+            .zip(&jp.maps)
+            .chain(job.reduces().zip(&jp.reduces))
+        {
+            let ram = job.tasks[i].ram_gib;
+            reserved[node].add(start, end, problem.nodes[node].slot_flops, ram);
+        }
+        plan.0[j] = jp.assignments();
+        let l = ShuffleLayout::of(problem, j, &plan.0[j]);
+        links.add(f64::from(l.maps_end), &l.output, &l.reduces);
+    }
+    plan
+}
+
+/// Job `j` by steps 1–2 on the capacity left by `reserved`; `None` if it does not fit.
+fn paper_job(problem: &Problem, j: usize, reserved: &[Profile], _: &LinkQueues) -> Option<JobPlan> {
+    let job = &problem.jobs[j];
+    let maps =
+        Sequences::new(problem, j, job.maps(), 0, reserved).select(job.maps().len(), usize::MAX)?;
+    let maps_end = maps.iter().map(|&(end, _, _)| end).max().unwrap_or(0);
+    let reduces = Sequences::new(problem, j, job.reduces(), maps_end, reserved)
+        .select(job.reduces().len(), usize::MAX)?;
+    Some(JobPlan { maps, reduces })
+}
+
+/// Job `j` as [`plan_network`] plans it on the capacity left by `reserved`.
+fn network_job(
+    problem: &Problem,
+    j: usize,
+    reserved: &[Profile],
+    links: &LinkQueues,
+) -> Option<JobPlan> {
+    let paper = paper_job(problem, j, reserved, links)?;
+    let job = &problem.jobs[j];
     let nodes = problem.nodes.len();
     let (n_m, n_r) = (job.maps().len(), job.reduces().len());
-    let per_node = |plan: &Plan, tasks: Range<usize>| {
-        let mut count = vec![0usize; nodes];
-        for i in tasks {
-            count[plan.0[0][i].expect("scheduled").node] += 1;
-        }
-        count
-    };
-    let most_maps = per_node(&paper, job.maps()).into_iter().max().unwrap_or(0);
-    let output_per_map = job.tasks[0].input_bytes * job.spec.map_output_ratio;
+    let mut count = vec![0usize; nodes];
+    for &(_, k, _) in &paper.maps {
+        count[k] += 1;
+    }
+    let most_maps = count.into_iter().max().unwrap_or(0);
+    let output_per_map =
+        job.tasks.first().map_or(0.0, |t| t.input_bytes) * job.spec.map_output_ratio;
     let lo_r = n_r.div_ceil(nodes).max(1);
     let mut reduce_caps: Vec<usize> = (lo_r..=lo_r + 3).filter(|&c| c < n_r).collect();
     reduce_caps.push(usize::MAX);
-    let mut maps = Sequences::new(problem, job.maps(), 0);
-    let mut best: Option<(u32, Vec<Phase>, Vec<Phase>)> = None;
+    // Earlier jobs' shuffles still on the links: start the maps late enough that this
+    // job's shuffle (which begins when its last map ends) follows them rather than shares
+    // the links with them (plan_network's docs).
+    let paper_end = paper.maps.iter().map(|&(end, _, _)| end).max().unwrap_or(0);
+    let from = links
+        .drained_s()
+        .map_or(0, |d| (d.ceil() as u32).saturating_sub(paper_end));
+    let mut maps = Sequences::new(problem, j, job.maps(), from, reserved);
+    let mut best: Option<JobPlan> = None;
     for c_m in n_m.div_ceil(nodes).max(1)..=most_maps {
         let Some(map_ends) = maps.select(n_m, c_m) else {
             continue;
@@ -133,67 +253,56 @@ pub fn plan_network(problem: &Problem) -> Result<Plan, ExactError> {
             output[k] += output_per_map;
         }
         for &c_r in &reduce_caps {
-            let Some(reduce_ends) = shifted_reduces(problem, job.reduces(), maps_end, &output, c_r)
+            let Some(reduces) =
+                shifted_reduces(problem, j, (maps_end, &output), c_r, reserved, links)
             else {
                 continue;
             };
-            let end = reduce_ends
-                .iter()
-                .map(|&(end, _, _)| end)
-                .max()
-                .unwrap_or(maps_end);
-            if best.as_ref().is_none_or(|b| end < b.0) {
-                best = Some((end, map_ends.clone(), reduce_ends));
+            let candidate = JobPlan {
+                maps: map_ends.clone(),
+                reduces,
+            };
+            if best
+                .as_ref()
+                .is_none_or(|b| candidate.makespan() < b.makespan())
+            {
+                best = Some(candidate);
             }
         }
     }
-    let Some((end, map_ends, reduce_ends)) = best else {
-        return Ok(paper);
-    };
-    if paper.job_time_with_shuffle(problem) <= end {
-        return Ok(paper);
+    let estimate = |jp: &JobPlan| job_time_with_shuffle(problem, j, &jp.assignments(), links);
+    match best {
+        Some(b) if from > 0 || estimate(&b) < estimate(&paper) => Some(b),
+        _ => Some(paper),
     }
-    let mut plan = problem.empty_plan();
-    fill(&mut plan, job, &map_ends, &reduce_ends);
-    Ok(plan)
 }
 
-/// The reduce phase from `maps_end` + the shuffle estimate of its own layout, with at
-/// most `cap` reduces per node ([`plan_network`]); `None` if it does not fit or settle.
+/// Job `j`'s reduce phase from `maps_end` + the shuffle estimate of its own layout, with
+/// at most `cap` reduces per node ([`plan_network`]); `None` if it does not fit or settle.
 fn shifted_reduces(
     problem: &Problem,
-    reduces: Range<usize>,
-    maps_end: u32,
-    output: &[f64],
+    j: usize,
+    (maps_end, output): (u32, &[f64]),
     cap: usize,
+    reserved: &[Profile],
+    links: &LinkQueues,
 ) -> Option<Vec<Phase>> {
+    let reduces = problem.jobs[j].reduces();
     let mut from = maps_end;
     for _ in 0..4 {
-        let ends = Sequences::new(problem, reduces.clone(), from).select(reduces.len(), cap)?;
+        let ends = Sequences::new(problem, j, reduces.clone(), from, reserved)
+            .select(reduces.len(), cap)?;
         let mut count = vec![0usize; problem.nodes.len()];
         for &(_, k, _) in &ends {
             count[k] += 1;
         }
-        let shuffle = shuffle_lower_bound_s(output, &count).ceil() as u32;
+        let shuffle = links.shuffle_s(f64::from(maps_end), output, &count).ceil() as u32;
         if maps_end + shuffle <= from {
             return Some(ends);
         }
         from = maps_end + shuffle;
     }
     None
-}
-
-fn one_job(problem: &Problem) -> Result<&Job, ExactError> {
-    match problem.jobs.as_slice() {
-        [job] => Ok(job),
-        jobs => Err(ExactError::SeveralJobs(jobs.len())),
-    }
-}
-
-fn fill(plan: &mut Plan, job: &Job, maps: &[Phase], reduces: &[Phase]) {
-    for (i, &(_, node, start)) in job.maps().zip(maps).chain(job.reduces().zip(reduces)) {
-        plan.0[0][i] = Some(Assignment { node, start });
-    }
 }
 
 /// One placement of a phase: (end, node, start), seconds from t₀.
@@ -208,13 +317,21 @@ struct Sequences<'a> {
 }
 
 impl<'a> Sequences<'a> {
-    fn new(problem: &'a Problem, tasks: Range<usize>, from: u32) -> Sequences<'a> {
-        let task = (0, tasks.start);
+    /// Job `j`'s identical `tasks` from `from` on, over the capacity left by `reserved`
+    /// (one profile per node).
+    fn new(
+        problem: &'a Problem,
+        j: usize,
+        tasks: Range<usize>,
+        from: u32,
+        reserved: &[Profile],
+    ) -> Sequences<'a> {
+        let task = (j, tasks.start);
         let any = !tasks.is_empty();
         Sequences {
             problem,
             ram: if any {
-                problem.jobs[0].tasks[tasks.start].ram_gib
+                problem.jobs[j].tasks[tasks.start].ram_gib
             } else {
                 0.0
             },
@@ -222,7 +339,7 @@ impl<'a> Sequences<'a> {
                 .map(|k| Greedy {
                     d: if any { problem.duration(task, k) } else { 0 },
                     next: from,
-                    profile: Profile::default(),
+                    profile: reserved[k].clone(),
                     starts: Vec::new(),
                     exhausted: false,
                 })

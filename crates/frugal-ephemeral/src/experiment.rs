@@ -62,8 +62,10 @@ impl Serialize for Strategy {
 pub struct RunSpec {
     /// The data centre.
     pub dc: DataCentre,
-    /// The job.
+    /// The shape of each job.
     pub job: JobSpec,
+    /// Jobs of that shape submitted together at t₀ (≥ 1; the paper's experiments: 1).
+    pub jobs: usize,
     /// Safety margin S, percent (0–100), for CPU and RAM alike (spec A24).
     pub margin_pct: u32,
     /// Hours after day 5 00:00 at which the job is submitted (0–47).
@@ -104,12 +106,15 @@ pub struct EphemeralRow {
     pub volatility: f64,
     /// Seed.
     pub seed: u64,
-    /// Tasks in the job.
+    /// Jobs submitted together.
+    pub jobs: usize,
+    /// Tasks of all the jobs.
     pub tasks: usize,
-    /// Whether the plan rejected the job (it does not fit the window; spec A26).
+    /// Whether the plan rejected a job (it does not fit the window; spec A26); the run is
+    /// then not simulated.
     pub rejected: bool,
-    /// From submission to the end of the last reduce, seconds (NaN when rejected or when
-    /// the job did not end within 30 simulated days).
+    /// From submission to the end of a job's last reduce, mean over the jobs, seconds (NaN
+    /// when rejected or when the jobs did not end within 30 simulated days).
     pub job_time_s: f64,
     /// 100 × kills / tasks (can exceed 100; spec A19).
     pub relaunched_pct: f64,
@@ -117,9 +122,10 @@ pub struct EphemeralRow {
     pub remote_pct: f64,
     /// Makespan of the plan (Eq. 3), seconds; 0 for Cuckoo.
     pub plan_makespan_s: u32,
-    /// The plan's job time with the shuffle's estimate ([`plan::Plan::job_time_with_shuffle`]),
-    /// seconds; 0 for Cuckoo. Set beside `job_time_s` it shows how far a plan holds.
-    pub plan_job_time_s: u32,
+    /// The plan's job time with the shuffle's estimate ([`plan::Plan::job_times_with_shuffle`]),
+    /// mean over the jobs, seconds; 0 for Cuckoo. Set beside `job_time_s` it shows how far
+    /// a plan holds.
+    pub plan_job_time_s: f64,
     /// Kills whose re-plan found no room in the forecast.
     pub replan_failures: usize,
 }
@@ -127,7 +133,8 @@ pub struct EphemeralRow {
 /// Runs one configuration on `util`, already scaled to `spec.volatility`.
 pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
     let dc_hosts = hosts.of(spec.dc);
-    let job = Job::new(0, spec.job);
+    let jobs: Vec<Job> = (0..spec.jobs).map(|j| Job::new(j, spec.job)).collect();
+    let tasks: usize = jobs.iter().map(|j| j.tasks.len()).sum();
     let margin = f64::from(spec.margin_pct) / 100.0;
     let t0_step = start_step(spec.start_hour);
     let forecast = forecasts(&dc_hosts, util, spec.forecaster, t0_step);
@@ -139,13 +146,14 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         strategy: spec.strategy.name(),
         volatility: spec.volatility,
         seed: spec.seed,
-        tasks: job.tasks.len(),
+        jobs: spec.jobs,
+        tasks,
         rejected: false,
         job_time_s: f64::NAN,
         relaunched_pct: 0.0,
         remote_pct: 0.0,
         plan_makespan_s: 0,
-        plan_job_time_s: 0,
+        plan_job_time_s: 0.0,
         replan_failures: 0,
     };
     let config = |holders, qos| RunConfig {
@@ -153,7 +161,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         util,
         t0_step,
         margin,
-        job: &job,
+        jobs: &jobs,
         holders,
         upload: spec.upload,
         qos,
@@ -176,35 +184,42 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
                 Qos::KillOnAnyViolation
             };
             let fixed = spec.strategy == Strategy::CuckooFixedSlots;
-            runtime::run(
-                &config(place_chunks(&job, &weight, REPLICAS), qos),
-                Driver::Slots { fixed },
-            )
+            // Each job's chunks are placed as if it were alone (the same layout).
+            let holders = jobs
+                .iter()
+                .map(|job| place_chunks(job, &weight, REPLICAS))
+                .collect();
+            runtime::run(&config(holders, qos), Driver::Slots { fixed })
         }
         Strategy::Salamander(planner) => {
             let problem = runtime::problem(
                 &dc_hosts,
                 &forecast,
                 margin,
-                job.clone(),
+                jobs.clone(),
                 DAY_S,
                 spec.plan_slot_s,
             );
             let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec));
             let budget = spec.effort.budget(planner, spec.wall_clock, None);
-            let plan = planner::solve(planner, &problem, budget, &mut rng)
-                .expect("one job per run")
-                .plan;
+            let plan = planner::solve(planner, &problem, budget, &mut rng).plan;
             debug_assert!(plan::violations(&problem, &plan).is_empty());
-            if plan.jobs_scheduled() == 0 {
+            if plan.jobs_scheduled() < jobs.len() {
                 row.rejected = true;
                 return row;
             }
             row.plan_makespan_s = plan.makespan(&problem);
-            row.plan_job_time_s = plan.job_time_with_shuffle(&problem);
-            let holders = job
-                .maps()
-                .map(|i| vec![plan.0[0][i].expect("whole job").node])
+            let times = plan.job_times_with_shuffle(&problem);
+            row.plan_job_time_s =
+                times.iter().map(|&t| f64::from(t)).sum::<f64>() / times.len() as f64;
+            let holders = jobs
+                .iter()
+                .enumerate()
+                .map(|(j, job)| {
+                    job.maps()
+                        .map(|i| vec![plan.0[j][i].expect("whole jobs").node])
+                        .collect()
+                })
                 .collect();
             let driver = Driver::Plan {
                 problem: &problem,
@@ -216,8 +231,8 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
     };
     if let Some(o) = outcome {
         row.job_time_s = o.job_time_s;
-        row.relaunched_pct = 100.0 * o.kills as f64 / job.tasks.len() as f64;
-        row.remote_pct = 100.0 * o.remote_maps as f64 / spec.job.maps as f64;
+        row.relaunched_pct = 100.0 * o.kills as f64 / tasks as f64;
+        row.remote_pct = 100.0 * o.remote_maps as f64 / (spec.job.maps * spec.jobs) as f64;
         row.replan_failures = o.replan_failures;
     }
     row
@@ -252,6 +267,7 @@ fn run_seed(spec: &RunSpec) -> u64 {
         ^ (u64::from(spec.margin_pct) << 32)
         ^ (u64::from(spec.job.chunk_mib) << 16)
         ^ spec.dc as u64
+        ^ ((spec.jobs as u64 - 1) << 48)
 }
 
 /// Forecast coverage of one data centre's hosts.

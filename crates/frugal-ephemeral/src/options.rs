@@ -175,6 +175,12 @@ pub struct EphemeralOptions {
     /// reduces].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub tasks: Option<u32>,
+    /// Jobs of that shape submitted together at each start hour, every strategy planning
+    /// and running all of them on the same hosts (the paper's experiments: 1); job time
+    /// is then the mean over the jobs.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub jobs: u32,
     /// Map output bytes per input byte (the shuffle volume; not stated in the paper).
     #[arg(long, default_value_t = 1.0, value_parser = number_in(0.0, 100.0))]
     pub map_output_ratio: f64,
@@ -305,10 +311,14 @@ pub struct PlannersOptions {
     /// Data centre (the paper shows PC-1).
     #[arg(long, value_enum, default_value = "pc-1")]
     pub dc: DcArg,
-    /// Problem sizes: tasks in the one job planned, 16 maps per reduce.
+    /// Problem sizes: tasks planned (over --jobs jobs), 16 maps per reduce.
     #[arg(long, value_delimiter = ',', default_value = "500,1000,1500,2000,2500",
           value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub tasks: Vec<u32>,
+    /// Jobs per problem: each size is split into this many equal jobs (the paper: 1).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub jobs: u32,
     /// Planners to compare.
     #[arg(
         long,
@@ -385,6 +395,7 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
                             specs.push(RunSpec {
                                 dc: dc.dc(),
                                 job,
+                                jobs: a.jobs as usize,
                                 margin_pct: margin,
                                 start_hour: h,
                                 strategy: s.strategy(),
@@ -492,6 +503,7 @@ pub fn planners(a: &PlannersOptions) -> Result<Vec<SolverRow>> {
     let spec = SolverSpec {
         dc: a.dc.dc(),
         tasks: a.tasks.iter().map(|&n| n as usize).collect(),
+        jobs: a.jobs as usize,
         planners: a.planners.iter().map(|p| p.planner()).collect(),
         effort: a.budget.unwrap_or(Effort::Full),
         patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,

@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::job::{Job, TaskKind, slot_flops};
-use crate::network::shuffle_lower_bound_s;
+use crate::network::LinkQueues;
 use crate::trace::STEP_S;
 
 /// One node as the planner sees it.
@@ -106,41 +106,26 @@ impl Plan {
             .unwrap_or(0)
     }
 
-    /// The plan's job time once the shuffle is paid for, seconds from t₀: per job, each
-    /// reduce starts at its planned start or, if later, when the job's last map ends (M)
-    /// plus the shuffle's estimate ⌈[`shuffle_lower_bound_s`]⌉ for the plan's layout,
-    /// and runs its planned duration; the max over jobs of their last end (maps' ends
-    /// when a job has no reduce). 0 for an empty plan. Equal to [`Plan::makespan`] when
-    /// nothing moves (a single host) and never below it. This is what
-    /// `salamander-exact-network` minimises; for every Salamander strategy it is the
-    /// `plan_job_time_s` that `frugal ephemeral` sets beside the realised job time.
-    pub fn job_time_with_shuffle(&self, problem: &Problem) -> u32 {
-        let mut latest = 0;
-        for (j, tasks) in self.0.iter().enumerate() {
-            let job = &problem.jobs[j];
-            let mut output = vec![0.0; problem.nodes.len()];
-            let mut reduces = vec![0usize; problem.nodes.len()];
-            let mut maps_end = 0;
-            for (i, a) in tasks.iter().enumerate() {
-                let Some(a) = a else { continue };
-                let t = &job.tasks[i];
-                match t.kind {
-                    TaskKind::Map => {
-                        output[a.node] += t.input_bytes * job.spec.map_output_ratio;
-                        maps_end = maps_end.max(a.start + problem.duration((j, i), a.node));
-                    }
-                    TaskKind::Reduce => reduces[a.node] += 1,
-                }
-            }
-            let ready = maps_end + shuffle_lower_bound_s(&output, &reduces).ceil() as u32;
-            latest = latest.max(maps_end);
-            for i in job.reduces() {
-                if let Some(a) = tasks[i] {
-                    latest = latest.max(a.start.max(ready) + problem.duration((j, i), a.node));
-                }
-            }
+    /// Each job's [`job_time_with_shuffle`], in job order, seconds from t₀; the jobs'
+    /// shuffles share the links ([`LinkQueues`]) in the order their maps end (ties: job
+    /// order).
+    pub fn job_times_with_shuffle(&self, problem: &Problem) -> Vec<u32> {
+        let layouts: Vec<ShuffleLayout> = (0..self.0.len())
+            .map(|j| ShuffleLayout::of(problem, j, &self.0[j]))
+            .collect();
+        let mut order: Vec<usize> = (0..layouts.len()).collect();
+        order.sort_by_key(|&j| (layouts[j].maps_end, j));
+        let mut links = LinkQueues::new(problem.nodes.len());
+        let mut times = vec![0; layouts.len()];
+        for j in order {
+            times[j] = job_time_with_shuffle(problem, j, &self.0[j], &links);
+            links.add(
+                f64::from(layouts[j].maps_end),
+                &layouts[j].output,
+                &layouts[j].reduces,
+            );
         }
-        latest
+        times
     }
 
     /// Scheduled tasks with their assignments.
@@ -160,6 +145,66 @@ impl Plan {
             .filter(|t| !t.is_empty() && t.iter().all(Option::is_some))
             .count()
     }
+}
+
+/// What one job's shuffle moves, from its tasks' assignments: its maps' end M (seconds
+/// from t₀), the bytes of map output on each node and the reduces on each node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShuffleLayout {
+    /// M: the end of the job's last scheduled map (0 without maps).
+    pub maps_end: u32,
+    /// Bytes of map output per node.
+    pub output: Vec<f64>,
+    /// Reduces per node.
+    pub reduces: Vec<usize>,
+}
+
+impl ShuffleLayout {
+    /// The layout of job `j` under `tasks` (its assignments, in task order).
+    pub fn of(problem: &Problem, j: usize, tasks: &[Option<Assignment>]) -> ShuffleLayout {
+        let job = &problem.jobs[j];
+        let mut l = ShuffleLayout {
+            maps_end: 0,
+            output: vec![0.0; problem.nodes.len()],
+            reduces: vec![0; problem.nodes.len()],
+        };
+        for (i, a) in tasks.iter().enumerate() {
+            let Some(a) = a else { continue };
+            let t = &job.tasks[i];
+            match t.kind {
+                TaskKind::Map => {
+                    l.output[a.node] += t.input_bytes * job.spec.map_output_ratio;
+                    l.maps_end = l.maps_end.max(a.start + problem.duration((j, i), a.node));
+                }
+                TaskKind::Reduce => l.reduces[a.node] += 1,
+            }
+        }
+        l
+    }
+}
+
+/// Job `j`'s time once the shuffle is paid for, given its tasks' assignments `tasks` and
+/// the shuffles already on the links, seconds from t₀: each reduce starts at its planned
+/// start or, if later, when the job's last map ends (M) plus the shuffle's estimate
+/// ⌈[`LinkQueues::shuffle_s`]⌉ for the plan's layout ([`ShuffleLayout`]), and runs its
+/// planned duration; the job's last end (its maps' end when it has no reduce; 0 when
+/// nothing is scheduled). With idle links and a single node it is the job's makespan,
+/// and never below it. This is what `salamander-exact-network` minimises; for every
+/// Salamander strategy its mean over jobs ([`Plan::job_times_with_shuffle`]) is the
+/// `plan_job_time_s` that `frugal ephemeral` sets beside the realised job time.
+pub fn job_time_with_shuffle(
+    problem: &Problem,
+    j: usize,
+    tasks: &[Option<Assignment>],
+    links: &LinkQueues,
+) -> u32 {
+    let l = ShuffleLayout::of(problem, j, tasks);
+    let shuffle = links.shuffle_s(f64::from(l.maps_end), &l.output, &l.reduces);
+    let ready = l.maps_end + shuffle.ceil() as u32;
+    problem.jobs[j]
+        .reduces()
+        .filter_map(|i| tasks[i].map(|a| a.start.max(ready) + problem.duration((j, i), a.node)))
+        .fold(l.maps_end, u32::max)
 }
 
 /// A node's reserved CPU (FLOP/s) and RAM (GiB) over time: a step function kept as

@@ -1,4 +1,4 @@
-//! The simulator: one MapReduce job on the ephemeral part of a data centre's hosts while
+//! The simulator: MapReduce jobs on the ephemeral part of a data centre's hosts while
 //! the primary workload's utilisation is injected every 3 minutes (paper 001 §IV-A).
 //!
 //! **Model** (a fluid model; the paper used SimGrid with MRA++, spec §2.4):
@@ -38,16 +38,26 @@
 //! < 1 for CPU and RAM (§IV-B1), fills its free slots with [`crate::cuckoo::pick_task`] —
 //! all of them (`fixed`, the paper's Cuckoo) or up to Hadoop 1's load cap, one reduce per
 //! heartbeat.
-//! Reduces become pending when every map has ended; killed tasks return to pending.
+//! Reduces become pending when every map of their job has ended; killed tasks return to
+//! pending.
+//!
+//! **Several jobs** (submitted together at t₀): tasks are numbered job by job, maps then
+//! reduces. Each job's shuffle starts when its own last map ends; a job's time is from t₀
+//! to the end of its last reduce. Cuckoo serves jobs first in, first out as Hadoop 1's
+//! `JobQueueTaskScheduler` does: a free slot takes a task of the earliest job with a
+//! pending task of the slot's kind (local first within that job), map and reduce slots
+//! being filled at the same heartbeat; its load cap counts the unfinished tasks of all
+//! jobs.
 
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::cuckoo::{pick_task, tracker_capacity};
 use crate::hosts::Host;
+use crate::job::Task;
 use crate::job::{Job, SLOTS, TaskKind, slot_flops};
 use crate::network::{link_bytes_per_s, max_min};
-use crate::plan::{Assignment, Plan, Problem};
+use crate::plan::{Assignment, Plan, Problem, TaskId};
 use crate::rffd::Reservations;
 use crate::trace::{Metric, STEP_S, Utilisation};
 
@@ -69,7 +79,7 @@ pub enum Driver<'a> {
     Plan {
         /// The problem the plan solves (its nodes are the run's hosts, in order).
         problem: &'a Problem,
-        /// A plan of `problem` with the job scheduled (job 0).
+        /// A plan of `problem` with every job scheduled.
         plan: Plan,
         /// Random choices of re-planning (boxed: the generator's state is large).
         rng: Box<ChaCha8Rng>,
@@ -94,10 +104,10 @@ pub struct RunConfig<'a> {
     pub t0_step: usize,
     /// The safety margin S (fraction, both metrics).
     pub margin: f64,
-    /// The job.
-    pub job: &'a Job,
-    /// The hosts holding each map's chunk (first = where it was first placed).
-    pub holders: Vec<Vec<usize>>,
+    /// The jobs, in submission order; job j's tasks are `jobs[j].tasks`.
+    pub jobs: &'a [Job],
+    /// Per job, per map, the hosts holding its chunk (first = where it was first placed).
+    pub holders: Vec<Vec<Vec<usize>>>,
     /// Whether the client's upload of the chunks is simulated (spec A10). Off by default
     /// because one 50 Mbit/s client link needs 3.8 h for 80 GiB, which would dominate the
     /// job time of every strategy alike.
@@ -109,8 +119,10 @@ pub struct RunConfig<'a> {
 /// What a run measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Outcome {
-    /// From t₀ to the end of the last reduce, seconds.
+    /// Mean over the jobs of [`Outcome::job_times_s`], seconds.
     pub job_time_s: f64,
+    /// Per job, from t₀ to the end of its last reduce, seconds.
+    pub job_times_s: Vec<f64>,
     /// Kills (each followed by a relaunch).
     pub kills: usize,
     /// Maps whose successful run was on a host without their chunk.
@@ -160,29 +172,41 @@ enum Carries {
 
 const EPS: f64 = 1e-9;
 
-/// The simulator's state.
+/// The simulator's state. Tasks are indexed job by job ([`RunConfig::jobs`]); `ids` maps
+/// that flat index to (job, index in the job).
 struct Sim<'a, 'b> {
     c: &'b RunConfig<'a>,
     now: f64,
     step: usize,
+    ids: Vec<TaskId>,
     tasks: Vec<TaskRt>,
     flows: Vec<Flow>,
     rates_stale: bool,
+    /// Per task: whether its chunk is on its holders (reduces: always).
     uploaded: Vec<bool>,
     next_upload: usize,
     upload_order: Vec<usize>,
-    map_output: Vec<f64>,
-    maps_left: usize,
-    reduces_left: usize,
+    /// Per job, bytes of map output on each host.
+    map_output: Vec<Vec<f64>>,
+    maps_left: Vec<usize>,
+    reduces_left: Vec<usize>,
     pending: Vec<usize>,
+    /// Per host, the last heartbeat at which Cuckoo's driver served it.
+    served: Vec<f64>,
     out: Outcome,
 }
 
-/// Simulates the job and returns what it measured; `None` if it has not ended after 30
-/// simulated days (a plan or configuration that cannot make progress).
+/// Simulates the jobs and returns what it measured; `None` if they have not all ended
+/// after 30 simulated days (a plan or configuration that cannot make progress).
 pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
     let t0 = f64::from(STEP_S) * c.t0_step as f64;
-    let n = c.job.tasks.len();
+    let ids: Vec<TaskId> = c
+        .jobs
+        .iter()
+        .enumerate()
+        .flat_map(|(j, job)| (0..job.tasks.len()).map(move |i| (j, i)))
+        .collect();
+    let flat = |id: TaskId| ids.partition_point(|&x| x < id);
     let mut tasks = vec![
         TaskRt {
             phase: Phase::Waiting,
@@ -194,21 +218,25 @@ pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
             started: 0.0,
             remote: false,
         };
-        n
+        ids.len()
     ];
     if let Driver::Plan { plan, .. } = &driver {
-        for ((_, i), a) in plan.tasks() {
+        for (id, a) in plan.tasks() {
+            let i = flat(id);
             tasks[i].host = Some(a.node);
             tasks[i].planned = t0 + f64::from(a.start);
         }
     }
-    let mut upload_order: Vec<usize> = c.job.maps().collect();
+    let is_map = |i: usize| c.jobs[ids[i].0].tasks[ids[i].1].kind == TaskKind::Map;
+    let maps: Vec<usize> = (0..ids.len()).filter(|&i| is_map(i)).collect();
+    let mut upload_order = maps.clone();
     upload_order.sort_by(|&a, &b| {
         tasks[a]
             .planned
             .total_cmp(&tasks[b].planned)
             .then(a.cmp(&b))
     });
+    let uploaded = (0..ids.len()).map(|i| !(c.upload && is_map(i))).collect();
     let mut sim = Sim {
         c,
         now: t0,
@@ -216,32 +244,34 @@ pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
         tasks,
         flows: Vec::new(),
         rates_stale: true,
-        uploaded: vec![!c.upload; c.job.spec.maps],
+        uploaded,
         next_upload: 0,
         upload_order,
-        map_output: vec![0.0; c.hosts.len()],
-        maps_left: c.job.spec.maps,
-        reduces_left: c.job.spec.reduces,
+        map_output: vec![vec![0.0; c.hosts.len()]; c.jobs.len()],
+        maps_left: c.jobs.iter().map(|j| j.spec.maps).collect(),
+        reduces_left: c.jobs.iter().map(|j| j.spec.reduces).collect(),
         pending: Vec::new(),
+        served: vec![f64::NEG_INFINITY; c.hosts.len()],
         out: Outcome {
             job_time_s: 0.0,
+            job_times_s: vec![f64::NAN; c.jobs.len()],
             kills: 0,
             remote_maps: 0,
             replan_failures: 0,
         },
+        ids,
     };
     sim.start_upload();
+    let maps: Vec<usize> = maps.into_iter().filter(|&i| sim.uploaded[i]).collect();
     if matches!(driver, Driver::Slots { .. }) {
-        sim.pending = (0..c.job.spec.maps).filter(|&i| sim.uploaded[i]).collect();
+        sim.pending = maps;
     } else {
-        for i in c.job.maps() {
-            if sim.uploaded[i] {
-                sim.place_input(i);
-            }
+        for i in maps {
+            sim.place_input(i);
         }
     }
     let deadline = t0 + 30.0 * 86_400.0;
-    while sim.reduces_left > 0 {
+    while sim.out.job_times_s.iter().any(|t| t.is_nan()) {
         if sim.now > deadline {
             return None;
         }
@@ -254,13 +284,25 @@ pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
         }
         sim.start_tasks(&driver);
     }
-    sim.out.job_time_s = sim.now - t0;
+    let times = &sim.out.job_times_s;
+    sim.out.job_time_s = times.iter().sum::<f64>() / times.len().max(1) as f64;
     Some(sim.out)
 }
 
 impl Sim<'_, '_> {
     fn host_count(&self) -> usize {
         self.c.hosts.len()
+    }
+
+    fn task(&self, i: usize) -> &Task {
+        let (j, l) = self.ids[i];
+        &self.c.jobs[j].tasks[l]
+    }
+
+    /// The flat indices of job `j`'s tasks.
+    fn of_job(&self, j: usize) -> std::ops::Range<usize> {
+        let first = self.ids.partition_point(|&(x, _)| x < j);
+        first..first + self.c.jobs[j].tasks.len()
     }
 
     fn u(&self, k: usize, m: Metric) -> f64 {
@@ -284,18 +326,16 @@ impl Sim<'_, '_> {
         for (i, t) in self.tasks.iter().enumerate() {
             let Some(k) = t.host else { continue };
             running[k] += usize::from(t.phase == Phase::Running);
-            held[k] += usize::from(t.phase != Phase::Done && self.c.job.tasks[i].kind == kind);
+            held[k] += usize::from(t.phase != Phase::Done && self.task(i).kind == kind);
         }
         (running, held)
     }
 
-    /// The kind of task pending now: maps until every map has ended, then reduces.
-    fn pending_kind(&self) -> TaskKind {
-        if self.maps_left > 0 {
-            TaskKind::Map
-        } else {
-            TaskKind::Reduce
-        }
+    /// The kinds of the pending tasks (a map slot and a reduce slot are filled alike).
+    fn pending_kinds(&self) -> impl Iterator<Item = TaskKind> + '_ {
+        [TaskKind::Map, TaskKind::Reduce]
+            .into_iter()
+            .filter(|&kind| self.pending.iter().any(|&i| self.task(i).kind == kind))
     }
 
     /// FLOP/s of each task running on host k.
@@ -363,18 +403,16 @@ impl Sim<'_, '_> {
                 .filter(|t| t.phase == Phase::Waiting && t.input_ready && t.fetching == 0)
                 .map(|t| t.planned.max(self.now))
                 .fold(f64::INFINITY, f64::min),
-            Driver::Slots { .. } => {
-                if self.pending.is_empty() {
-                    return f64::INFINITY;
-                }
-                let kind = self.pending_kind();
-                let (_, held) = self.counts(kind);
-                let cap = self.tracker_cap(kind, driver);
-                (0..self.host_count())
-                    .filter(|&k| self.admits(k) && held[k] < cap)
-                    .map(|k| self.next_heartbeat(k))
-                    .fold(f64::INFINITY, f64::min)
-            }
+            Driver::Slots { .. } => self
+                .pending_kinds()
+                .flat_map(|kind| {
+                    let (_, held) = self.counts(kind);
+                    let cap = self.tracker_cap(kind, driver);
+                    (0..self.host_count())
+                        .filter(move |&k| self.admits(k) && held[k] < cap)
+                        .map(|k| self.next_heartbeat(k))
+                })
+                .fold(f64::INFINITY, f64::min),
         }
     }
 
@@ -386,17 +424,25 @@ impl Sim<'_, '_> {
             return slots;
         }
         let unfinished = match kind {
-            TaskKind::Map => self.maps_left,
-            TaskKind::Reduce => self.reduces_left,
+            TaskKind::Map => self.maps_left.iter().sum(),
+            TaskKind::Reduce => self.reduces_left.iter().sum(),
         };
         tracker_capacity(unfinished, slots * self.host_count(), slots)
     }
 
+    /// Host k's next heartbeat at or after now that it has not yet been served at: one
+    /// heartbeat, one pass (so "one reduce per heartbeat" holds even when the loop visits
+    /// the same instant again).
     fn next_heartbeat(&self, k: usize) -> f64 {
         let base = f64::from(STEP_S) * self.c.t0_step as f64
             + HEARTBEAT_S * k as f64 / self.host_count() as f64;
         let m = ((self.now - base) / HEARTBEAT_S - EPS).ceil().max(0.0);
-        base + m * HEARTBEAT_S
+        let beat = base + m * HEARTBEAT_S;
+        if (beat - self.served[k]).abs() <= 1e-6 {
+            beat + HEARTBEAT_S
+        } else {
+            beat
+        }
     }
 
     /// Cuckoo's admission check: the current primary load leaves room (§IV-B1).
@@ -414,7 +460,8 @@ impl Sim<'_, '_> {
         self.next_upload += 1;
         let client = 2 * self.host_count();
         let mut links = vec![client];
-        let holders = &self.c.holders[chunk];
+        let (j, l) = self.ids[chunk];
+        let holders = &self.c.holders[j][l];
         for (r, &h) in holders.iter().enumerate() {
             links.push(2 * h + 1);
             if r + 1 < holders.len() {
@@ -423,7 +470,7 @@ impl Sim<'_, '_> {
         }
         self.flows.push(Flow {
             links,
-            left: self.c.job.tasks[chunk].input_bytes,
+            left: self.task(chunk).input_bytes,
             rate: 0.0,
             carries: Carries::Upload(chunk),
         });
@@ -435,13 +482,14 @@ impl Sim<'_, '_> {
     /// while the chunk is still being uploaded or maps are still running.
     fn place_input(&mut self, i: usize) {
         let k = self.tasks[i].host.expect("placed tasks have a host");
-        let t = &self.c.job.tasks[i];
+        let (job, l) = self.ids[i];
+        let t = self.task(i);
         match t.kind {
             TaskKind::Map => {
                 if !self.uploaded[i] {
                     return;
                 }
-                let holders = &self.c.holders[i];
+                let holders = &self.c.holders[job][l];
                 let remote = !holders.contains(&k);
                 if remote {
                     self.fetch(i, holders[0], k, t.input_bytes);
@@ -449,15 +497,17 @@ impl Sim<'_, '_> {
                 self.tasks[i].remote = remote;
             }
             TaskKind::Reduce => {
-                if self.maps_left > 0 {
+                if self.maps_left[job] > 0 {
                     return;
                 }
-                let total: f64 = self.map_output.iter().sum();
-                for j in 0..self.host_count() {
-                    if j != k && self.map_output[j] > 0.0 {
-                        let bytes = t.input_bytes * self.map_output[j] / total;
-                        self.fetch(i, j, k, bytes);
-                    }
+                let output = &self.map_output[job];
+                let total: f64 = output.iter().sum();
+                let shares: Vec<(usize, f64)> = (0..self.host_count())
+                    .filter(|&h| h != k && output[h] > 0.0)
+                    .map(|h| (h, t.input_bytes * output[h] / total))
+                    .collect();
+                for (h, bytes) in shares {
+                    self.fetch(i, h, k, bytes);
                 }
             }
         }
@@ -505,28 +555,35 @@ impl Sim<'_, '_> {
     fn finish_tasks(&mut self, driver: &Driver<'_>) {
         for i in 0..self.tasks.len() {
             let t = &self.tasks[i];
-            if t.phase != Phase::Running || t.left > EPS * self.c.job.tasks[i].work_flop {
+            if t.phase != Phase::Running || t.left > EPS * self.task(i).work_flop {
                 continue;
             }
             self.tasks[i].phase = Phase::Done;
             let k = self.tasks[i].host.expect("running");
-            match self.c.job.tasks[i].kind {
+            let j = self.ids[i].0;
+            match self.task(i).kind {
                 TaskKind::Map => {
-                    self.map_output[k] +=
-                        self.c.job.tasks[i].input_bytes * self.c.job.spec.map_output_ratio;
+                    self.map_output[j][k] +=
+                        self.task(i).input_bytes * self.c.jobs[j].spec.map_output_ratio;
                     self.out.remote_maps += usize::from(self.tasks[i].remote);
-                    self.maps_left -= 1;
-                    if self.maps_left == 0 {
-                        self.release_reduces(driver);
+                    self.maps_left[j] -= 1;
+                    if self.maps_left[j] == 0 {
+                        self.release_reduces(j, driver);
                     }
                 }
-                TaskKind::Reduce => self.reduces_left -= 1,
+                TaskKind::Reduce => self.reduces_left[j] -= 1,
+            }
+            if self.maps_left[j] == 0 && self.reduces_left[j] == 0 {
+                let t0 = f64::from(STEP_S) * self.c.t0_step as f64;
+                self.out.job_times_s[j] = self.now - t0;
             }
         }
     }
 
-    fn release_reduces(&mut self, driver: &Driver<'_>) {
-        for i in self.c.job.reduces() {
+    fn release_reduces(&mut self, j: usize, driver: &Driver<'_>) {
+        let reduces = self.c.jobs[j].reduces();
+        let first = self.of_job(j).start;
+        for i in reduces.map(|l| first + l) {
             match driver {
                 Driver::Slots { .. } => self.pending.push(i),
                 Driver::Plan { .. } => self.place_input(i),
@@ -545,10 +602,7 @@ impl Sim<'_, '_> {
                     .total_cmp(&self.tasks[b].started)
                     .then(a.cmp(&b))
             });
-            let ram: Vec<f64> = running
-                .iter()
-                .map(|&i| self.c.job.tasks[i].ram_gib)
-                .collect();
+            let ram: Vec<f64> = running.iter().map(|&i| self.task(i).ram_gib).collect();
             let u = (self.u(k, Metric::Cpu), self.u(k, Metric::Ram));
             let n = kills(self.c.qos, &self.c.hosts[k], u, self.c.margin, &ram);
             for i in running.into_iter().rev().take(n) {
@@ -570,9 +624,10 @@ impl Sim<'_, '_> {
             }
             Driver::Plan { problem, plan, rng } => {
                 let t0 = f64::from(STEP_S) * self.c.t0_step as f64;
-                let old = plan.0[0][i].expect("running tasks were planned");
+                let id = self.ids[i];
+                let old = plan.0[id.0][id.1].expect("running tasks were planned");
                 let mut res = Reservations::of(problem, plan);
-                res.reserve((0, i), old, -1.0);
+                res.reserve(id, old, -1.0);
                 let from = (self.now - t0).ceil() as u32;
                 let horizon = problem
                     .nodes
@@ -580,16 +635,14 @@ impl Sim<'_, '_> {
                     .map(|n| n.horizon_s())
                     .min()
                     .unwrap_or(0);
-                let new = res
-                    .first_fit((0, i), from, horizon, rng)
-                    .unwrap_or_else(|| {
-                        self.out.replan_failures += 1;
-                        Assignment {
-                            node: old.node,
-                            start: from,
-                        }
-                    });
-                plan.0[0][i] = Some(new);
+                let new = res.first_fit(id, from, horizon, rng).unwrap_or_else(|| {
+                    self.out.replan_failures += 1;
+                    Assignment {
+                        node: old.node,
+                        start: from,
+                    }
+                });
+                plan.0[id.0][id.1] = Some(new);
                 let t = &mut self.tasks[i];
                 t.planned = t0 + f64::from(new.start);
                 if new.node != old.node {
@@ -602,11 +655,30 @@ impl Sim<'_, '_> {
     }
 
     fn start(&mut self, i: usize, k: usize) {
+        let work = self.task(i).work_flop;
         let t = &mut self.tasks[i];
         t.phase = Phase::Running;
         t.host = Some(k);
-        t.left = self.c.job.tasks[i].work_flop;
+        t.left = work;
         t.started = self.now;
+    }
+
+    /// Hadoop's pick for a free `kind` slot of host `k` (module docs): among the pending
+    /// tasks of `kind` of the earliest job that has one, [`pick_task`]'s.
+    fn fifo_pick(&self, kind: TaskKind, k: usize) -> Option<usize> {
+        let first = self.pending.iter().find(|&&i| self.task(i).kind == kind)?;
+        let job = self.ids[*first].0;
+        let of_kind: Vec<usize> = self
+            .pending
+            .iter()
+            .copied()
+            .filter(|&i| self.ids[i].0 == job && self.task(i).kind == kind)
+            .collect();
+        let local = |i: usize| match kind {
+            TaskKind::Map => self.c.holders[job][self.ids[i].1].contains(&k),
+            TaskKind::Reduce => true,
+        };
+        pick_task(&of_kind, local).map(|pos| of_kind[pos])
     }
 
     fn start_tasks(&mut self, driver: &Driver<'_>) {
@@ -629,30 +701,22 @@ impl Sim<'_, '_> {
                     if (self.next_heartbeat(k) - self.now).abs() > 1e-6 || !self.admits(k) {
                         continue;
                     }
-                    let kind = self.pending_kind();
-                    let (_, held) = self.counts(kind);
-                    let mut free = self.tracker_cap(kind, driver).saturating_sub(held[k]);
-                    if kind == TaskKind::Reduce && !fixed {
-                        free = free.min(1);
-                    }
-                    for _ in 0..free {
-                        let of_kind: Vec<usize> = self
-                            .pending
-                            .iter()
-                            .copied()
-                            .filter(|&i| self.c.job.tasks[i].kind == kind)
-                            .collect();
-                        let local = |i: usize| match kind {
-                            TaskKind::Map => self.c.holders[i].contains(&k),
-                            TaskKind::Reduce => true,
-                        };
-                        let Some(pos) = pick_task(&of_kind, local) else {
-                            break;
-                        };
-                        let i = of_kind[pos];
-                        self.pending.retain(|&p| p != i);
-                        self.tasks[i].host = Some(k);
-                        self.place_input(i);
+                    self.served[k] = self.now;
+                    let kinds: Vec<TaskKind> = self.pending_kinds().collect();
+                    for kind in kinds {
+                        let (_, held) = self.counts(kind);
+                        let mut free = self.tracker_cap(kind, driver).saturating_sub(held[k]);
+                        if kind == TaskKind::Reduce && !fixed {
+                            free = free.min(1);
+                        }
+                        for _ in 0..free {
+                            let Some(i) = self.fifo_pick(kind, k) else {
+                                break;
+                            };
+                            self.pending.retain(|&p| p != i);
+                            self.tasks[i].host = Some(k);
+                            self.place_input(i);
+                        }
                     }
                 }
                 // Tasks whose input is in place start at once.
@@ -695,12 +759,12 @@ pub fn kills(qos: Qos, host: &Host, u: (f64, f64), margin: f64, ram_gib: &[f64])
 }
 
 /// The plan driver's problem for `hosts`: Eq. 1 capacities from `forecast` (per host:
-/// CPU and RAM U per 3-minute step) over `steps` steps, window T = `window_s`.
+/// CPU and RAM U per 3-minute step) over `steps` steps, for `jobs`, window T = `window_s`.
 pub fn problem(
     hosts: &[Host],
     forecast: &[(Vec<f64>, Vec<f64>)],
     margin: f64,
-    job: Job,
+    jobs: Vec<Job>,
     window_s: u32,
     plan_slot_s: u32,
 ) -> Problem {
@@ -722,7 +786,7 @@ pub fn problem(
         .collect();
     Problem {
         nodes,
-        jobs: vec![job],
+        jobs,
         window_s,
         plan_slot_s,
     }

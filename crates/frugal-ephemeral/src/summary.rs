@@ -46,7 +46,7 @@ pub struct Cell {
     /// Median plan makespan (Eq. 3), seconds; empty for Cuckoo, which does not plan.
     pub plan_makespan_s: Option<f64>,
     /// Median plan job time with the shuffle's estimate
-    /// ([`crate::plan::Plan::job_time_with_shuffle`]), seconds; empty for Cuckoo.
+    /// ([`crate::plan::Plan::job_times_with_shuffle`]), seconds; empty for Cuckoo.
     pub plan_job_time_s: Option<f64>,
     /// 1 − median job time / Cuckoo's median job time in the same cell, percent (positive:
     /// faster than Cuckoo); empty without a Cuckoo run in the cell.
@@ -84,8 +84,8 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
             let relaunched: Vec<f64> = planned.iter().map(|r| r.relaunched_pct).collect();
             let remote: Vec<f64> = planned.iter().map(|r| r.remote_pct).collect();
             let plans = !is_cuckoo(k.4) && !planned.is_empty();
-            let plan_stat = |f: fn(&EphemeralRow) -> u32| {
-                plans.then(|| stat(planned.iter().map(|r| f64::from(f(r))).collect(), 0.5))
+            let plan_stat = |f: fn(&EphemeralRow) -> f64| {
+                plans.then(|| stat(planned.iter().map(|r| f(r)).collect(), 0.5))
             };
             Cell {
                 dc: k.0,
@@ -103,7 +103,7 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
                 relaunched_max_pct: stat(relaunched.clone(), 1.0),
                 relaunched_p98_pct: stat(relaunched, 0.98),
                 remote_pct: stat(remote, 0.5),
-                plan_makespan_s: plan_stat(|r| r.plan_makespan_s),
+                plan_makespan_s: plan_stat(|r| f64::from(r.plan_makespan_s)),
                 plan_job_time_s: plan_stat(|r| r.plan_job_time_s),
                 vs_cuckoo_pct: None,
             }

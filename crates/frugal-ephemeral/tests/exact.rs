@@ -9,11 +9,12 @@ use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use frugal_ephemeral::exact::{self, ExactError};
+use frugal_ephemeral::exact;
 use frugal_ephemeral::ga::Nsga3;
 use frugal_ephemeral::job::{Job, JobSpec, MIB};
 use frugal_ephemeral::ls::LocalSearch;
 use frugal_ephemeral::plan::{Assignment, NodeCapacity, Plan, Problem, violations};
+use frugal_ephemeral::planner::{self, Planner};
 use frugal_ephemeral::rffd;
 use frugal_ephemeral::search::Budget;
 
@@ -89,7 +90,7 @@ fn hand_worked_plan_prefers_the_earliest_end() {
         1440,
         1,
     );
-    let plan = exact::plan(&p).unwrap();
+    let plan = exact::plan(&p);
     let a = |node, start| Some(Assignment { node, start });
     assert_eq!(
         plan.0[0],
@@ -109,12 +110,72 @@ fn hand_worked_plan_prefers_the_earliest_end() {
         window_s: 250,
         ..p.clone()
     };
-    assert_eq!(exact::plan(&tight).unwrap().scheduled(), 0);
+    assert_eq!(exact::plan(&tight).scheduled(), 0);
+    // A second job planned on what the first leaves. Node 0 is reserved over [0, 200) and
+    // [280, 340), node 1 by two tasks over [180, 280) and one over [280, 340).
+    //   Maps: node 0 has no 100-s gap before 340 → ends 440, 540, …; node 1 → starts 280,
+    //   340, 380, 440 (one free slot beside the first job's reduce, then beside its own
+    //   maps) → ends 380, 440, 480, 540. The 4 smallest: 380 (n1), 440 (n0: fewer so
+    //   far), 440 (n1), 480 (n1) → M = 480. Reduces from 480: both nodes free, 540 each,
+    //   the tie to node 0 first. Makespan 540.
     let two = Problem {
-        jobs: vec![p.jobs[0].clone(), p.jobs[0].clone()],
+        jobs: vec![
+            p.jobs[0].clone(),
+            Job {
+                tasks: p.jobs[0]
+                    .tasks
+                    .iter()
+                    .map(|t| frugal_ephemeral::job::Task {
+                        job: 1,
+                        ..t.clone()
+                    })
+                    .collect(),
+                ..p.jobs[0].clone()
+            },
+        ],
         ..p
     };
-    assert_eq!(exact::plan(&two), Err(ExactError::SeveralJobs(2)));
+    let plan = exact::plan(&two);
+    assert_eq!(
+        plan.0[0],
+        exact::plan(&Problem {
+            jobs: vec![two.jobs[0].clone()],
+            ..two.clone()
+        })
+        .0[0]
+    );
+    assert_eq!(
+        plan.0[1],
+        vec![
+            a(1, 280),
+            a(0, 340),
+            a(1, 340),
+            a(1, 380),
+            a(0, 480),
+            a(1, 480)
+        ]
+    );
+    assert_eq!(plan.makespan(&two), 540);
+    assert!(violations(&two, &plan).is_empty());
+    // The bound: each job alone ends by 340; the 8 maps pooled end by 400 at the earliest
+    // (node 0: 100, 200, 300, 400; node 1: 280, 280, 380, 380), then a 60-s reduce: 460.
+    assert_eq!(exact::lower_bound(&two, &[0, 1]), 460);
+    let solved = planner::solve(
+        Planner::Exact,
+        &two,
+        None,
+        &mut ChaCha8Rng::seed_from_u64(1),
+    );
+    assert!(!solved.proven_optimal);
+    let gap = solved.gap_pct.unwrap();
+    assert!((gap - 100.0 * (540.0 / 460.0 - 1.0)).abs() < 1e-9, "{gap}");
+    let one = planner::solve(
+        Planner::Exact,
+        &tight,
+        None,
+        &mut ChaCha8Rng::seed_from_u64(1),
+    );
+    assert!(one.proven_optimal);
 }
 
 #[test]
@@ -135,12 +196,12 @@ fn the_shuffle_is_paid_in_the_estimate_and_the_network_plan() {
         1440,
         1,
     );
-    let plan = exact::plan(&p).unwrap();
+    let plan = exact::plan(&p);
     let a = |node, start| Some(Assignment { node, start });
     assert_eq!(plan.0[0], vec![a(0, 0), a(1, 0), a(0, 0), a(0, 60)]);
     assert_eq!(plan.makespan(&p), 120);
-    assert_eq!(plan.job_time_with_shuffle(&p), 137);
-    assert_eq!(exact::plan_network(&p).unwrap(), plan);
+    assert_eq!(plan.job_times_with_shuffle(&p), vec![137]);
+    assert_eq!(exact::plan_network(&p), plan);
     // One node: nothing moves, the estimate is the makespan.
     let one = problem(
         vec![node(&[2; 8], &ram)],
@@ -148,8 +209,8 @@ fn the_shuffle_is_paid_in_the_estimate_and_the_network_plan() {
         1440,
         1,
     );
-    let plan = exact::plan(&one).unwrap();
-    assert_eq!(plan.job_time_with_shuffle(&one), plan.makespan(&one));
+    let plan = exact::plan(&one);
+    assert_eq!(plan.job_times_with_shuffle(&one), vec![plan.makespan(&one)]);
 }
 
 /// The most identical tasks of `d` seconds (a multiple of 60) one node can run inside
@@ -187,7 +248,7 @@ fn exact_max_tasks(slots: &[u32], ram: &[f64], ram_per_task: f64, d: u32, window
             window_s,
             60,
         );
-        if exact::plan(&p).unwrap().scheduled() == 0 {
+        if exact::plan(&p).scheduled() == 0 {
             return n as u32;
         }
         n += 1;
@@ -264,7 +325,7 @@ fn exact_plans_match_exhaustive_search() {
         }
         let map_s = 180 * rng.random_range(1..4);
         let p = problem(nodes, job(3, 1, map_s, 180, 3.0), 1440, 180);
-        let plan = exact::plan(&p).unwrap();
+        let plan = exact::plan(&p);
         assert!(violations(&p, &plan).is_empty());
         let got = (plan.scheduled(), plan.makespan(&p));
         assert_eq!(got, exhaustive(&p), "{p:?}");
@@ -282,8 +343,43 @@ fn random_problem() -> impl Strategy<Value = Problem> {
         })
 }
 
+fn random_problem_of_jobs() -> impl Strategy<Value = Problem> {
+    (
+        prop::collection::vec(common::node(), 1..5),
+        prop::collection::vec(common::job_spec(10), 1..4),
+        common::window_and_slot(),
+    )
+        .prop_map(|(nodes, specs, (window_s, plan_slot_s))| Problem {
+            nodes,
+            jobs: specs
+                .into_iter()
+                .enumerate()
+                .map(|(j, s)| Job::new(j, s))
+                .collect(),
+            window_s,
+            plan_slot_s,
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// With several jobs, both exact constructions meet Eq. 4–6 and whole jobs, admit the
+    /// first job alike (later ones see different residual capacity), and the bound never
+    /// exceeds the makespan of the jobs they schedule.
+    #[test]
+    fn several_jobs_are_planned_feasibly_above_the_bound(p in random_problem_of_jobs()) {
+        let plan = exact::plan(&p);
+        let net = exact::plan_network(&p);
+        prop_assert_eq!(violations(&p, &plan), vec![]);
+        prop_assert_eq!(violations(&p, &net), vec![]);
+        let admitted = |plan: &Plan| -> Vec<usize> {
+            (0..p.jobs.len()).filter(|&j| plan.0[j].iter().all(Option::is_some)).collect()
+        };
+        prop_assert_eq!(admitted(&plan).first() == Some(&0), admitted(&net).first() == Some(&0));
+        prop_assert!(exact::lower_bound(&p, &admitted(&plan)) <= plan.makespan(&p));
+        prop_assert!(exact::lower_bound(&p, &admitted(&net)) <= net.makespan(&p));
+    }
 
     /// Every planner's plan meets Eq. 4–6; none schedules more, or finishes sooner, than
     /// the exact plan; the same seed gives the same plan.
@@ -292,7 +388,7 @@ proptest! {
         p in random_problem(),
         seed in any::<u64>(),
     ) {
-        let best = exact::plan(&p).unwrap();
+        let best = exact::plan(&p);
         prop_assert_eq!(violations(&p, &best), vec![]);
         let budget = Budget { evaluations: 2_000, wall_clock: None, patience: None };
         let start = rffd::plan(&p, &mut ChaCha8Rng::seed_from_u64(seed));
@@ -313,11 +409,11 @@ proptest! {
     /// its estimated job time is never above the exact plan's, nor below its own makespan.
     #[test]
     fn network_plans_are_feasible_and_never_slower_in_estimate(p in random_problem()) {
-        let paper = exact::plan(&p).unwrap();
-        let net = exact::plan_network(&p).unwrap();
+        let paper = exact::plan(&p);
+        let net = exact::plan_network(&p);
         prop_assert_eq!(violations(&p, &net), vec![]);
         prop_assert_eq!(net.scheduled(), paper.scheduled());
-        prop_assert!(net.job_time_with_shuffle(&p) <= paper.job_time_with_shuffle(&p));
-        prop_assert!(net.job_time_with_shuffle(&p) >= net.makespan(&p));
+        prop_assert!(net.job_times_with_shuffle(&p)[0] <= paper.job_times_with_shuffle(&p)[0]);
+        prop_assert!(net.job_times_with_shuffle(&p)[0] >= net.makespan(&p));
     }
 }

@@ -390,6 +390,7 @@ fn runs_are_deterministic_and_salamander_runs_local() {
         let spec = experiment::RunSpec {
             dc: DataCentre::University,
             job: JobSpec::paper(128),
+            jobs: 1,
             margin_pct: 5,
             start_hour: 7,
             strategy,
@@ -432,4 +433,85 @@ fn volatility_scales_the_swings_around_each_hosts_mean() {
             }
         }
     }
+}
+
+/// Two jobs of 2 maps (100 s on a 1 GFLOP/s slot) and 1 reduce (60 s) on one idle host of
+/// 20 GFLOP/s: one host, so nothing moves over the network.
+fn two_small_jobs() -> (Vec<Host>, Utilisation, Vec<Job>) {
+    let host = Host {
+        host: 0,
+        dc: DataCentre::University,
+        configuration: 0,
+        cpu_gflops: 20.0,
+        ram_gib: 64.0,
+    };
+    let mut csv = String::from("host,day,sample,cpu_pct,mem_pct\n");
+    for day in 1..=trace::DAYS {
+        for sample in 0..trace::SAMPLES_PER_DAY {
+            csv.push_str(&format!("0,{day},{sample},0,0\n"));
+        }
+    }
+    let util = Utilisation::parse(csv.as_bytes(), "idle.csv", 1).unwrap();
+    let mib = frugal_ephemeral::job::MIB;
+    let spec = JobSpec {
+        maps: 2,
+        reduces: 1,
+        chunk_mib: 1,
+        map_flop_per_byte: 100e9 / mib,
+        reduce_flop_per_byte: 60e9 / (2.0 * mib),
+        ram_gib: 1.0,
+        ..JobSpec::paper(128)
+    };
+    (vec![host], util, vec![Job::new(0, spec), Job::new(1, spec)])
+}
+
+/// Several jobs at run time (runtime module docs): each job's reduces wait for its own
+/// maps only, a job's time ends with its own last reduce, and Cuckoo serves the jobs first
+/// in, first out with one reduce per heartbeat.
+#[test]
+fn several_jobs_end_on_their_own_reduces_and_cuckoo_serves_them_fifo() {
+    use frugal_ephemeral::runtime::{self, Driver, RunConfig};
+    let (hosts, util, jobs) = two_small_jobs();
+    let config = |holders| RunConfig {
+        hosts: &hosts,
+        util: &util,
+        t0_step: experiment::start_step(0),
+        margin: 0.0,
+        jobs: &jobs,
+        holders,
+        upload: false,
+        qos: Qos::Throttle,
+    };
+    let local = || vec![vec![vec![0]; 2]; 2];
+    // Plan: job 0's maps at 0 and its reduce at 100; job 1's maps at 100, its reduce at
+    // 200. Job 0 ends at 160, job 1 at 260: mean 210 s.
+    let a = |start| Some(Assignment { node: 0, start });
+    let plan = Plan(vec![vec![a(0), a(0), a(100)], vec![a(100), a(100), a(200)]]);
+    let nodes = vec![NodeCapacity::new(20.0, vec![20.0; 960], vec![64.0; 960])];
+    let problem = Problem {
+        nodes,
+        jobs: jobs.clone(),
+        window_s: trace::DAY_S,
+        plan_slot_s: 1,
+    };
+    let rng = Box::new(ChaCha8Rng::seed_from_u64(1));
+    let o = runtime::run(
+        &config(local()),
+        Driver::Plan {
+            problem: &problem,
+            plan,
+            rng,
+        },
+    )
+    .unwrap();
+    assert_eq!(o.job_times_s, vec![160.0, 260.0]);
+    assert_eq!(o.job_time_s, 210.0);
+    // Cuckoo: the heartbeat at 0 starts all four maps (Hadoop's cap: ⌈4 × 20 / 20⌉); both
+    // reduces are pending from 100, and one is handed out per heartbeat, job 0's first:
+    // at 102 (ends 162) and at 105 (ends 165).
+    let o = runtime::run(&config(local()), Driver::Slots { fixed: false }).unwrap();
+    assert_eq!(o.job_times_s, vec![162.0, 165.0]);
+    // With fixed slots both reduces start at the heartbeat at 102.
+    let o = runtime::run(&config(local()), Driver::Slots { fixed: true }).unwrap();
+    assert_eq!(o.job_times_s, vec![162.0, 162.0]);
 }

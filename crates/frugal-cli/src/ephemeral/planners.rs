@@ -27,11 +27,14 @@ type C = Column<SolverRow>;
 fn columns() -> Vec<C> {
     vec![
         C::new(["tasks", ""], |r| r.tasks.to_string()),
+        C::new(["jobs", ""], |r| r.jobs.to_string()).sparse(|r| r.jobs > 1),
         C::new(["planner", ""], |r| r.planner.name().to_string()),
         C::new(["solving", "s"], |r| fixed(r.solve_s, 3)),
         C::new(["scheduled", ""], |r| r.scheduled.to_string()),
         C::new(["makespan", "s"], |r| r.plan_makespan_s.to_string()),
         C::new(["vs exact", "%"], |r| opt(r.gap_to_exact_pct, 2)),
+        C::new(["vs bound", "%"], |r| opt(r.gap_to_bound_pct, 2))
+            .sparse(|r| r.gap_to_bound_pct.is_some_and(|g| g > 0.0)),
         C::new(["proven", ""], |r| {
             if r.proven_optimal { "yes" } else { "" }.to_string()
         }),
@@ -65,9 +68,13 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
         FormatArg::Table | FormatArg::Markdown => {
             writeln!(
                 out,
-                "Planners on {} (paper 001 Fig. 4): one job of n tasks (128 MiB chunks, S = 0, \
+                "Planners on {} (paper 001 Fig. 4): {} of n tasks in all (128 MiB chunks, S = 0, \
                  window from day 5 00:00); solving times on one core.",
-                a.options.dc.dc()
+                a.options.dc.dc(),
+                match a.options.jobs {
+                    1 => "one job".to_string(),
+                    n => format!("{n} equal jobs"),
+                }
             )?;
             let t = if a.format == FormatArg::Markdown {
                 crate::table::markdown(columns(), &rows, 2)
