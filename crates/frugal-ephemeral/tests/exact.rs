@@ -343,24 +343,6 @@ fn random_problem() -> impl Strategy<Value = Problem> {
         })
 }
 
-fn random_problem_of_jobs() -> impl Strategy<Value = Problem> {
-    (
-        prop::collection::vec(common::node(), 1..5),
-        prop::collection::vec(common::job_spec(10), 1..4),
-        common::window_and_slot(),
-    )
-        .prop_map(|(nodes, specs, (window_s, plan_slot_s))| Problem {
-            nodes,
-            jobs: specs
-                .into_iter()
-                .enumerate()
-                .map(|(j, s)| Job::new(j, s))
-                .collect(),
-            window_s,
-            plan_slot_s,
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -368,7 +350,7 @@ proptest! {
     /// first job alike (later ones see different residual capacity), and the bound never
     /// exceeds the makespan of the jobs they schedule.
     #[test]
-    fn several_jobs_are_planned_feasibly_above_the_bound(p in random_problem_of_jobs()) {
+    fn several_jobs_are_planned_feasibly_above_the_bound(p in common::problem_of_jobs(10)) {
         let plan = exact::plan(&p);
         let net = exact::plan_network(&p);
         prop_assert_eq!(violations(&p, &plan), vec![]);

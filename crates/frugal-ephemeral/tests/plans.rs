@@ -7,33 +7,14 @@ use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use frugal_ephemeral::job::Job;
-use frugal_ephemeral::plan::{Problem, violations};
+use frugal_ephemeral::plan::violations;
 use frugal_ephemeral::rffd;
-
-fn problem() -> impl Strategy<Value = Problem> {
-    (
-        prop::collection::vec(common::node(), 1..5),
-        prop::collection::vec(common::job_spec(12), 1..4),
-        common::window_and_slot(),
-    )
-        .prop_map(|(nodes, jobs, (window_s, plan_slot_s))| Problem {
-            nodes,
-            jobs: jobs
-                .into_iter()
-                .enumerate()
-                .map(|(j, spec)| Job::new(j, spec))
-                .collect(),
-            window_s,
-            plan_slot_s,
-        })
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn alg1_plans_are_feasible(p in problem(), seed in any::<u64>()) {
+    fn alg1_plans_are_feasible(p in common::problem_of_jobs(12), seed in any::<u64>()) {
         let plan = rffd::plan(&p, &mut ChaCha8Rng::seed_from_u64(seed));
         prop_assert_eq!(violations(&p, &plan), vec![]);
         prop_assert_eq!(plan.scheduled(), plan.0.iter().zip(&p.jobs)

@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 
-use frugal_ephemeral::job::JobSpec;
-use frugal_ephemeral::plan::NodeCapacity;
+use frugal_ephemeral::job::{Job, JobSpec};
+use frugal_ephemeral::plan::{NodeCapacity, Problem};
 
 /// A node of 5–400 GFLOP/s with 4 forecast steps of random free CPU and 0–12 GiB RAM.
 pub fn node() -> impl Strategy<Value = NodeCapacity> {
@@ -33,4 +33,23 @@ pub fn job_spec(max_maps: usize) -> impl Strategy<Value = JobSpec> {
 /// A window T of 60–719 s and a plan slot of 1, 7 or 180 s.
 pub fn window_and_slot() -> impl Strategy<Value = (u32, u32)> {
     (60u32..720, prop_oneof![Just(1u32), Just(7), Just(180)])
+}
+
+/// A problem of 1–4 random nodes and 1–3 jobs of up to `max_maps` maps each.
+pub fn problem_of_jobs(max_maps: usize) -> impl Strategy<Value = Problem> {
+    (
+        prop::collection::vec(node(), 1..5),
+        prop::collection::vec(job_spec(max_maps), 1..4),
+        window_and_slot(),
+    )
+        .prop_map(|(nodes, jobs, (window_s, plan_slot_s))| Problem {
+            nodes,
+            jobs: jobs
+                .into_iter()
+                .enumerate()
+                .map(|(j, spec)| Job::new(j, spec))
+                .collect(),
+            window_s,
+            plan_slot_s,
+        })
 }
