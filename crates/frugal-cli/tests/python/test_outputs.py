@@ -83,10 +83,16 @@ def test_bag_of_tasks_outputs_load(tmp_path: Path):
 def test_ephemeral_outputs_load(tmp_path: Path):
     args = ["ephemeral", "--start-hours", "2", "--margins", "0,10", "--chunk-mib", "128"]
     df = pd.read_csv(io.StringIO(frugal(*args, "--format", "csv")))
-    assert list(df.strategy) == ["cuckoo", "salamander-rffd", "salamander-exact"] * 2
+    strategies = ["cuckoo", "salamander-rffd", "salamander-exact", "salamander-exact-network"]
+    assert list(df.strategy) == strategies * 2
     for column in ["dc", "chunk_mib", "safety_margin", "strategy", "job_time_s",
-                   "relaunched_pct", "remote_pct", "vs_cuckoo_pct"]:
+                   "relaunched_pct", "remote_pct", "plan_makespan_s", "plan_job_time_s",
+                   "vs_cuckoo_pct"]:
         assert column in df.columns, column
+    # Cuckoo does not plan: its plan columns are empty; every Salamander plan has both.
+    planned = df.strategy.str.startswith("salamander")
+    assert df.loc[~planned, "plan_job_time_s"].isna().all()
+    assert (df.loc[planned, "plan_job_time_s"] >= df.loc[planned, "plan_makespan_s"]).all()
     assert df.job_time_s.dtype.kind == "f" and (df.job_time_s > 0).all()
     assert (df.loc[df.strategy.str.startswith("salamander"), "remote_pct"] == 0).all()
     assert (df.loc[df.strategy == "cuckoo", "vs_cuckoo_pct"] == 0).all()
@@ -95,8 +101,9 @@ def test_ephemeral_outputs_load(tmp_path: Path):
     frugal(*args, "--out", str(tmp_path))
     assert pd.read_csv(tmp_path / "cells.csv").equals(df)
     runs = pd.read_csv(tmp_path / "runs.csv")
-    assert len(runs) == 2 * 2 * 3 and set(runs.start_hour) == {0, 1}
+    assert len(runs) == 2 * 2 * 4 and set(runs.start_hour) == {0, 1}
+    assert (runs.jobs == 1).all() and (runs.tasks == 680).all()
     improvements = pd.read_csv(tmp_path / "improvements.csv")
-    assert list(improvements.paper_pct) == [8.8, 8.8]
+    assert list(improvements.paper_pct) == [8.8, 8.8, 8.8]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["command"] == "ephemeral" and len(summary["forecast_coverage"]) == 1
