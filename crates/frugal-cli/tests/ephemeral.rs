@@ -32,7 +32,7 @@ fn the_comparison_prints_every_default_strategy_and_the_papers_figure() {
         out.contains("47.6"),
         "the paper's University 256 MiB figure\n{out}"
     );
-    assert!(out.contains("Forecast coverage, University: CPU"));
+    assert!(out.contains("Forecast coverage, University, seasonal-quantile: CPU"));
     assert!(!out.contains("NaN") && !out.contains("-0.0"), "{out}");
 }
 
@@ -84,7 +84,11 @@ fn out_writes_runs_cells_improvements_and_provenance() {
     assert_eq!(code, 0, "{err}");
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 1 + 4);
-    assert!(runs.starts_with("dc,chunk_mib,safety_margin,start_hour,strategy,volatility,seed"));
+    assert!(
+        runs.starts_with(
+            "dc,chunk_mib,safety_margin,start_hour,strategy,forecaster,volatility,seed"
+        )
+    );
     let imp = std::fs::read_to_string(dir.join("improvements.csv")).unwrap();
     assert!(imp.lines().nth(1).unwrap().ends_with(",47.6"), "{imp}");
     let summary: serde_json::Value =
@@ -201,8 +205,8 @@ fn planetlab_primary_workload_stresses_the_cpu_forecast() {
         args.extend(["--strategies", "cuckoo", "--primary-workload", workload]);
         let (code, out, err) = frugal(&args);
         assert_eq!(code, 0, "{err}");
-        // "Forecast coverage, University: CPU 94.9 % of samples ≤ forecast (mean
-        // over-estimate 40.7 points), ..."
+        // "Forecast coverage, University, seasonal-quantile: CPU 94.9 % of samples ≤
+        // forecast (mean over-estimate 40.7 points, ...), ..."
         let over = out
             .split("mean over-estimate ")
             .nth(1)
@@ -212,6 +216,50 @@ fn planetlab_primary_workload_stresses_the_cpu_forecast() {
     };
     let (gcd, planetlab) = (run("gcd"), run("planetlab"));
     assert!(planetlab > 2.0 * gcd, "gcd {gcd}, planetlab {planetlab}");
+}
+
+/// Each run names its forecaster and scores it over its own window: perfect forecasts
+/// cover every sample at zero pinball loss, the two 0.99-quantile forecasters miss some.
+#[test]
+fn every_forecaster_runs_and_is_scored_on_the_runs_window() {
+    let mut args = vec!["ephemeral", "--start-hours", "2", "--margins", "5"];
+    args.extend([
+        "--strategies",
+        "salamander-rffd",
+        "--per-run",
+        "--format",
+        "csv",
+    ]);
+    args.extend([
+        "--forecaster",
+        "seasonal-quantile,quantile-regression,oracle",
+    ]);
+    let (code, out, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut rows = csv::Reader::from_reader(out.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2 * 3);
+    for forecaster in ["seasonal-quantile", "quantile-regression", "oracle"] {
+        let mine: Vec<_> = rows
+            .iter()
+            .filter(|r| &r[col("forecaster")] == forecaster)
+            .collect();
+        assert_eq!(mine.len(), 2, "{forecaster}");
+        for r in mine {
+            let covered: f64 = r[col("cpu_covered_pct")].parse().unwrap();
+            let loss: f64 = r[col("ram_pinball_pp")].parse().unwrap();
+            let time: f64 = r[col("job_time_s")].parse().unwrap();
+            assert!(time > 0.0);
+            if forecaster == "oracle" {
+                assert_eq!((covered, loss), (100.0, 0.0));
+            } else {
+                assert!((50.0..100.0).contains(&covered), "{forecaster}: {covered}");
+                assert!(loss > 0.0, "{forecaster}");
+            }
+        }
+    }
 }
 
 #[test]

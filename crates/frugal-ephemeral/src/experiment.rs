@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::cuckoo::{REPLICAS, place_chunks};
-use crate::forecast::{Coverage, ForecasterKind, available};
+use crate::forecast::{Coverage, Forecaster, ForecasterKind, PAPER_TAU, available};
 use crate::hosts::{DataCentre, Host, Hosts};
 use crate::job::{Job, JobSpec};
 use crate::plan;
@@ -102,6 +102,8 @@ pub struct EphemeralRow {
     pub start_hour: u32,
     /// Strategy name.
     pub strategy: &'static str,
+    /// Forecaster of the primary workload.
+    pub forecaster: ForecasterKind,
     /// Volatility factor of the primary workload (1: as recorded).
     pub volatility: f64,
     /// Seed.
@@ -128,22 +130,102 @@ pub struct EphemeralRow {
     pub plan_job_time_s: f64,
     /// Kills whose re-plan found no room in the forecast.
     pub replan_failures: usize,
+    /// How the run's CPU forecasts fit the actual load over its 24-hour window, on the
+    /// data centre's hosts: share of samples covered, percent (target 99).
+    pub cpu_covered_pct: f64,
+    /// The same window's mean CPU pinball loss at τ = 0.99, percentage points.
+    pub cpu_pinball_pp: f64,
+    /// RAM samples covered, percent.
+    pub ram_covered_pct: f64,
+    /// RAM pinball loss, percentage points.
+    pub ram_pinball_pp: f64,
 }
 
-/// Runs one configuration on `util`, already scaled to `spec.volatility`.
-pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
+/// A primary workload and the forecasters fitted on it, shared by the runs that replay it.
+pub struct Workload {
+    /// The utilisation, scaled to `volatility`.
+    pub util: Utilisation,
+    /// Its volatility factor ([`Utilisation::with_volatility`]).
+    pub volatility: f64,
+    forecasters: Vec<(ForecasterKind, Box<dyn Forecaster>)>,
+}
+
+impl Workload {
+    /// `util` scaled to `volatility`, with `kinds` built for `hosts` on the scaled trace
+    /// (quantile regression is fitted here, so it learns the scaled swings).
+    ///
+    /// # Errors
+    /// When a forecaster cannot be fitted ([`ForecasterKind::build`]).
+    pub fn new(
+        util: &Utilisation,
+        volatility: f64,
+        hosts: &[usize],
+        kinds: &[ForecasterKind],
+    ) -> anyhow::Result<Self> {
+        let util = util.with_volatility(volatility);
+        let forecasters = kinds
+            .iter()
+            .map(|&k| Ok((k, k.build(&util, hosts)?)))
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Workload {
+            util,
+            volatility,
+            forecasters,
+        })
+    }
+
+    /// The forecaster of `kind`.
+    ///
+    /// # Panics
+    /// When `kind` was not built with the workload (a programming error).
+    pub fn forecaster(&self, kind: ForecasterKind) -> &dyn Forecaster {
+        let (_, f) = self
+            .forecasters
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .unwrap_or_else(|| panic!("forecaster {} not built", kind.name()));
+        f.as_ref()
+    }
+}
+
+/// Runs one configuration on `workload`, already scaled to `spec.volatility` and with
+/// `spec.forecaster` built for the data centre's hosts.
+pub fn run(spec: &RunSpec, hosts: &Hosts, workload: &Workload) -> EphemeralRow {
+    let util = &workload.util;
     let dc_hosts = hosts.of(spec.dc);
     let jobs: Vec<Job> = (0..spec.jobs).map(|j| Job::new(j, spec.job)).collect();
     let tasks: usize = jobs.iter().map(|j| j.tasks.len()).sum();
     let margin = f64::from(spec.margin_pct) / 100.0;
     let t0_step = start_step(spec.start_hour);
-    let forecast = forecasts(&dc_hosts, util, spec.forecaster, t0_step);
+    let forecast = forecasts(
+        &dc_hosts,
+        util,
+        workload.forecaster(spec.forecaster),
+        t0_step,
+    );
+    let fit = |metric: Metric| {
+        let actual: Vec<Vec<f64>> = dc_hosts
+            .iter()
+            .map(|h| {
+                (0..STEPS_PER_DAY)
+                    .map(|i| util.at(h.host, metric, t0_step + i))
+                    .collect()
+            })
+            .collect();
+        let forecast = forecast.iter().map(|(cpu, ram)| match metric {
+            Metric::Cpu => &cpu[..STEPS_PER_DAY],
+            Metric::Ram => &ram[..STEPS_PER_DAY],
+        });
+        Coverage::of(PAPER_TAU, forecast.zip(actual.iter().map(Vec::as_slice)))
+    };
+    let (cpu_fit, ram_fit) = (fit(Metric::Cpu), fit(Metric::Ram));
     let mut row = EphemeralRow {
         dc: spec.dc,
         chunk_mib: spec.job.chunk_mib,
         safety_margin: spec.margin_pct,
         start_hour: spec.start_hour,
         strategy: spec.strategy.name(),
+        forecaster: spec.forecaster,
         volatility: spec.volatility,
         seed: spec.seed,
         jobs: spec.jobs,
@@ -155,6 +237,10 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
         plan_makespan_s: 0,
         plan_job_time_s: 0.0,
         replan_failures: 0,
+        cpu_covered_pct: 100.0 * cpu_fit.covered,
+        cpu_pinball_pp: cpu_fit.pinball_pp,
+        ram_covered_pct: 100.0 * ram_fit.covered,
+        ram_pinball_pp: ram_fit.pinball_pp,
     };
     let config = |holders, qos| RunConfig {
         hosts: &dc_hosts,
@@ -243,10 +329,9 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, util: &Utilisation) -> EphemeralRow {
 pub fn forecasts(
     hosts: &[Host],
     util: &Utilisation,
-    forecaster: ForecasterKind,
+    forecaster: &dyn Forecaster,
     t0_step: usize,
 ) -> Vec<(Vec<f64>, Vec<f64>)> {
-    let forecaster = forecaster.build();
     let steps = 2 * STEPS_PER_DAY;
     hosts
         .iter()
@@ -275,6 +360,10 @@ fn run_seed(spec: &RunSpec) -> u64 {
 pub struct DcCoverage {
     /// The data centre.
     pub dc: DataCentre,
+    /// The forecaster.
+    pub forecaster: ForecasterKind,
+    /// The primary workload's volatility factor.
+    pub volatility: f64,
     /// CPU coverage.
     pub cpu: Coverage,
     /// RAM coverage.
@@ -287,27 +376,25 @@ pub struct DcCoverage {
 pub fn coverage(
     dc: DataCentre,
     hosts: &Hosts,
-    util: &Utilisation,
+    workload: &Workload,
     forecaster: ForecasterKind,
     start_hours: u32,
 ) -> DcCoverage {
-    let f = forecaster.build();
+    let f = workload.forecaster(forecaster);
     let ids: Vec<usize> = hosts.of(dc).iter().map(|h| h.host).collect();
     let per_metric = |m| {
         let all: Vec<Coverage> = (0..start_hours)
             .map(|h| {
                 let from = start_step(h);
-                crate::forecast::coverage(f.as_ref(), util, &ids, m, from, STEPS_PER_DAY)
+                crate::forecast::coverage(f, &workload.util, &ids, m, from, STEPS_PER_DAY)
             })
             .collect();
-        let n = all.len().max(1) as f64;
-        Coverage {
-            covered: all.iter().map(|c| c.covered).sum::<f64>() / n,
-            mean_over_pp: all.iter().map(|c| c.mean_over_pp).sum::<f64>() / n,
-        }
+        Coverage::mean(&all)
     };
     DcCoverage {
         dc,
+        forecaster,
+        volatility: workload.volatility,
         cpu: per_metric(Metric::Cpu),
         ram: per_metric(Metric::Ram),
     }

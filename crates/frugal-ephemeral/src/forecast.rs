@@ -3,16 +3,21 @@
 //!
 //! The paper forecasts each host's CPU and RAM utilisation for the next 24 h at the 0.99
 //! quantile by quantile regression, without saying which model (§III-A.1: "not detailed in
-//! this paper"). frugal's default, [`SeasonalQuantile`], is the empirical τ-quantile of the
-//! same time of day (± 5 steps = ± 15 min, circular) over every complete day before the
-//! window; [`Oracle`] returns the actual utilisation (an ablation: perfect forecasts).
+//! this paper"). frugal offers three forecasters: [`SeasonalQuantile`] (the default), the
+//! empirical τ-quantile of the same time of day (± 5 steps = ± 15 min, circular) over every
+//! complete day before the window; [`QuantileRegression`], a linear quantile regression on
+//! the day before and the time of day, fitted per host and metric on the training days
+//! ([`crate::quantreg`]); and [`Oracle`], the actual utilisation (an ablation: perfect
+//! forecasts). [`coverage`] scores any of them on held-out windows by coverage and pinball
+//! loss.
 
 use serde::Serialize;
 
+pub use crate::quantreg::{QuantileRegression, pinball};
 use crate::trace::{Metric, STEPS_PER_DAY, Utilisation};
 
 /// Forecasts U(k, m, t) ∈ [0, 1] of Eq. 1.
-pub trait Forecaster: Sync {
+pub trait Forecaster: Send + Sync {
     /// U(host, metric, ·) for `steps` 3-minute steps starting at absolute step `from`
     /// (counted from day 1 00:00). Uses only samples before `from`, except [`Oracle`].
     fn forecast(
@@ -31,19 +36,47 @@ pub trait Forecaster: Sync {
 pub enum ForecasterKind {
     /// [`SeasonalQuantile`] with τ = 0.99 (the paper's quantile, §IV-A).
     SeasonalQuantile,
+    /// [`QuantileRegression`] with τ = 0.99.
+    QuantileRegression,
     /// [`Oracle`].
     Oracle,
 }
 
 impl ForecasterKind {
-    /// The forecaster.
-    pub fn build(self) -> Box<dyn Forecaster> {
+    /// Every forecaster, in the order outputs list them.
+    pub const ALL: [ForecasterKind; 3] = [
+        ForecasterKind::SeasonalQuantile,
+        ForecasterKind::QuantileRegression,
+        ForecasterKind::Oracle,
+    ];
+
+    /// The name in outputs.
+    pub fn name(self) -> &'static str {
         match self {
-            ForecasterKind::SeasonalQuantile => Box::new(SeasonalQuantile::PAPER),
-            ForecasterKind::Oracle => Box::new(Oracle),
+            ForecasterKind::SeasonalQuantile => "seasonal-quantile",
+            ForecasterKind::QuantileRegression => "quantile-regression",
+            ForecasterKind::Oracle => "oracle",
         }
     }
+
+    /// The forecaster, ready to forecast `hosts` of `util` (only quantile regression
+    /// learns anything: it is fitted here, one LP per host and metric).
+    ///
+    /// # Errors
+    /// When the solver fails on a host's LP (named in the message).
+    pub fn build(self, util: &Utilisation, hosts: &[usize]) -> anyhow::Result<Box<dyn Forecaster>> {
+        Ok(match self {
+            ForecasterKind::SeasonalQuantile => Box::new(SeasonalQuantile::PAPER),
+            ForecasterKind::QuantileRegression => {
+                Box::new(QuantileRegression::fit(util, hosts, PAPER_TAU)?)
+            }
+            ForecasterKind::Oracle => Box::new(Oracle),
+        })
+    }
 }
+
+/// The quantile of every forecast in the paper's experiments (§IV-A).
+pub const PAPER_TAU: f64 = 0.99;
 
 /// Empirical τ-quantile of the same time of day over the complete days before the window.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,7 +91,7 @@ pub struct SeasonalQuantile {
 impl SeasonalQuantile {
     /// τ = 0.99 (paper §IV-A), ± 5 steps.
     pub const PAPER: SeasonalQuantile = SeasonalQuantile {
-        tau: 0.99,
+        tau: PAPER_TAU,
         half_width: 5,
     };
 }
@@ -137,7 +170,7 @@ pub fn available(capacity: f64, u: f64, margin: f64) -> f64 {
     capacity * (1.0 - (u + margin)).max(0.0)
 }
 
-/// How well forecasts cover the actual utilisation over a window.
+/// How well τ-quantile forecasts fit the actual utilisation over a window.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Coverage {
     /// Share of (host, step) samples with actual u ≤ forecast U, 0–1 (the target of a
@@ -145,9 +178,48 @@ pub struct Coverage {
     pub covered: f64,
     /// Mean of U − u over the samples, percentage points (positive = over-estimate).
     pub mean_over_pp: f64,
+    /// Mean pinball loss ρ_τ(u − U) ([`pinball`]) over the samples, percentage points:
+    /// the score a τ-quantile forecast minimises, lower is better; it charges a miss
+    /// above the forecast τ / (1 − τ) = 99 times an over-estimate of the same size.
+    pub pinball_pp: f64,
 }
 
-/// Coverage of `forecaster` for `hosts` and `metric` over `steps` steps from `from`.
+impl Coverage {
+    /// Scores forecasts `forecast` of actual values `actual` (same length) at quantile
+    /// `tau`; each slice pairs one host's forecast with its utilisation.
+    pub fn of<'a>(tau: f64, pairs: impl IntoIterator<Item = (&'a [f64], &'a [f64])>) -> Coverage {
+        let (mut covered, mut over, mut loss, mut n) = (0usize, 0.0, 0.0, 0usize);
+        for (forecast, actual) in pairs {
+            debug_assert_eq!(forecast.len(), actual.len());
+            for (&u_hat, &u) in forecast.iter().zip(actual) {
+                covered += usize::from(u <= u_hat);
+                over += u_hat - u;
+                loss += pinball(tau, u, u_hat);
+                n += 1;
+            }
+        }
+        let n = n.max(1) as f64;
+        Coverage {
+            covered: covered as f64 / n,
+            mean_over_pp: 100.0 * over / n,
+            pinball_pp: 100.0 * loss / n,
+        }
+    }
+
+    /// The mean of several windows' scores (each window weighs the same).
+    pub fn mean(all: &[Coverage]) -> Coverage {
+        let n = all.len().max(1) as f64;
+        let avg = |f: fn(&Coverage) -> f64| all.iter().map(f).sum::<f64>() / n;
+        Coverage {
+            covered: avg(|c| c.covered),
+            mean_over_pp: avg(|c| c.mean_over_pp),
+            pinball_pp: avg(|c| c.pinball_pp),
+        }
+    }
+}
+
+/// Coverage of `forecaster` (at τ = [`PAPER_TAU`]) for `hosts` and `metric` over `steps`
+/// steps from `from`.
 pub fn coverage(
     forecaster: &dyn Forecaster,
     util: &Utilisation,
@@ -156,19 +228,18 @@ pub fn coverage(
     from: usize,
     steps: usize,
 ) -> Coverage {
-    let (mut covered, mut over, mut n) = (0usize, 0.0, 0usize);
-    for &h in hosts {
-        let f = forecaster.forecast(util, h, metric, from, steps);
-        for (i, u_hat) in f.iter().enumerate() {
-            let u = util.at(h, metric, from + i);
-            covered += usize::from(u <= *u_hat);
-            over += u_hat - u;
-            n += 1;
-        }
-    }
-    let n = n.max(1) as f64;
-    Coverage {
-        covered: covered as f64 / n,
-        mean_over_pp: 100.0 * over / n,
-    }
+    let pairs: Vec<(Vec<f64>, Vec<f64>)> = hosts
+        .iter()
+        .map(|&h| {
+            let forecast = forecaster.forecast(util, h, metric, from, steps);
+            let actual = (from..from + steps)
+                .map(|s| util.at(h, metric, s))
+                .collect();
+            (forecast, actual)
+        })
+        .collect();
+    Coverage::of(
+        PAPER_TAU,
+        pairs.iter().map(|(f, a)| (f.as_slice(), a.as_slice())),
+    )
 }

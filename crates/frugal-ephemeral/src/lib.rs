@@ -3,7 +3,8 @@
 //! hosts that run a primary workload), against its predecessor Cuckoo.
 //!
 //! Entry points: [`Hosts`] and [`Utilisation`] (the 42 hosts and their primary workload),
-//! [`forecast`] (the `Forecaster` trait and Eq. 1), [`plan`] and [`rffd`] (the holistic
+//! [`forecast`] (the `Forecaster` trait, Eq. 1, coverage and pinball loss; the linear
+//! quantile regression of [`quantreg`]), [`plan`] and [`rffd`] (the holistic
 //! plan of Eq. 2–6 and Alg. 1), [`planner`] (Alg. 1, the proven optimum of [`exact`],
 //! NSGA-III in [`ga`] and tabu + late acceptance in [`ls`], behind one call), [`runtime`]
 //! (the simulator: network, CPU sharing, the QoS controllers of Alg. 3 and Cuckoo),
@@ -29,6 +30,7 @@ pub mod network;
 pub mod options;
 pub mod plan;
 pub mod planner;
+pub mod quantreg;
 pub mod rffd;
 pub mod runtime;
 pub mod search;

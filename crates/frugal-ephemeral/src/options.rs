@@ -18,6 +18,7 @@ use serde::Serialize;
 use frugal_core::options::{Usage, number_in};
 use frugal_core::progress::Progress;
 
+use crate::experiment::Workload;
 use crate::experiment::{self, DcCoverage, EphemeralRow, RunSpec};
 use crate::planner::{Effort, Planner};
 use crate::solvers::{self, SolverRow, SolverSpec};
@@ -96,9 +97,11 @@ impl StrategyArg {
 /// A forecaster of the primary workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
 pub enum ForecasterArg {
-    /// The 0.99 quantile of the same time of day over the past days (frugal's stand-in
-    /// for the paper's quantile regression)
+    /// The 0.99 quantile of the same time of day over the past days
     SeasonalQuantile,
+    /// Linear quantile regression at 0.99 on the day before and the time of day, fitted
+    /// per host and metric on days 1-4 (the paper's forecaster family)
+    QuantileRegression,
     /// The actual utilisation (perfect forecasts; an ablation)
     Oracle,
 }
@@ -108,6 +111,7 @@ impl ForecasterArg {
     pub fn kind(self) -> ForecasterKind {
         match self {
             ForecasterArg::SeasonalQuantile => ForecasterKind::SeasonalQuantile,
+            ForecasterArg::QuantileRegression => ForecasterKind::QuantileRegression,
             ForecasterArg::Oracle => ForecasterKind::Oracle,
         }
     }
@@ -163,9 +167,14 @@ pub struct EphemeralOptions {
         default_value = "cuckoo,salamander-rffd,salamander-exact,salamander-exact-network"
     )]
     pub strategies: Vec<StrategyArg>,
-    /// Forecaster of the primary workload.
-    #[arg(long, value_enum, default_value = "seasonal-quantile")]
-    pub forecaster: ForecasterArg,
+    /// Forecasters of the primary workload (each run plans with one; the rows name it).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "seasonal-quantile"
+    )]
+    pub forecaster: Vec<ForecasterArg>,
     /// Volatility factors of the primary workload, each in [0, 4]: every host's load
     /// becomes its mean + factor × its deviation from the mean (clipped to [0, 1]); 1 is
     /// the trace as recorded, 0 a constant load, 2 twice every swing.
@@ -367,18 +376,23 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
         None => Utilisation::shipped(a.primary_workload.workload()),
         Some(p) => read_utilisation(p, hosts.0.len())?,
     };
-    // One scaled workload per factor, shared by its runs.
-    let workloads: Vec<Utilisation> = a
-        .volatility
-        .iter()
-        .map(|&v| {
-            if v == 1.0 {
-                util.clone()
-            } else {
-                util.with_volatility(v)
-            }
-        })
-        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
+    let kinds: Vec<ForecasterKind> = a.forecaster.iter().map(|f| f.kind()).collect();
+    let dc_host_ids: Vec<usize> =
+        a.dc.iter()
+            .flat_map(|dc| hosts.of(dc.dc()))
+            .map(|h| h.host)
+            .collect();
+    // One scaled workload per factor, its forecasters fitted once and shared by its runs.
+    let workloads: Vec<Workload> = pool.install(|| {
+        a.volatility
+            .par_iter()
+            .map(|&v| Workload::new(&util, v, &dc_host_ids, &kinds))
+            .collect::<Result<_>>()
+    })?;
     let mut specs = Vec::new();
     let mut workload_of = Vec::new();
     for (w, &volatility) in a.volatility.iter().enumerate() {
@@ -391,33 +405,31 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
                 }
                 for &margin in &a.margins {
                     for h in 0..a.start_hours {
-                        for s in &a.strategies {
-                            specs.push(RunSpec {
-                                dc: dc.dc(),
-                                job,
-                                jobs: a.jobs as usize,
-                                margin_pct: margin,
-                                start_hour: h,
-                                strategy: s.strategy(),
-                                forecaster: a.forecaster.kind(),
-                                volatility,
-                                upload: a.upload,
-                                plan_slot_s: a.plan_slot_s.unwrap_or(1),
-                                effort: a.budget.unwrap_or(Effort::Full),
-                                wall_clock: a.wall_clock_s.map(Duration::from_secs_f64),
-                                seed: a.seed,
-                            });
-                            workload_of.push(w);
+                        for &forecaster in &kinds {
+                            for s in &a.strategies {
+                                specs.push(RunSpec {
+                                    dc: dc.dc(),
+                                    job,
+                                    jobs: a.jobs as usize,
+                                    margin_pct: margin,
+                                    start_hour: h,
+                                    strategy: s.strategy(),
+                                    forecaster,
+                                    volatility,
+                                    upload: a.upload,
+                                    plan_slot_s: a.plan_slot_s.unwrap_or(1),
+                                    effort: a.budget.unwrap_or(Effort::Full),
+                                    wall_clock: a.wall_clock_s.map(Duration::from_secs_f64),
+                                    seed: a.seed,
+                                });
+                                workload_of.push(w);
+                            }
                         }
                     }
                 }
             }
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("starting the worker threads")?;
     progress.add(specs.len());
     let rows: Vec<EphemeralRow> = pool.install(|| {
         specs
@@ -430,11 +442,20 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
             })
             .collect()
     });
-    let coverage: Vec<DcCoverage> = a
-        .dc
-        .iter()
-        .map(|dc| experiment::coverage(dc.dc(), &hosts, &util, a.forecaster.kind(), a.start_hours))
-        .collect();
+    let mut coverage = Vec::new();
+    for workload in &workloads {
+        for dc in &a.dc {
+            for &kind in &kinds {
+                coverage.push(experiment::coverage(
+                    dc.dc(),
+                    &hosts,
+                    workload,
+                    kind,
+                    a.start_hours,
+                ));
+            }
+        }
+    }
     Ok(Runs { rows, coverage })
 }
 

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::experiment::{forecasts, start_step};
-use crate::forecast::ForecasterKind;
+use crate::forecast::SeasonalQuantile;
 use crate::hosts::{DataCentre, Hosts};
 use crate::job::{Job, JobSpec};
 use crate::plan;
@@ -83,7 +83,7 @@ pub struct SolverSpec {
 pub fn compare(spec: &SolverSpec, hosts: &Hosts, util: &Utilisation) -> Vec<SolverRow> {
     let dc_hosts = hosts.of(spec.dc);
     let t0 = start_step(0);
-    let forecast = forecasts(&dc_hosts, util, ForecasterKind::SeasonalQuantile, t0);
+    let forecast = forecasts(&dc_hosts, util, &SeasonalQuantile::PAPER, t0);
     let mut rows = Vec::new();
     for &n in &spec.tasks {
         let per_job = JobSpec::paper(128).with_tasks(n.div_ceil(spec.jobs));

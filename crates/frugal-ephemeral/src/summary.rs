@@ -4,12 +4,11 @@
 use serde::Serialize;
 
 use crate::experiment::EphemeralRow;
-use crate::forecast::quantile;
+use crate::forecast::{ForecasterKind, quantile};
 use crate::hosts::DataCentre;
 
-/// Statistics of one (data centre, chunk size, safety margin, volatility, strategy) cell
-/// over its
-/// runs (start hours). Job times are over the runs that ended; percentages over all runs
+/// Statistics of one (data centre, chunk size, safety margin, volatility, forecaster,
+/// strategy) cell over its runs (start hours). Job times are over the runs that ended; percentages over all runs
 /// that were not rejected.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cell {
@@ -21,6 +20,8 @@ pub struct Cell {
     pub safety_margin: u32,
     /// Volatility factor of the primary workload (1: as recorded).
     pub volatility: f64,
+    /// Forecaster of the primary workload.
+    pub forecaster: ForecasterKind,
     /// Strategy.
     pub strategy: &'static str,
     /// Runs.
@@ -64,7 +65,16 @@ fn stat(mut v: Vec<f64>, tau: f64) -> f64 {
 
 /// The cells of `rows`, in the order each cell first appears.
 pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
-    let key = |r: &EphemeralRow| (r.dc, r.chunk_mib, r.safety_margin, r.volatility, r.strategy);
+    let key = |r: &EphemeralRow| {
+        (
+            r.dc,
+            r.chunk_mib,
+            r.safety_margin,
+            r.volatility,
+            r.forecaster,
+            r.strategy,
+        )
+    };
     let mut keys = Vec::new();
     for r in rows {
         if !keys.contains(&key(r)) {
@@ -83,7 +93,7 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
                 .collect();
             let relaunched: Vec<f64> = planned.iter().map(|r| r.relaunched_pct).collect();
             let remote: Vec<f64> = planned.iter().map(|r| r.remote_pct).collect();
-            let plans = !is_cuckoo(k.4) && !planned.is_empty();
+            let plans = !is_cuckoo(k.5) && !planned.is_empty();
             let plan_stat = |f: fn(&EphemeralRow) -> f64| {
                 plans.then(|| stat(planned.iter().map(|r| f(r)).collect(), 0.5))
             };
@@ -92,7 +102,8 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
                 chunk_mib: k.1,
                 safety_margin: k.2,
                 volatility: k.3,
-                strategy: k.4,
+                forecaster: k.4,
+                strategy: k.5,
                 runs: runs.len(),
                 rejected: runs.len() - planned.len(),
                 job_time_s: stat(times.clone(), 0.5),
@@ -113,8 +124,19 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
         let c = &out[i];
         let cuckoo = out.iter().find(|o| {
             o.strategy == "cuckoo"
-                && (o.dc, o.chunk_mib, o.safety_margin, o.volatility)
-                    == (c.dc, c.chunk_mib, c.safety_margin, c.volatility)
+                && (
+                    o.dc,
+                    o.chunk_mib,
+                    o.safety_margin,
+                    o.volatility,
+                    o.forecaster,
+                ) == (
+                    c.dc,
+                    c.chunk_mib,
+                    c.safety_margin,
+                    c.volatility,
+                    c.forecaster,
+                )
         });
         let vs = cuckoo
             .filter(|o| o.job_time_s.is_finite() && c.job_time_s.is_finite())
@@ -133,6 +155,8 @@ pub struct Improvement {
     pub dc: DataCentre,
     /// Chunk size, MiB.
     pub chunk_mib: u32,
+    /// The forecaster both ran with.
+    pub forecaster: ForecasterKind,
     /// The strategy compared with Cuckoo.
     pub strategy: &'static str,
     /// Cuckoo's smallest median job time over the margins, seconds.
@@ -158,13 +182,14 @@ pub fn paper_improvement(dc: DataCentre, chunk_mib: u32) -> Option<f64> {
     }
 }
 
-/// One [`Improvement`] per (data centre, chunk size, non-Cuckoo strategy) in `cells`, on
-/// the primary workload as recorded (volatility 1), as the paper ran it.
+/// One [`Improvement`] per (data centre, chunk size, forecaster, non-Cuckoo strategy) in
+/// `cells`, on the primary workload as recorded (volatility 1), as the paper ran it.
 pub fn improvements(cells: &[Cell]) -> Vec<Improvement> {
-    let min_median = |dc, chunk, strategy: &str| {
+    let min_median = |dc, chunk, forecaster, strategy: &str| {
         cells
             .iter()
             .filter(|c| c.dc == dc && c.chunk_mib == chunk && c.strategy == strategy)
+            .filter(|c| c.forecaster == forecaster)
             .filter(|c| c.volatility == 1.0)
             .map(|c| c.job_time_s)
             .filter(|t| t.is_finite())
@@ -173,21 +198,23 @@ pub fn improvements(cells: &[Cell]) -> Vec<Improvement> {
     let mut out: Vec<Improvement> = Vec::new();
     for c in cells {
         if c.strategy == "cuckoo"
-            || out
-                .iter()
-                .any(|o| (o.dc, o.chunk_mib, o.strategy) == (c.dc, c.chunk_mib, c.strategy))
+            || out.iter().any(|o| {
+                (o.dc, o.chunk_mib, o.forecaster, o.strategy)
+                    == (c.dc, c.chunk_mib, c.forecaster, c.strategy)
+            })
         {
             continue;
         }
         let (Some(cuckoo_s), Some(strategy_s)) = (
-            min_median(c.dc, c.chunk_mib, "cuckoo"),
-            min_median(c.dc, c.chunk_mib, c.strategy),
+            min_median(c.dc, c.chunk_mib, c.forecaster, "cuckoo"),
+            min_median(c.dc, c.chunk_mib, c.forecaster, c.strategy),
         ) else {
             continue;
         };
         out.push(Improvement {
             dc: c.dc,
             chunk_mib: c.chunk_mib,
+            forecaster: c.forecaster,
             strategy: c.strategy,
             cuckoo_s,
             strategy_s,

@@ -17,7 +17,7 @@ use frugal_ephemeral::plan::{Assignment, NodeCapacity, Plan, Problem, Violation,
 use frugal_ephemeral::planner::{Effort, Planner};
 use frugal_ephemeral::runtime::{Qos, kills};
 use frugal_ephemeral::trace::{self, Metric, PrimaryWorkload, Utilisation};
-use frugal_ephemeral::{experiment, rffd};
+use frugal_ephemeral::{ForecasterKind, experiment, rffd};
 
 #[test]
 fn eq1_subtracts_forecast_and_margin_and_clamps_at_zero() {
@@ -382,10 +382,21 @@ fn max_min_fairness_by_hand() {
 fn runs_are_deterministic_and_salamander_runs_local() {
     let hosts = Hosts::embedded();
     let util = Utilisation::embedded();
-    for strategy in [
-        experiment::Strategy::Cuckoo,
-        experiment::Strategy::CuckooFixedSlots,
-        experiment::Strategy::Salamander(Planner::Rffd),
+    let ids: Vec<usize> = hosts
+        .of(DataCentre::University)
+        .iter()
+        .map(|h| h.host)
+        .collect();
+    let kinds = [
+        ForecasterKind::SeasonalQuantile,
+        ForecasterKind::QuantileRegression,
+    ];
+    let workload = experiment::Workload::new(&util, 1.0, &ids, &kinds).unwrap();
+    for (strategy, forecaster) in [
+        (experiment::Strategy::Cuckoo, kinds[0]),
+        (experiment::Strategy::CuckooFixedSlots, kinds[0]),
+        (experiment::Strategy::Salamander(Planner::Rffd), kinds[0]),
+        (experiment::Strategy::Salamander(Planner::Rffd), kinds[1]),
     ] {
         let spec = experiment::RunSpec {
             dc: DataCentre::University,
@@ -394,7 +405,7 @@ fn runs_are_deterministic_and_salamander_runs_local() {
             margin_pct: 5,
             start_hour: 7,
             strategy,
-            forecaster: frugal_ephemeral::ForecasterKind::SeasonalQuantile,
+            forecaster,
             volatility: 1.0,
             upload: false,
             plan_slot_s: 1,
@@ -402,8 +413,8 @@ fn runs_are_deterministic_and_salamander_runs_local() {
             wall_clock: None,
             seed: 3,
         };
-        let a = experiment::run(&spec, &hosts, &util);
-        let b = experiment::run(&spec, &hosts, &util);
+        let a = experiment::run(&spec, &hosts, &workload);
+        let b = experiment::run(&spec, &hosts, &workload);
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
         assert!(a.job_time_s.is_finite() && a.job_time_s > 0.0, "{a:?}");
         if strategy == experiment::Strategy::Salamander(Planner::Rffd) {

@@ -139,13 +139,21 @@ fn print(
     for c in coverage {
         writeln!(
             out,
-            "Forecast coverage, {}: CPU {:.1} % of samples ≤ forecast (mean over-estimate {:.1} \
-             points), RAM {:.1} % ({:.1} points).",
+            "Forecast coverage, {}{}, {}: CPU {:.1} % of samples ≤ forecast (mean over-estimate \
+             {:.1} points, pinball loss {:.2} points), RAM {:.1} % ({:.1} points, {:.2}).",
             c.dc,
+            if c.volatility == 1.0 {
+                String::new()
+            } else {
+                format!(" (volatility ×{})", c.volatility)
+            },
+            c.forecaster.name(),
             100.0 * c.cpu.covered,
             c.cpu.mean_over_pp,
+            c.cpu.pinball_pp,
             100.0 * c.ram.covered,
             c.ram.mean_over_pp,
+            c.ram.pinball_pp,
         )?;
     }
     Ok(())

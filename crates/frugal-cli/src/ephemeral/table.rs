@@ -1,6 +1,7 @@
 //! The tables of `frugal ephemeral`: statistics per cell, and improvements over Cuckoo
 //! beside the paper's.
 
+use frugal_ephemeral::ForecasterKind;
 use frugal_ephemeral::summary::{Cell, Improvement};
 
 use crate::table::{Column, fixed, opt};
@@ -15,6 +16,8 @@ fn cell_columns() -> Vec<C> {
         C::new(["S", "%"], |c| c.safety_margin.to_string()),
         C::new(["strategy", ""], |c| c.strategy.to_string()),
         C::new(["volatility", "×"], |c| c.volatility.to_string()).sparse(|c| c.volatility != 1.0),
+        C::new(["forecaster", ""], |c| c.forecaster.name().to_string())
+            .sparse(|c| c.forecaster != ForecasterKind::SeasonalQuantile),
         C::new(["runs", ""], |c| c.runs.to_string()),
         C::new(["rejected", ""], |c| c.rejected.to_string()).sparse(|c| c.rejected > 0),
         C::new(["job time", "s"], |c| fixed(c.job_time_s, 0)),
@@ -50,6 +53,8 @@ fn improvement_columns() -> Vec<I> {
         I::new(["DC", ""], |i| i.dc.to_string()),
         I::new(["chunk", "MiB"], |i| i.chunk_mib.to_string()),
         I::new(["strategy", ""], |i| i.strategy.to_string()),
+        I::new(["forecaster", ""], |i| i.forecaster.name().to_string())
+            .sparse(|i| i.forecaster != ForecasterKind::SeasonalQuantile),
         I::new(["Cuckoo", "s"], |i| fixed(i.cuckoo_s, 0)),
         I::new(["strategy", "s"], |i| fixed(i.strategy_s, 0)),
         I::new(["faster", "%"], |i| fixed(i.improvement_pct, 1)),
