@@ -1,5 +1,8 @@
 //! Random planning inputs shared by the property tests.
 
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
 use proptest::prelude::*;
 
 use frugal_ephemeral::job::{Job, JobSpec};
