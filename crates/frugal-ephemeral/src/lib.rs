@@ -6,7 +6,8 @@
 //! [`forecast`] (the `Forecaster` trait, Eq. 1, coverage and pinball loss; the linear
 //! quantile regression of [`quantreg`]), [`plan`] and [`rffd`] (the holistic
 //! plan of Eq. 2–6 and Alg. 1), [`planner`] (Alg. 1, the proven optimum of [`exact`],
-//! NSGA-III in [`ga`] and tabu + late acceptance in [`ls`], behind one call), [`runtime`]
+//! NSGA-III in [`ga`] and tabu + late acceptance in [`ls`], behind one call), [`joint`]
+//! (the joint optimum of several jobs as a MILP: microlp, or HiGHS with `highs`), [`runtime`]
 //! (the simulator: network, CPU sharing, the QoS controllers of Alg. 3 and Cuckoo),
 //! [`experiment::run`] (one configuration → one tidy row) and [`solvers::compare`]
 //! (Fig. 4).
@@ -25,6 +26,7 @@ pub mod forecast;
 pub mod ga;
 pub mod hosts;
 pub mod job;
+pub mod joint;
 pub mod ls;
 pub mod network;
 pub mod options;
