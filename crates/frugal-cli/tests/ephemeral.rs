@@ -333,6 +333,32 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
             vec!["planners", "--planners", "exact", "--budget", "quick"],
             "--budget applies to the ga and ls planners",
         ),
+        (
+            vec![
+                "planners",
+                "--planners",
+                "exact",
+                "--milp-time-limit-s",
+                "5",
+            ],
+            "--milp-time-limit-s applies to the milp planner",
+        ),
+        (
+            vec!["planners", "--planners", "milp", "--milp-time-limit-s", "0"],
+            "--milp-time-limit-s",
+        ),
+        (vec!["planners", "--plan-slot-s", "0"], "--plan-slot-s"),
+        if cfg!(feature = "highs") {
+            (
+                vec!["planners", "--planners", "milp", "--plan-slot-s", "30"],
+                "--plan-slot-s 30 is not a multiple of it",
+            )
+        } else {
+            (
+                vec!["planners", "--planners", "milp", "--plan-slot-s", "60"],
+                "build frugal with --features highs",
+            )
+        },
     ];
     for (extra, want) in cases {
         let mut args = vec!["ephemeral"];
@@ -426,4 +452,36 @@ fn planners_report_the_proven_optimum_beside_the_metaheuristics() {
     );
     assert!(rows[1][col("gap_to_bound_pct")].parse::<f64>().unwrap() >= 0.0);
     assert_eq!(&rows[0][col("gap_to_bound_pct")], "");
+}
+
+/// With HiGHS the milp planner proves the joint optimum of a small problem of two jobs on
+/// the 60-s grid, never longer than the exact construction's plan.
+#[cfg(feature = "highs")]
+#[test]
+fn the_milp_planner_proves_the_joint_optimum() {
+    let args = [
+        "ephemeral",
+        "planners",
+        "--tasks",
+        "68",
+        "--jobs",
+        "2",
+        "--plan-slot-s",
+        "60",
+        "--planners",
+        "exact,milp",
+        "--format",
+        "csv",
+    ];
+    let (code, out, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let head = rd.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[1][col("planner")], "milp");
+    assert_eq!(&rows[1][col("proven_optimal")], "true");
+    assert_eq!(&rows[1][col("scheduled")], "68");
+    let makespan = |r: &csv::StringRecord| r[col("plan_makespan_s")].parse::<u32>().unwrap();
+    assert!(makespan(&rows[1]) <= makespan(&rows[0]));
 }

@@ -47,6 +47,7 @@ impl Strategy {
             Strategy::Salamander(Planner::ExactNetwork) => "salamander-exact-network",
             Strategy::Salamander(Planner::Ga) => "salamander-ga",
             Strategy::Salamander(Planner::Ls) => "salamander-ls",
+            Strategy::Salamander(Planner::Milp) => "salamander-milp",
         }
     }
 }

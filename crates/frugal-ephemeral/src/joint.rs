@@ -47,6 +47,15 @@ pub enum Backend {
     Highs,
 }
 
+impl Backend {
+    /// HiGHS when built in, else `microlp`.
+    #[cfg(feature = "highs")]
+    pub const BEST: Backend = Backend::Highs;
+    /// HiGHS when built in, else `microlp`.
+    #[cfg(not(feature = "highs"))]
+    pub const BEST: Backend = Backend::Microlp;
+}
+
 /// Why [`solve`] could not run.
 #[derive(Debug, Error)]
 pub enum JointError {

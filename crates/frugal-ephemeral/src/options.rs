@@ -18,9 +18,9 @@ use serde::Serialize;
 use frugal_core::options::{Usage, number_in};
 use frugal_core::progress::Progress;
 
-use crate::experiment::Workload;
-use crate::experiment::{self, DcCoverage, EphemeralRow, RunSpec};
-use crate::planner::{Effort, Planner};
+use crate::experiment::{self, DcCoverage, EphemeralRow, RunSpec, Workload};
+use crate::joint;
+use crate::planner::{Effort, MILP_TIME_LIMIT, Planner};
 use crate::solvers::{self, SolverRow, SolverSpec};
 use crate::{DataCentre, ForecasterKind, Hosts, JobSpec, PrimaryWorkload, Strategy, Utilisation};
 
@@ -288,6 +288,9 @@ pub enum PlannerArg {
     Ga,
     /// Tabu + late-acceptance local search
     Ls,
+    /// The joint optimum by a MILP (HiGHS: needs a build with --features highs, and
+    /// --plan-slot-s a multiple of 60)
+    Milp,
 }
 
 impl PlannerArg {
@@ -299,6 +302,7 @@ impl PlannerArg {
             PlannerArg::ExactNetwork => Planner::ExactNetwork,
             PlannerArg::Ga => Planner::Ga,
             PlannerArg::Ls => Planner::Ls,
+            PlannerArg::Milp => Planner::Milp,
         }
     }
 }
@@ -342,6 +346,14 @@ pub struct PlannersOptions {
     /// Stop rule of the metaheuristics [default: patience].
     #[arg(long, value_enum)]
     pub stop: Option<StopArg>,
+    /// Plan durations are rounded up to a multiple of this many seconds (the milp planner
+    /// needs a multiple of 60; Table I's grid is 180).
+    #[arg(long, value_name = "S", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub plan_slot_s: u32,
+    /// The milp planner's time limit, seconds, per problem [default: 60].
+    #[arg(long, value_name = "S", value_parser = number_in(1.0, 86_400.0))]
+    pub milp_time_limit_s: Option<f64>,
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -521,6 +533,29 @@ pub fn planners(a: &PlannersOptions) -> Result<Vec<SolverRow>> {
             .into());
         }
     }
+    let milp = a.planners.contains(&PlannerArg::Milp);
+    if a.milp_time_limit_s.is_some() && !milp {
+        return Err(Usage(anyhow!(
+            "--milp-time-limit-s applies to the milp planner; --planners has none"
+        ))
+        .into());
+    }
+    if milp && !cfg!(feature = "highs") {
+        return Err(Usage(anyhow!(
+            "--planners milp needs HiGHS: build frugal with --features highs (microlp, the \
+             solver built in, has no time limit and stalls on these sizes)"
+        ))
+        .into());
+    }
+    if milp && !a.plan_slot_s.is_multiple_of(joint::GRID_S) {
+        return Err(Usage(anyhow!(
+            "--planners milp plans on a {}-s grid: --plan-slot-s {} is not a multiple of it \
+             (try 60, or Table I's 180)",
+            joint::GRID_S,
+            a.plan_slot_s
+        ))
+        .into());
+    }
     let spec = SolverSpec {
         dc: a.dc.dc(),
         tasks: a.tasks.iter().map(|&n| n as usize).collect(),
@@ -528,6 +563,10 @@ pub fn planners(a: &PlannersOptions) -> Result<Vec<SolverRow>> {
         planners: a.planners.iter().map(|p| p.planner()).collect(),
         effort: a.budget.unwrap_or(Effort::Full),
         patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,
+        plan_slot_s: a.plan_slot_s,
+        milp_time_limit: a
+            .milp_time_limit_s
+            .map_or(MILP_TIME_LIMIT, Duration::from_secs_f64),
         seed: a.seed,
     };
     Ok(solvers::compare(

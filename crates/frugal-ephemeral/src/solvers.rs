@@ -11,6 +11,8 @@
 //! reports its gap to a proven lower bound for several ([`crate::exact::lower_bound`]).
 //! Solving times are wall-clock and machine-dependent; every other column is reproducible.
 
+use std::time::Duration;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -37,7 +39,7 @@ pub struct SolverRow {
     pub tasks: usize,
     /// Jobs they are split into.
     pub jobs: usize,
-    /// The planner (`rffd`, `exact`, `ga`, `ls`).
+    /// The planner (`rffd`, `exact`, `exact-network`, `ga`, `ls`, `milp`).
     pub planner: Planner,
     /// Wall-clock solving time, seconds (one core).
     pub solve_s: f64,
@@ -49,8 +51,9 @@ pub struct SolverRow {
     pub gap_to_exact_pct: Option<f64>,
     /// Whether the plan is proven optimal.
     pub proven_optimal: bool,
-    /// The exact planner's gap to its proven lower bound on the makespan, percent (0 with
-    /// one job); empty for the other planners.
+    /// The exact planner's and the MILP's gap to the proven lower bound on the makespan
+    /// ([`crate::exact::lower_bound`]), percent (0 when proven); empty for the other
+    /// planners.
     pub gap_to_bound_pct: Option<f64>,
     /// Candidates evaluated (metaheuristics).
     pub evaluations: Option<u64>,
@@ -75,6 +78,11 @@ pub struct SolverSpec {
     pub effort: Effort,
     /// Whether A14's patience rule stops them early.
     pub patience: bool,
+    /// Plan durations are rounded up to a multiple of this many seconds (1: the default;
+    /// the MILP needs a multiple of 60).
+    pub plan_slot_s: u32,
+    /// The MILP's time limit.
+    pub milp_time_limit: Duration,
     /// Seed.
     pub seed: u64,
 }
@@ -88,7 +96,7 @@ pub fn compare(spec: &SolverSpec, hosts: &Hosts, util: &Utilisation) -> Vec<Solv
     for &n in &spec.tasks {
         let per_job = JobSpec::paper(128).with_tasks(n.div_ceil(spec.jobs));
         let jobs = (0..spec.jobs).map(|j| Job::new(j, per_job)).collect();
-        let problem = runtime::problem(&dc_hosts, &forecast, 0.0, jobs, DAY_S, 1);
+        let problem = runtime::problem(&dc_hosts, &forecast, 0.0, jobs, DAY_S, spec.plan_slot_s);
         let mut exact = None;
         let first = rows.len();
         for &planner in &spec.planners {
@@ -96,7 +104,9 @@ pub fn compare(spec: &SolverSpec, hosts: &Hosts, util: &Utilisation) -> Vec<Solv
                 Planner::Ga => PATIENCE.1,
                 _ => PATIENCE.0,
             });
-            let budget = spec.effort.budget(planner, None, patience);
+            // A wall clock for the MILP only: the metaheuristics stay on counted budgets.
+            let limit = (planner == Planner::Milp).then_some(spec.milp_time_limit);
+            let budget = spec.effort.budget(planner, limit, patience);
             let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ n as u64);
             let p = planner::solve(planner, &problem, budget, &mut rng);
             debug_assert!(plan::violations(&problem, &p.plan).is_empty());

@@ -179,3 +179,33 @@ fn highs_plans_three_paper_jobs_within_its_time_limit() {
     assert!(violations(&p, &best.plan).is_empty());
     assert!(best.gap_pct >= 0.0);
 }
+
+/// The milp planner behind `planner::solve`: the joint optimum on the 60-s grid, and the
+/// construction's plan, not called proven, where the MILP cannot run (1-s slots).
+#[test]
+fn the_milp_planner_falls_back_to_the_construction_off_the_grid() {
+    use frugal_ephemeral::planner::{self, Planner};
+    use rand::SeedableRng;
+
+    let p = Problem {
+        nodes: vec![NodeCapacity::new(20.0, vec![2.0; 4], vec![8.0; 4])],
+        jobs: vec![job(0, 2, 60, 60), job(1, 1, 60, 300)],
+        window_s: 720,
+        plan_slot_s: 60,
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let budget = planner::Effort::Quick.budget(Planner::Milp, None, None);
+    let solved = planner::solve(Planner::Milp, &p, budget, &mut rng);
+    assert_eq!(solved.plan.makespan(&p), 360);
+    assert!(solved.proven_optimal);
+    assert_eq!(solved.gap_pct, Some(0.0));
+    let fine = Problem {
+        plan_slot_s: 1,
+        ..p.clone()
+    };
+    let solved = planner::solve(Planner::Milp, &fine, budget, &mut rng);
+    assert_eq!(solved.plan, exact::plan(&fine));
+    assert!(!solved.proven_optimal);
+    let gap = solved.gap_pct.unwrap();
+    assert!((gap - 100.0 * (420.0 / 360.0 - 1.0)).abs() < 1e-9, "{gap}");
+}
