@@ -8,6 +8,13 @@ use common::{frugal, tmp};
 /// Few runs: the debug binary simulates each in about a tenth of a second.
 const SMALL: [&str; 4] = ["--start-hours", "2", "--margins", "0,10"];
 
+/// The header and records of CSV output.
+fn csv_rows(out: &str) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+    let mut rdr = csv::Reader::from_reader(out.as_bytes());
+    let head = rdr.headers().unwrap().clone();
+    (head, rdr.records().map(Result::unwrap).collect())
+}
+
 #[test]
 fn the_comparison_prints_every_default_strategy_and_the_papers_figure() {
     let mut args = vec!["ephemeral"];
@@ -123,10 +130,8 @@ fn the_shuffle_aware_exact_plan_holds_at_run_time() {
     ]);
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    let mut rdr = csv::Reader::from_reader(out.as_bytes());
-    let head = rdr.headers().unwrap().clone();
+    let (head, rows) = csv_rows(&out);
     let col = |name: &str| head.iter().position(|h| h == name).unwrap();
-    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
     // One row per strategy: the cell's medians over the four runs.
     let median = |strategy: &str, column: &str| {
         let v: Vec<f64> = rows
@@ -236,10 +241,8 @@ fn every_forecaster_runs_and_is_scored_on_the_runs_window() {
     ]);
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    let mut rows = csv::Reader::from_reader(out.as_bytes());
-    let header = rows.headers().unwrap().clone();
+    let (header, rows) = csv_rows(&out);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 2 * 3);
     for forecaster in ["seasonal-quantile", "quantile-regression", "oracle"] {
         let mine: Vec<_> = rows
@@ -393,10 +396,8 @@ fn searching_strategies_run_on_a_counted_budget_and_repeat() {
     };
     let out = run();
     assert_eq!(out, run(), "same seed, same budget: same rows");
-    let mut rd = csv::Reader::from_reader(out.as_bytes());
-    let head = rd.headers().unwrap().clone();
+    let (head, rows) = csv_rows(&out);
     let col = |n: &str| head.iter().position(|h| h == n).unwrap();
-    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     let strategies: Vec<&str> = rows.iter().map(|r| &r[col("strategy")]).collect();
     assert_eq!(
         strategies,
@@ -424,10 +425,8 @@ fn planners_report_the_proven_optimum_beside_the_metaheuristics() {
     ];
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    let mut rd = csv::Reader::from_reader(out.as_bytes());
-    let head = rd.headers().unwrap().clone();
+    let (head, rows) = csv_rows(&out);
     let col = |n: &str| head.iter().position(|h| h == n).unwrap();
-    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     let planners: Vec<&str> = rows.iter().map(|r| &r[col("planner")]).collect();
     assert_eq!(planners, ["rffd", "exact", "ga", "ls"]);
     assert_eq!(&rows[1][col("proven_optimal")], "true");
@@ -444,8 +443,7 @@ fn planners_report_the_proven_optimum_beside_the_metaheuristics() {
     args.extend(["--jobs", "2"]);
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    let mut rd = csv::Reader::from_reader(out.as_bytes());
-    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    let (_, rows) = csv_rows(&out);
     assert!(
         rows.iter()
             .all(|r| &r[col("jobs")] == "2" && &r[col("scheduled")] == "100")
@@ -475,10 +473,8 @@ fn the_milp_planner_proves_the_joint_optimum() {
     ];
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
-    let mut rd = csv::Reader::from_reader(out.as_bytes());
-    let head = rd.headers().unwrap().clone();
+    let (head, rows) = csv_rows(&out);
     let col = |n: &str| head.iter().position(|h| h == n).unwrap();
-    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     assert_eq!(&rows[1][col("planner")], "milp");
     assert_eq!(&rows[1][col("proven_optimal")], "true");
     assert_eq!(&rows[1][col("scheduled")], "68");

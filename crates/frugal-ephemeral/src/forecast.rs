@@ -185,8 +185,8 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// Scores forecasts `forecast` of actual values `actual` (same length) at quantile
-    /// `tau`; each slice pairs one host's forecast with its utilisation.
+    /// Scores forecasts at quantile `tau` over `pairs` of (forecast U, actual u) series
+    /// of equal length, one pair per host, utilisations as fractions 0–1.
     pub fn of<'a>(tau: f64, pairs: impl IntoIterator<Item = (&'a [f64], &'a [f64])>) -> Coverage {
         let (mut covered, mut over, mut loss, mut n) = (0usize, 0.0, 0.0, 0usize);
         for (forecast, actual) in pairs {

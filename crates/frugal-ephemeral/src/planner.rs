@@ -84,10 +84,11 @@ impl Effort {
     ) -> Option<Budget> {
         let (full, quick) = match planner {
             Planner::Rffd | Planner::Exact | Planner::ExactNetwork => return None,
+            // Its time limit is the wall clock ([`MILP_TIME_LIMIT`] without one).
             Planner::Milp => {
                 return Some(Budget {
                     evaluations: 0,
-                    wall_clock: Some(wall_clock.unwrap_or(MILP_TIME_LIMIT)),
+                    wall_clock,
                     patience: None,
                 });
             }

@@ -37,8 +37,10 @@ pub const FEATURES: usize = 7;
 /// Steps of the trailing peak feature (10 steps = 30 minutes before the lagged time).
 const PEAK_STEPS: usize = 10;
 
-/// The features of step `t` for a forecast made at `origin` (the first step not
-/// observed), read from `series`; `None` when there is no full day before `origin`.
+/// The features of step `t` (3-minute steps from day 1 00:00) for a forecast made at
+/// `origin` (the first step not observed), read from `series` (utilisation, 0–1), in the
+/// order of the module's table (harmonics of angles in radians); `None` when `t` is before
+/// `origin` or there is no full day before `origin`.
 pub fn features(series: &[f64], origin: usize, t: usize) -> Option<[f64; FEATURES]> {
     if origin < STEPS_PER_DAY || t < origin {
         return None;
@@ -84,8 +86,9 @@ pub fn fit(x: &[[f64; FEATURES]], y: &[f64], tau: f64) -> anyhow::Result<[f64; F
     Ok(std::array::from_fn(|j| solution.value(beta[j])))
 }
 
-/// The pinball loss ρ_τ(u − q) = τ · (u − q) when u ≥ q, (1 − τ) · (q − u) otherwise: the
-/// loss a τ-quantile forecast minimises in expectation.
+/// The pinball loss ρ_τ(u − q) = τ · (u − q) when u ≥ q, (1 − τ) · (q − u) otherwise, in
+/// the unit of u and q: the loss a τ-quantile forecast minimises in expectation (Koenker
+/// and Bassett 1978, whose "check function" it is).
 pub fn pinball(tau: f64, u: f64, q: f64) -> f64 {
     if u >= q {
         tau * (u - q)

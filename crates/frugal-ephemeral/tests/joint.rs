@@ -4,7 +4,7 @@
 
 mod common;
 
-use proptest::prelude::prop;
+use proptest::prelude::Just;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 
@@ -78,20 +78,7 @@ fn the_milp_finds_the_joint_optimum_the_construction_misses() {
 /// large as `microlp`'s branch and bound proves in well under a second.
 fn problems(count: usize) -> Vec<Problem> {
     let mut runner = TestRunner::deterministic();
-    let strategy = (
-        prop::collection::vec(common::node(), 1..4),
-        prop::collection::vec(common::job_spec(4), 1..3),
-    )
-        .prop_map(|(nodes, jobs)| Problem {
-            nodes,
-            jobs: jobs
-                .into_iter()
-                .enumerate()
-                .map(|(j, spec)| Job::new(j, spec))
-                .collect(),
-            window_s: 720,
-            plan_slot_s: 60,
-        });
+    let strategy = common::problem_of(1..4, 1..3, 4, Just((720, 60)));
     (0..count)
         .map(|_| strategy.new_tree(&mut runner).unwrap().current())
         .collect()

@@ -3,6 +3,8 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+use std::ops::Range;
+
 use proptest::prelude::*;
 
 use frugal_ephemeral::job::{Job, JobSpec};
@@ -40,10 +42,21 @@ pub fn window_and_slot() -> impl Strategy<Value = (u32, u32)> {
 
 /// A problem of 1–4 random nodes and 1–3 jobs of up to `max_maps` maps each.
 pub fn problem_of_jobs(max_maps: usize) -> impl Strategy<Value = Problem> {
+    problem_of(1..5, 1..4, max_maps, window_and_slot())
+}
+
+/// A problem of `nodes` random nodes and `jobs` jobs of up to `max_maps` maps each, with
+/// its window and plan slot from `window_and_slot`.
+pub fn problem_of(
+    nodes: Range<usize>,
+    jobs: Range<usize>,
+    max_maps: usize,
+    window_and_slot: impl Strategy<Value = (u32, u32)>,
+) -> impl Strategy<Value = Problem> {
     (
-        prop::collection::vec(node(), 1..5),
-        prop::collection::vec(job_spec(max_maps), 1..4),
-        window_and_slot(),
+        prop::collection::vec(node(), nodes),
+        prop::collection::vec(job_spec(max_maps), jobs),
+        window_and_slot,
     )
         .prop_map(|(nodes, jobs, (window_s, plan_slot_s))| Problem {
             nodes,
