@@ -11,6 +11,7 @@ mod record_exit;
 mod reproduce;
 mod serve;
 mod simulate;
+mod spot;
 mod table;
 mod train;
 mod whatif;
@@ -67,6 +68,10 @@ enum Command {
     /// against Cuckoo on hosts that run a primary workload (default: University, 256 MiB
     /// chunks, margins 0–30 %, 48 start hours).
     Ephemeral(Box<ephemeral::EphemeralArgs>),
+    /// One deadline job on spot and on-demand capacity ("Can't Be Late", NSDI 2024):
+    /// greedy, Time Sliced, Uniform Progress and the omniscient optimum on windows of spot
+    /// availability traces (default: the synthetic 2-week set, C(0) = 48 h, f = 0.8).
+    Spot(Box<spot::SpotArgs>),
     /// Re-run the papers' experiments (experiments/*.toml) in parallel and write their
     /// rows (CSV), plots (SVG, PNG) and report.html: each published value beside frugal's,
     /// with a verdict.
@@ -137,6 +142,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
         Some(Command::Ephemeral(args)) => ephemeral::run(&args),
+        Some(Command::Spot(args)) => spot::run(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Run(args)) => reproduce::run(&args),
         Some(Command::Merge(args)) => reproduce::merge(&args),

@@ -5,6 +5,7 @@
 //! DataFrames (`python/frugal_sched/__init__.py`).
 
 mod runs;
+mod spot;
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -372,5 +373,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs::bag_of_tasks_csv, m)?)?;
     m.add_function(wrap_pyfunction!(runs::ephemeral_csv, m)?)?;
     m.add_function(wrap_pyfunction!(runs::run_experiments, m)?)?;
+    m.add_function(wrap_pyfunction!(spot::spot_csv, m)?)?;
     Ok(())
 }

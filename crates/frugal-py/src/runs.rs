@@ -9,7 +9,7 @@ fn error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-fn csv_of<T: serde::Serialize>(rows: impl IntoIterator<Item = T>) -> PyResult<String> {
+pub(crate) fn csv_of<T: serde::Serialize>(rows: impl IntoIterator<Item = T>) -> PyResult<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
         w.serialize(r).map_err(error)?;

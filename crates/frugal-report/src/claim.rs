@@ -9,6 +9,8 @@
 //!   **holds** if every relation holds, **direction only** if only the ends are ordered
 //!   (first mean < last mean), **does not hold** otherwise.
 //! - `change = ["a", "b"]`: 100·(mean_a / mean_b − 1), percent (−30 = a is 30 % lower).
+//!   `a` may end in `*` (`"time-sliced:*"`): every series that starts with the rest is
+//!   compared with b as a group of its own, so `over = "max"` reports the family's best.
 //! - `mean = "a"` / `median = "a"`: the mean / median of a, in the metric's unit.
 //!
 //! A numeric claim (`change`, `mean`) has one test: `at_most = x`, `at_least = x` or
@@ -118,6 +120,10 @@ pub struct Claim {
     pub note: Option<String>,
 }
 
+/// A group of rows to evaluate: its label, its rows, and the family member it compares
+/// (for `change = ["family:*", b]`).
+type Group<'t> = (String, Vec<&'t [String]>, Option<String>);
+
 fn policy() -> String {
     "policy".to_string()
 }
@@ -218,13 +224,42 @@ impl Claim {
             Ok(table.estimate(&of, &self.metric)?.map(|e| e.mean))
         };
         let mut evaluated = Vec::new();
+        // `change = ["family:*", b]`: every series named `family:…` against b, each its own
+        // group (so `over` can pick the best member of a family).
+        let mut expanded: Vec<Group> = Vec::new();
         for (label, rows) in &groups {
+            match &self.change {
+                Some([a, _]) if a.ends_with('*') => {
+                    let prefix = &a[..a.len() - 1];
+                    let mut members: Vec<&str> = Vec::new();
+                    for r in rows {
+                        if r[by].starts_with(prefix) && !members.contains(&r[by].as_str()) {
+                            members.push(&r[by]);
+                        }
+                    }
+                    for m in members {
+                        let l = if label.is_empty() {
+                            format!("{}={m}", self.by)
+                        } else {
+                            format!("{label}, {}={m}", self.by)
+                        };
+                        expanded.push((l, rows.clone(), Some(m.to_string())));
+                    }
+                }
+                _ => expanded.push((label.clone(), rows.clone(), None)),
+            }
+        }
+        for (label, rows, member) in &expanded {
+            let rows = rows.as_slice();
             let (value, shown, verdict) = if let Some(order) = &self.order {
                 let (shown, verdict) = self.order_verdict(order, |s| mean_of(rows, s))?;
                 (None, shown, verdict)
             } else {
                 let v = match (&self.change, &self.mean, &self.median) {
-                    (Some([a, b]), _, _) => match (mean_of(rows, a)?, mean_of(rows, b)?) {
+                    (Some([a, b]), _, _) => match (
+                        mean_of(rows, member.as_deref().unwrap_or(a))?,
+                        mean_of(rows, b)?,
+                    ) {
                         (Some(a), Some(b)) if b != 0.0 => Some(100.0 * (a / b - 1.0)),
                         _ => None,
                     },
@@ -418,6 +453,21 @@ mod tests {
         assert_eq!(o.groups[0].0, "load=light");
         let c = claim("change=['gio','fifo']\nat_most=-25\nper=['load']\nover='min'");
         assert_eq!(c.evaluate(&table()).unwrap().verdict, Verdict::Holds);
+    }
+
+    #[test]
+    fn a_family_pattern_compares_each_member_and_over_picks_the_best() {
+        let t = Table::from_csv(b"policy,savings_pct\ngreedy,10\nts:2,12\nts:8,15\nts:16,11\n")
+            .unwrap();
+        let c = claim("change=['ts:*','greedy']\nbetween=[40,60]\nover='max'");
+        let c = Claim {
+            metric: "savings_pct".into(),
+            ..c
+        };
+        let o = c.evaluate(&t).unwrap();
+        assert_eq!(o.groups.len(), 3);
+        assert_eq!(o.groups[1].0, "policy=ts:8");
+        assert_eq!((o.verdict, o.frugal.as_str()), (Verdict::Holds, "+50.0 %"));
     }
 
     #[test]

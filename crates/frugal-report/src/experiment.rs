@@ -38,6 +38,10 @@ pub enum System {
     EphemeralPlanners,
     /// `frugal learning-curves`: trained agents' learning curves (paper 002 Fig. 4–5).
     LearningCurves,
+    /// `frugal spot`: one deadline job on spot and on-demand capacity (Wu et al., NSDI
+    /// 2024). Its keys are the fields of `frugal_spot::SpotSpec` (`job_fraction`, not
+    /// `job-fraction`): the file deserialises straight into the spec.
+    Spot,
 }
 
 impl System {
@@ -49,6 +53,7 @@ impl System {
             System::Ephemeral => &["ephemeral"],
             System::EphemeralPlanners => &["ephemeral", "planners"],
             System::LearningCurves => &["learning-curves"],
+            System::Spot => &["spot"],
         }
     }
 }
@@ -100,6 +105,8 @@ pub struct Configuration {
     pub labels: Vec<(String, String)>,
     /// The subcommand's words followed by its flags.
     pub argv: Vec<String>,
+    /// The same settings as a table (key → value), for systems that read a typed spec.
+    pub spec: toml::Table,
 }
 
 impl Experiment {
@@ -214,7 +221,7 @@ impl Experiment {
     /// Every configuration: each case (in file order) × the sweep, the sweep's last key
     /// varying fastest (keys in name order). Flags: `[args]`, then the case's, then under
     /// `quick` the `[quick]` ones — each replacing the one before; a swept flag set in
-    /// `[quick]` takes that one value.
+    /// `[quick]` takes that one value, or that list's values.
     pub fn configurations(&self, quick: bool) -> Vec<Configuration> {
         let fixed = &self.args;
         // A case is a point of its own: its flags after [args], its name as a label.
@@ -227,6 +234,7 @@ impl Experiment {
             cases.into_iter().map(|c| (c, Vec::new())).collect();
         for (flag, values) in &self.sweep {
             let values = match self.quick.get(flag) {
+                Some(toml::Value::Array(list)) if quick => list.as_slice(),
                 Some(v) if quick => std::slice::from_ref(v),
                 _ => values.as_slice(),
             };
@@ -266,11 +274,13 @@ impl Experiment {
                             .map(|(k, v)| (k.clone(), v.clone())),
                     );
                 }
+                let mut spec = toml::Table::new();
                 for (flag, v) in flags.iter().chain(point.iter().map(|(f, v)| (f, v))) {
                     argv.extend(flag_value(flag, v).expect("checked by parse"));
+                    spec.insert(flag.clone(), v.clone());
                 }
                 labels.extend(point.iter().map(|(f, v)| (f.clone(), label(v))));
-                Configuration { labels, argv }
+                Configuration { labels, argv, spec }
             })
             .collect()
     }
@@ -380,6 +390,9 @@ repetitions = 2
         let e = Experiment::parse(&format!("{FILE}pricing = 3\n")).unwrap();
         let q = e.configurations(true);
         assert_eq!(q.len(), 2);
+        let list = Experiment::parse(&format!("{FILE}load = ['high']\n")).unwrap();
+        assert_eq!(list.configurations(true).len(), 2);
+        assert_eq!(list.configurations(true)[0].labels[0].1, "high");
         assert_eq!(q[0].labels[1], ("pricing".to_string(), "3".to_string()));
         assert_eq!(q[0].argv.iter().filter(|a| *a == "--pricing").count(), 1);
     }

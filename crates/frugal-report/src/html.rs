@@ -31,6 +31,9 @@ pub fn paper_title(paper: &str) -> Option<&'static str> {
         "002" => "Paper 002 — deep reinforcement learning for executor placement (DQN, REINFORCE)",
         "003" => "Paper 003 — bags of tasks on a hybrid cloud (HA, RA, FFD)",
         "004" => "Paper 004 — deadline-aware Spark placement in the cloud (BFD, ILP, Morpheus)",
+        "005" => {
+            "Paper 005 — Can't Be Late: one deadline job on spot and on-demand capacity (greedy, Time Sliced, Uniform Progress, the omniscient optimum)"
+        }
         _ => return None,
     })
 }

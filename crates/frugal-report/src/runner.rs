@@ -115,7 +115,7 @@ pub fn run(
             let words = e.system.words().len();
             let argv = c.argv[words..].to_vec();
             // Parse now, so a bad flag in the last file fails before any run.
-            check(e.system, &argv).map_err(|m| {
+            check(e.system, &argv, &c.spec).map_err(|m| {
                 Usage(anyhow!(
                     "experiments {id}: configuration `frugal {}`: {m}",
                     c.argv.join(" ")
@@ -136,7 +136,7 @@ pub fn run(
         work.par_iter()
             .map(|(k, index, c, argv)| {
                 let (id, e) = &experiments[*k];
-                let (table, timelines) = configuration(e, &c.labels, argv, progress)
+                let (table, timelines) = configuration(e, c, argv, progress)
                     .with_context(|| format!("{id}: frugal {}", c.argv.join(" ")))?;
                 let mut labelled = Table::default();
                 labelled
@@ -159,10 +159,11 @@ pub fn run(
 /// first run whose labelled row matches the plot's `where`).
 fn configuration(
     e: &Experiment,
-    labels: &[(String, String)],
+    c: &crate::experiment::Configuration,
     argv: &[String],
     progress: &dyn Progress,
 ) -> Result<(Table, Vec<(usize, Figure)>)> {
+    let labels = &c.labels;
     let usage = |m: clap::Error| Usage(anyhow!("{m}"));
     let mut timelines = Vec::new();
     let table = match e.system {
@@ -220,12 +221,25 @@ fn configuration(
             shorten_checkpoints(&mut t);
             t
         }
+        System::Spot => {
+            let spec = spot_spec(&c.spec).map_err(|m| Usage(anyhow!(m)))?;
+            tidy(&frugal_spot::experiment::run(&spec, progress)?)?
+        }
     };
     Ok((table, timelines))
 }
 
-/// Parses `argv` with `system`'s options, for the error only.
-fn check(system: System, argv: &[String]) -> Result<(), String> {
+/// A configuration's table as a spot spec, checked; errors name the field.
+fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, String> {
+    let spec: frugal_spot::SpotSpec = toml::Value::Table(table.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().to_string())?;
+    spec.check().map_err(|e| e.to_string())?;
+    Ok(spec)
+}
+
+/// Parses `argv` (or, for typed systems, `spec`) with `system`'s options, for the error only.
+fn check(system: System, argv: &[String], spec: &toml::Table) -> Result<(), String> {
     let first_paragraph = |e: clap::Error| {
         let text = e.to_string();
         text.split("\n\n")
@@ -242,6 +256,7 @@ fn check(system: System, argv: &[String]) -> Result<(), String> {
             frugal_ephemeral::options::PlannersOptions::parse(argv).map(|_| ())
         }
         System::LearningCurves => frugal_agents::curves::CurvesOptions::parse(argv).map(|_| ()),
+        System::Spot => return spot_spec(spec).map(|_| ()),
     }
     .map_err(first_paragraph)
 }

@@ -1,10 +1,11 @@
 //! The benchmarks of `frugal bench`: decision latency per policy, whole-simulation speed
 //! and memory, the RL environment and its training, the queue disciplines at scale and the
-//! bag-of-tasks policies; with `--scale`, the cost per job on 180 against 10,080 VMs and a
+//! bag-of-tasks policies, the spot policies of paper 005; with `--scale`, the cost per job on 180 against 10,080 VMs and a
 //! million jobs. Each section writes its table of figures.
 
 mod bot;
 mod scale;
+mod spot;
 
 use std::time::Instant;
 
@@ -45,6 +46,8 @@ pub enum Section {
     Training,
     /// (h) the service's decision with the exact optimum computed beside it (the gap)
     Gap,
+    /// (i) spot with deadlines (paper 005): windows per second per core per policy
+    Spot,
 }
 
 /// Options of `frugal bench`.
@@ -155,6 +158,9 @@ pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
     }
     if on(Section::Gap) {
         gap_bench(out, a, &policies)?;
+    }
+    if on(Section::Spot) {
+        spot::bench(out, a.seed)?;
     }
     if let Some(mib) = peak_rss_mib() {
         writeln!(

@@ -1,0 +1,458 @@
+//! One configuration → tidy rows: the typed spec of a spot comparison, where its traces come
+//! from, its windows, and one row per (window, policy) — what the CLI, experiment files,
+//! Python and the benchmarks all run.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use frugal_core::progress::Progress;
+
+use crate::SpotError;
+use crate::generator;
+use crate::model::{Job, Prices};
+use crate::policy::{PolicySpec, SpotPolicy};
+use crate::sim::{self, LastTick};
+use crate::trace::{self, Trace};
+
+/// A spot comparison: which traces, which job, which policies, how many windows. Every
+/// field has a default (the paper's §6.2 setting on the synthetic 2-week set); a TOML
+/// experiment file or Python keyword names fields as written here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpotSpec {
+    /// Availability: `synthetic` (the generator's stand-ins for the 2-week set), a named set
+    /// of the paper's traces (`2-week`, `2-month`, `4-node`, `16-node`: read from
+    /// `$FRUGAL_SPOT_TRACES`, `$FRUGAL_SHARED_DATA/spot-traces` or `shared/data/spot-traces`
+    /// beside the project, the synthetic
+    /// stand-ins where neither is found — each row says which), or a folder of trace files.
+    pub traces: String,
+    /// Only the first this many ticks of each trace (the 2-week set: 1,781); all if unset.
+    pub ticks: Option<usize>,
+    /// Only the traces of these zones (file stems, e.g. `us-west-2a_v100_1`); all if empty.
+    pub zones: Vec<String>,
+    /// The policies, each run on every window.
+    pub policies: Vec<PolicySpec>,
+    /// C(0): the job's work, hours.
+    pub work_h: f64,
+    /// f = C(0)/R(0); R(0) = C(0)/f. Give this or `deadline_h`.
+    pub job_fraction: Option<f64>,
+    /// R(0): the deadline, hours after the start. Give this or `job_fraction`.
+    pub deadline_h: Option<f64>,
+    /// d: the changeover delay, hours.
+    pub changeover_h: f64,
+    /// N: instances of the gang (spot counts as available only when all N are).
+    pub instances: u32,
+    /// Windows drawn per trace.
+    pub windows: usize,
+    /// Trace a window must leave after its start, hours (default max(R(0), 120 h), the
+    /// authors' 5 days).
+    pub min_trace_left_h: Option<f64>,
+    /// Seed of the window starts (and of the synthetic traces).
+    pub seed: u64,
+    /// Spot price, $/h per instance.
+    pub spot_price_per_h: f64,
+    /// On-demand price, $/h per instance.
+    pub on_demand_price_per_h: f64,
+    /// How the last, partly used tick is billed.
+    pub last_tick: LastTick,
+}
+
+impl Default for SpotSpec {
+    fn default() -> SpotSpec {
+        SpotSpec {
+            traces: "synthetic".into(),
+            ticks: None,
+            zones: Vec::new(),
+            policies: vec![
+                PolicySpec::OnDemand,
+                PolicySpec::Greedy,
+                PolicySpec::UniformProgress,
+                PolicySpec::Omniscient,
+            ],
+            work_h: 48.0,
+            job_fraction: None,
+            deadline_h: None,
+            changeover_h: 0.2,
+            instances: 1,
+            windows: 300,
+            min_trace_left_h: None,
+            seed: 1,
+            spot_price_per_h: Prices::PAPER.spot_per_h,
+            on_demand_price_per_h: Prices::PAPER.on_demand_per_h,
+            last_tick: LastTick::Whole,
+        }
+    }
+}
+
+/// The paper's trace sets, by name, and their folders under `spot-traces/`.
+const SETS: [(&str, &str); 4] = [
+    ("2-week", "availability/1-node/aws-10-26-2022"),
+    ("2-month", "availability/1-node/aws-02-15-2023"),
+    ("4-node", "preemption/4-node/aws-08-03-2023"),
+    ("16-node", "availability/16-node/aws-08-27-2023"),
+];
+
+/// Where the traces of a run came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Source {
+    /// `synthetic`, a set name, or the folder as given.
+    pub label: String,
+    /// The traces.
+    pub traces: Vec<Trace>,
+}
+
+impl SpotSpec {
+    /// The job this spec describes.
+    pub fn job(&self) -> Job {
+        let deadline_h = match (self.deadline_h, self.job_fraction) {
+            (Some(r), _) => r,
+            (None, Some(f)) => self.work_h / f,
+            (None, None) => self.work_h / 0.8,
+        };
+        Job {
+            work_s: self.work_h * 3600.0,
+            deadline_s: deadline_h * 3600.0,
+            changeover_s: self.changeover_h * 3600.0,
+            instances: self.instances,
+        }
+    }
+
+    /// The prices this spec describes.
+    pub fn prices(&self) -> Prices {
+        Prices {
+            spot_per_h: self.spot_price_per_h,
+            on_demand_per_h: self.on_demand_price_per_h,
+        }
+    }
+
+    /// Checks every field that a run does not check itself.
+    ///
+    /// # Errors
+    /// [`SpotError::Input`] naming the field.
+    pub fn check(&self) -> Result<(), SpotError> {
+        let bad = |m: String| Err(SpotError::Input(m));
+        if self.job_fraction.is_some() && self.deadline_h.is_some() {
+            return bad("job_fraction and deadline_h: give one, not both".into());
+        }
+        if let Some(f) = self.job_fraction
+            && !(f > 0.0 && f <= 1.0)
+        {
+            return bad(format!("job_fraction: {f} must be in (0, 1]"));
+        }
+        if self.windows == 0 {
+            return bad("windows: at least 1".into());
+        }
+        if self.ticks == Some(0) {
+            return bad("ticks: at least 1".into());
+        }
+        self.prices().check()
+    }
+
+    /// Finds and reads the traces (see [`SpotSpec::traces`]).
+    ///
+    /// # Errors
+    /// [`SpotError::Input`] for an unknown name that is not a folder, or a bad trace file.
+    pub fn source(&self) -> Result<Source, SpotError> {
+        let (label, traces) = if self.traces == "synthetic" {
+            (
+                "synthetic".to_string(),
+                generator::two_week_set(self.instances, self.seed),
+            )
+        } else if let Some((name, sub)) = SETS.iter().find(|(n, _)| *n == self.traces) {
+            match paper_traces_root() {
+                Some(root) => (name.to_string(), Trace::read_dir(&root.join(sub))?),
+                None => (
+                    "synthetic".to_string(),
+                    generator::two_week_set(self.instances, self.seed),
+                ),
+            }
+        } else {
+            let dir = Path::new(&self.traces);
+            if !dir.is_dir() {
+                return Err(SpotError::Input(format!(
+                    "traces: {:?} is neither `synthetic`, a set ({}) nor a folder",
+                    self.traces,
+                    SETS.map(|(n, _)| n).join(", ")
+                )));
+            }
+            (self.traces.clone(), Trace::read_dir(dir)?)
+        };
+        let traces = if self.zones.is_empty() {
+            traces
+        } else {
+            if let Some(z) = self
+                .zones
+                .iter()
+                .find(|z| !traces.iter().any(|t| &&t.name == z))
+            {
+                return Err(SpotError::Input(format!(
+                    "zones: no trace {z:?} in {label}; its traces: {}",
+                    traces
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            traces
+                .into_iter()
+                .filter(|t| self.zones.contains(&t.name))
+                .collect()
+        };
+        let traces = match self.ticks {
+            Some(n) => traces.into_iter().map(|t| t.truncated(n)).collect(),
+            None => traces,
+        };
+        Ok(Source { label, traces })
+    }
+}
+
+/// The folder of the paper's traces: `$FRUGAL_SPOT_TRACES`, else
+/// `$FRUGAL_SHARED_DATA/spot-traces`, else `shared/data/spot-traces` in the working
+/// directory or any folder above it.
+pub fn paper_traces_root() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("FRUGAL_SPOT_TRACES") {
+        let dir = PathBuf::from(dir);
+        return dir.is_dir().then_some(dir);
+    }
+    if let Some(data) = std::env::var_os("FRUGAL_SHARED_DATA") {
+        let dir = PathBuf::from(data).join("spot-traces");
+        return dir.is_dir().then_some(dir);
+    }
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .map(|a| a.join("shared/data/spot-traces"))
+        .find(|d| d.is_dir())
+}
+
+/// One (window, policy) run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpotRow {
+    /// Where the traces came from: `synthetic`, the set's name or the folder.
+    pub traces: String,
+    /// The zone's trace.
+    pub trace: String,
+    /// The window's first tick in the trace.
+    pub window: usize,
+    /// f = C(0)/R(0).
+    pub job_fraction: f64,
+    /// `tight` (f > 0.75, paper §6.1) or `loose`.
+    pub deadline: String,
+    /// Percent of the window's T ticks with spot available to the gang.
+    pub window_spot_pct: f64,
+    /// `high` (more than 50 % of the window's ticks, paper §6.4) or `low`.
+    pub spot: String,
+    /// d, hours.
+    pub changeover_h: f64,
+    /// N.
+    pub instances: u32,
+    /// The policy.
+    pub policy: String,
+    /// The bill, dollars.
+    pub cost_usd: f64,
+    /// Billed on-demand hours per instance (changeovers included).
+    pub on_demand_h: f64,
+    /// Billed spot hours per instance (changeovers included).
+    pub spot_h: f64,
+    /// Progress made on on-demand, hours (Table 3's "OD hours").
+    pub on_demand_work_h: f64,
+    /// Progress made on spot, hours (Table 3's "spot hours").
+    pub spot_work_h: f64,
+    /// Starts that paid a changeover (the first included).
+    pub changeovers: u32,
+    /// Times spot was lost while the job ran on it.
+    pub preemptions: u32,
+    /// When the job finished, hours after its start.
+    pub finish_h: f64,
+    /// Whether it finished by R(0).
+    pub deadline_met: bool,
+    /// 100 · (1 − cost / on-demand-only cost): the saving against the baseline (§6.1).
+    pub savings_pct: f64,
+    /// 100 · (cost / omniscient cost − 1) on the same window, when the omniscient policy
+    /// is among the policies.
+    pub gap_pct: Option<f64>,
+    /// 100 · (cost / quick-optimal cost − 1) on the same window, when `quick-optimal` (the
+    /// heuristic the authors' figures label "Omniscient") is among the policies; may be
+    /// negative.
+    pub quick_gap_pct: Option<f64>,
+}
+
+/// Runs `spec`: every policy on `spec.windows` windows of each trace, in parallel over
+/// windows; rows in trace × window × policy order, whatever the thread count.
+///
+/// # Errors
+/// [`SpotError::Input`] for a bad spec or trace (named), [`SpotError::Policy`] for a policy
+/// that breaks the rules.
+pub fn run(spec: &SpotSpec, progress: &dyn Progress) -> Result<Vec<SpotRow>, SpotError> {
+    run_with(spec, &mut [], progress)
+}
+
+/// [`run`] with policies of the caller's own beside the spec's: they run after the spec's
+/// on every window, on this thread (a policy may hold state, or call into Python), and
+/// their rows follow the spec's policies' rows of each window, named by
+/// [`SpotPolicy::name`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with(
+    spec: &SpotSpec,
+    custom: &mut [Box<dyn SpotPolicy + '_>],
+    progress: &dyn Progress,
+) -> Result<Vec<SpotRow>, SpotError> {
+    spec.check()?;
+    if spec.policies.is_empty() && custom.is_empty() {
+        return Err(SpotError::Input("policies: none given".into()));
+    }
+    let source = spec.source()?;
+    let job = spec.job();
+    let prices = spec.prices();
+    let min_left_s = spec
+        .min_trace_left_h
+        .map(|h| h * 3600.0)
+        .unwrap_or(job.deadline_s.max(120.0 * 3600.0));
+    let mut windows = Vec::new();
+    let mut avails = Vec::new();
+    for (i, t) in source.traces.iter().enumerate() {
+        job.check(t.gap_s)?;
+        avails.push(t.availability(spec.instances));
+        for start in trace::window_starts(t, i, spec.windows, min_left_s, spec.seed)? {
+            windows.push((i, start));
+        }
+    }
+    progress.add(windows.len());
+    let baseline = on_demand_cost(&job, &prices, &source.traces);
+    let context = |i: usize, start: usize| Window {
+        traces: &source.label,
+        trace: &source.traces[i],
+        start,
+        availability: &avails[i][start..],
+        job: &job,
+        prices: &prices,
+        last_tick: spec.last_tick,
+        baseline: baseline[i],
+    };
+    let n_custom = custom.len();
+    let mut rows: Vec<Vec<SpotRow>> = windows
+        .par_iter()
+        .map(|&(i, start)| {
+            let w = context(i, start);
+            let mut rows = Vec::with_capacity(spec.policies.len() + n_custom);
+            for p in &spec.policies {
+                rows.push(w.row(p.build(&prices).as_mut())?);
+            }
+            if n_custom == 0 {
+                progress.tick();
+            }
+            Ok(rows)
+        })
+        .collect::<Result<_, SpotError>>()?;
+    if !custom.is_empty() {
+        for (k, &(i, start)) in windows.iter().enumerate() {
+            let w = context(i, start);
+            for p in custom.iter_mut() {
+                rows[k].push(w.row(p.as_mut())?);
+            }
+            progress.tick();
+        }
+    }
+    for r in &mut rows {
+        gaps(r);
+    }
+    Ok(rows.into_iter().flatten().collect())
+}
+
+/// One window and what every row of it shares.
+struct Window<'a> {
+    traces: &'a str,
+    trace: &'a Trace,
+    start: usize,
+    availability: &'a [bool],
+    job: &'a Job,
+    prices: &'a Prices,
+    last_tick: LastTick,
+    baseline: f64,
+}
+
+impl Window<'_> {
+    /// Runs `policy` on the window: its row.
+    fn row(&self, policy: &mut dyn SpotPolicy) -> Result<SpotRow, SpotError> {
+        let (job, g) = (self.job, self.trace.gap_s);
+        let o = sim::run(
+            policy,
+            job,
+            self.prices,
+            self.availability,
+            g,
+            self.last_tick,
+        )?;
+        let horizon = job.horizon_ticks(g).min(self.availability.len());
+        let spot_pct = 100.0 * self.availability[..horizon].iter().filter(|&&a| a).count() as f64
+            / horizon.max(1) as f64;
+        // Rows carry micro-dollars, micro-hours and 1e-4 percent: the same text on every
+        // platform, and shipped result files a third of the size.
+        let (usd, h, pct) = (|x| round(x, 6), |x| round(x, 6), |x| round(x, 4));
+        Ok(SpotRow {
+            traces: self.traces.to_string(),
+            trace: self.trace.name.clone(),
+            window: self.start,
+            job_fraction: job.fraction(),
+            deadline: if job.fraction() > 0.75 {
+                "tight"
+            } else {
+                "loose"
+            }
+            .into(),
+            window_spot_pct: pct(spot_pct),
+            spot: if spot_pct > 50.0 { "high" } else { "low" }.into(),
+            changeover_h: job.changeover_s / 3600.0,
+            instances: job.instances,
+            policy: policy.name(),
+            cost_usd: usd(o.cost_usd),
+            on_demand_h: h(o.on_demand_h),
+            spot_h: h(o.spot_h),
+            on_demand_work_h: h(o.on_demand_work_h),
+            spot_work_h: h(o.spot_work_h),
+            changeovers: o.changeovers,
+            preemptions: o.preemptions,
+            finish_h: h(o.finish_h),
+            deadline_met: o.deadline_met,
+            savings_pct: pct(100.0 * (1.0 - o.cost_usd / self.baseline)),
+            gap_pct: None,
+            quick_gap_pct: None,
+        })
+    }
+}
+
+/// Each row's gap to the omniscient optimum of its window and to the quick-optimal
+/// heuristic, when they ran.
+fn gaps(rows: &mut [SpotRow]) {
+    let cost_of = |rows: &[SpotRow], p: PolicySpec| {
+        let name = p.to_string();
+        rows.iter().find(|r| r.policy == name).map(|r| r.cost_usd)
+    };
+    let best = cost_of(rows, PolicySpec::Omniscient);
+    let quick = cost_of(rows, PolicySpec::QuickOptimal(1));
+    for r in rows {
+        r.gap_pct = best.map(|b| round(100.0 * (r.cost_usd / b - 1.0), 4));
+        r.quick_gap_pct = quick.map(|q| round(100.0 * (r.cost_usd / q - 1.0), 4));
+    }
+}
+
+/// `x` rounded to `decimals` decimals (0 for −0).
+fn round(x: f64, decimals: i32) -> f64 {
+    let f = 10f64.powi(decimals);
+    (x * f).round() / f + 0.0
+}
+
+/// The on-demand-only bill of `job` at each trace's tick length: ⌈(C(0) + d)/g⌉ ticks.
+fn on_demand_cost(job: &Job, prices: &Prices, traces: &[Trace]) -> Vec<f64> {
+    traces
+        .iter()
+        .map(|t| {
+            let ticks = crate::model::ceil_ticks(job.work_s + job.changeover_s, t.gap_s);
+            ticks as f64 * t.gap_s / 3600.0 * prices.on_demand_per_h * f64::from(job.instances)
+        })
+        .collect()
+}
