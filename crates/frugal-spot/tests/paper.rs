@@ -5,7 +5,18 @@ use frugal_spot::experiment::{SpotSpec, run};
 use frugal_spot::policy::PolicySpec;
 use frugal_spot::summary::{Statistic, gap_closure, summarise};
 
+/// The traces: `$FRUGAL_SHARED_DATA/spot-traces` (which must then exist: CI sets it), else
+/// `../shared/data/spot-traces` beside the repository, else none (the test is skipped).
 fn shared() -> Option<std::path::PathBuf> {
+    if let Ok(data) = std::env::var("FRUGAL_SHARED_DATA") {
+        let dir = std::path::Path::new(&data).join("spot-traces");
+        assert!(
+            dir.is_dir(),
+            "FRUGAL_SHARED_DATA is set but {} is missing",
+            dir.display()
+        );
+        return Some(dir);
+    }
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/spot-traces");
     dir.is_dir().then_some(dir)
