@@ -216,6 +216,11 @@ pub struct ServeArgs {
     /// turn VMs on beyond it waits, its reason saying so.
     #[arg(long, value_name = "DOLLARS", value_parser = number_in(1e-9, 1e12))]
     pub budget_per_hour: Option<f64>,
+    /// How long an idle VM stays on before it is turned off: service seconds, or
+    /// `paid-hour` (until the hour it has paid for ends, under per-hour billing) — as
+    /// `frugal simulate --keep-alive`.
+    #[arg(long, default_value = "0", value_name = "SECONDS|paid-hour")]
+    pub keep_alive: frugal_core::KeepAlive,
     /// emulated: service seconds per wall-clock second, in (0, 1e6] [default: 60].
     #[arg(long, value_parser = number_in(1e-6, 1e6))]
     pub speedup: Option<f64>,
@@ -560,6 +565,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
         },
         cluster,
         billing,
+        keep_alive: a.keep_alive,
         scheduler: SchedulerConfig {
             discipline,
             admission_control: a.admission_control,

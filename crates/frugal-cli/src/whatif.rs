@@ -149,8 +149,9 @@ fn print(a: &WhatifArgs, r: &WhatIfReport, export: Option<&str>) -> Result<()> {
     )?;
     writeln!(
         out,
-        "Measured run times replace the estimates of {} jobs; {} were unfinished (replayed \
-         with their estimates); {} cancelled before they started are left out.",
+        "Measured run times replace the estimates of {} jobs; {} were unfinished at the \
+         window's end (every bill is clipped there, actual and replays alike); {} were \
+         cancelled before they started (replayed as cancelled).",
         r.measured, r.unfinished, r.cancelled_unstarted
     )?;
     if !r.earlier_policies.is_empty() {

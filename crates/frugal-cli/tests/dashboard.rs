@@ -294,6 +294,22 @@ fn the_dashboard_shows_the_queue_and_the_timeline_live_in_chromium() {
         b.eval("document.querySelectorAll('#timeline rect').length"),
         json!(intervals)
     );
+    // The tiles show the API's counts of every accepted job (/jobs lists six).
+    let listed = get(port, "/jobs")["jobs"].as_array().unwrap().len();
+    assert_eq!(d["counts"]["completed"], json!(listed), "{d}");
+    for k in ["completed", "queued", "running", "dropped", "unschedulable"] {
+        b.wait(
+            Duration::from_secs(10),
+            &format!(
+                "document.getElementById('count-{k}').textContent === '{}'",
+                d["counts"][k]
+            ),
+        );
+    }
+    b.wait(
+        Duration::from_secs(10),
+        "document.getElementById('deadlines-detail').textContent.startsWith('5 of 6 decided')",
+    );
     assert_eq!(
         b.eval("document.querySelectorAll('#ended tbody tr').length"),
         json!(6)

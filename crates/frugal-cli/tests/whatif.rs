@@ -123,20 +123,19 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
     );
     let met_pct = 100.0 * counts["deadline_met"].as_f64().unwrap() / jobs.len() as f64;
     assert!((num(1, met) - met_pct).abs() < 1e-9, "{out}\n{counts}");
-    // Replayed under its own policy: the same deadlines, and the same bill within 1 %
-    // (the service starts and stops VMs a few milliseconds after the simulator's
-    // instants, about a second of service time at this speed-up).
+    // Replayed under its own policy, on the measured run times at the instants the
+    // service passed the queue: the same deadlines and the same bill, to float rounding.
     assert_eq!(rows[2][run], "replay");
     assert_eq!(rows[2][policy], "first-fit");
     assert_eq!(num(2, met), met_pct, "{out}");
-    let rel = (num(2, bill) - num(1, bill)).abs() / num(1, bill);
     assert!(
-        rel < 0.01,
-        "replayed bill off by {:.3} %: {out}",
-        100.0 * rel
+        (num(2, bill) - num(1, bill)).abs() <= 1e-9 * num(1, bill),
+        "replayed bill differs: {out}"
     );
 
-    // Another policy: exactly what `frugal simulate` gives on the exported jobs.
+    // Another policy: what `frugal simulate` gives on the exported jobs, which run their
+    // estimates (the replay runs the measured times: the emulated backend reports each
+    // end a few milliseconds late, about a second of service time at this speed-up).
     let (code, text, err) = frugal(&[
         "whatif",
         "--db",
@@ -165,7 +164,10 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
         .find(|r| r[column(&sim, "policy")] == "best-fit-decreasing")
         .unwrap();
     let sim_bill: f64 = bfd[column(&sim, "cost_usd")].parse().unwrap();
-    assert_eq!(sim_bill, num(3, bill), "{cmd}\n{out}");
+    assert!(
+        (sim_bill - num(3, bill)).abs() <= 0.05 * sim_bill,
+        "{cmd}\n{out}"
+    );
     assert_eq!(rows[3][policy], "best-fit-decreasing");
 
     // The table marks the actual row.
@@ -228,19 +230,25 @@ fn whatif_names_bad_input() {
          [[vms]]\ninstance_type = \"small\"\nsite = \"cloud\"\ncount = 1\nprice_per_hour = 0.1\n",
     )
     .unwrap();
-    let (code, _, err) = frugal(&[
+    let (code, out, err) = frugal(&[
         "whatif",
         "--db",
         db_arg,
         "--cluster",
         tiny.to_str().unwrap(),
         "--policies",
-        "first-fit",
+        "first-fit,best-fit-decreasing",
+        "--format",
+        "csv",
     ]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0, "{err}");
+    let rows = csv_rows(&out);
+    let (run, unschedulable) = (column(&rows, "run"), column(&rows, "unschedulable"));
+    let replays: Vec<_> = rows.iter().filter(|r| r[run] == "replay").collect();
+    assert_eq!(replays.len(), 2, "{out}");
     assert!(
-        err.contains("policy first-fit cannot place job big (2 executors of 4 cores"),
-        "{err}"
+        replays.iter().all(|r| r[unschedulable] == "1"),
+        "a job no policy can place is reported as such in every row: {out}"
     );
 
     // A store from a newer frugal.

@@ -445,6 +445,25 @@ impl Cluster {
         }
     }
 
+    /// Marks an off VM on with no executors — booting until `ready_at` if that is after
+    /// `now` — as a VM that was kept on idle when a service stopped is restored. Does
+    /// nothing to a VM that is already on.
+    pub fn power_on_idle(&mut self, id: VmId, now: f64, ready_at: f64) {
+        let vm = &mut self.vms[id as usize];
+        if vm.is_active() {
+            return;
+        }
+        let before = VmKey::of(vm);
+        vm.power = if ready_at > now {
+            PowerState::Booting { ready_at }
+        } else {
+            PowerState::On
+        };
+        if let Some(index) = &mut self.index {
+            index.update(vm, before);
+        }
+    }
+
     /// Marks a booting VM as ready.
     pub fn mark_ready(&mut self, id: VmId) {
         let vm = &mut self.vms[id as usize];

@@ -83,7 +83,7 @@ impl EnvConfig {
                     backfill: frugal_core::Backfill::Off,
                 },
                 billing: BillingGranularity::PerSecond,
-                keep_alive_s: 0.0,
+                keep_alive: Default::default(),
                 budget_per_hour: None,
             },
         }

@@ -19,6 +19,7 @@ pub mod ledger;
 mod metrics;
 mod process;
 pub mod provision;
+mod restore;
 mod server;
 mod state;
 mod store;
@@ -34,6 +35,7 @@ use std::time::Duration;
 use tokio::sync::{Notify, mpsc};
 
 pub use api::{API_DOC, router};
+pub use restore::restore_state;
 pub use state::{Effect, Entry, JobState, LOST_VM_QUARANTINE_S, Restored, State};
 pub use store::{
     Durability, JobUpdate, SCHEMA_VERSION, StartRecord, Store, StoreError, StoreLimits, StoredJob,
@@ -121,6 +123,8 @@ pub struct ServiceConfig {
     pub cluster: Cluster,
     /// Billing granularity.
     pub billing: BillingGranularity,
+    /// How long an idle VM stays on before it is turned off (`frugal_core::fleet`).
+    pub keep_alive: frugal_core::KeepAlive,
     /// Queue discipline, admission control, backfilling, RUT and duration model.
     pub scheduler: SchedulerConfig,
     /// The placement policy as the command line names it (e.g. `first-fit`,
@@ -237,6 +241,7 @@ impl Service {
                     self.store.vm_off(vm, at)?;
                     actions.push(e);
                 }
+                Effect::VmLost { vm, at, refused } => self.store.vm_event(vm, at, refused)?,
                 _ => actions.push(e),
             }
         }
@@ -257,7 +262,7 @@ impl Service {
                 Effect::Stop(idx) => self.backend.stop(idx),
                 Effect::VmOn(vm, _) => self.backend.power_on(vm),
                 Effect::VmOff(vm, _) => self.backend.power_off(vm),
-                Effect::Changed(_) => {}
+                Effect::Changed(_) | Effect::VmLost { .. } => {}
             }
         }
         Ok(())
@@ -393,6 +398,7 @@ pub async fn start(
             cfg.cluster.emptied(),
             scheduler,
             cfg.billing,
+            cfg.keep_alive,
             cfg.budget_per_hour,
         )),
         backend,
@@ -440,91 +446,22 @@ async fn supervise(svc: Arc<Service>, task: tokio::task::JoinHandle<()>) {
     svc.stopped.notify_waiters();
 }
 
-/// Rebuilds the live state from the store, reconciling running jobs with the backend.
-/// A stored submission that fails today's validation (e.g. a duration written by an
-/// older, laxer version) is marked failed rather than scheduled.
+/// Rebuilds the live state from the store ([`restore_state`]), reconciling running jobs
+/// with the backend.
 async fn restore(svc: &Service) -> Result<Vec<Effect>, StoreError> {
-    let now = svc.now();
-    let mut effects = Vec::new();
-    let mut costs = Vec::new();
-    for s in svc.store.jobs().await? {
-        let cost = match (s.start, s.chosen_cost, s.optimal_cost) {
-            (Some(at), Some(chosen), Some(optimal)) => {
-                let c = frugal_core::DecisionCost { chosen, optimal };
-                costs.push((at, c));
-                Some(c)
-            }
-            _ => None,
-        };
-        let job = s.submission.job(s.arrival);
-        let restored = JobState::parse(&s.state).unwrap_or(JobState::Queued);
-        let parse = |p: Option<String>| -> Option<Vec<(u32, u32)>> {
-            p.and_then(|p| serde_json::from_str(&p).ok())
-        };
-        let placement = parse(s.placement).map(|v| Placement {
-            executors_per_vm: v,
-        });
-        if !restored.has_ended()
-            && let Err(e) = s.submission.revalidate()
-        {
-            let mut st = svc.lock();
-            let (idx, _) = st.add(s.submission, job, JobState::Failed, now);
-            st.set_ended(idx, now, format!("invalid stored submission: {e}"));
-            effects.push(Effect::Changed(idx));
-            continue;
-        }
-        if restored == JobState::Running
-            && let Some(placement) = placement.clone()
-        {
-            let launch = Launch {
-                idx: svc.lock().next_index(),
-                submission: s.submission.clone(),
-                placement: placement.clone(),
-                start_s: s.start.unwrap_or(0.0),
-                duration_s: s.finish.unwrap_or(0.0) - s.start.unwrap_or(0.0),
-            };
-            if svc.backend.reattach(&launch) {
-                let r = Restored {
-                    placement,
-                    start: s.start,
-                    finish: s.finish,
-                    observed: parse(s.observed),
-                };
-                let mut st = svc.lock();
-                let idx = st.add_running(s.submission, job, r, now);
-                if let Some(c) = cost {
-                    st.restore_cost(idx, c);
-                }
-                continue;
-            }
-            let mut st = svc.lock();
-            let (idx, added) = st.add(s.submission, job, JobState::Queued, now);
-            st.set_reason(idx, "re-queued after a restart");
-            effects.extend(added);
-            effects.push(Effect::Changed(idx));
-            continue;
-        }
-        let mut st = svc.lock();
-        let (idx, added) = st.add(s.submission, job, restored, now);
-        effects.extend(added);
-        if restored.has_ended() {
-            st.restore_ended(
-                idx,
-                s.start,
-                s.finish,
-                s.reason,
-                placement,
-                parse(s.observed),
-            );
-            if let Some(c) = cost {
-                st.restore_cost(idx, c);
-            }
-        }
-    }
-    svc.lock().ledger.restore(costs);
+    let jobs = svc.store.jobs().await?;
     let intervals = svc.store.vm_intervals().await?;
-    effects.extend(svc.lock().restore_power(&intervals, now));
-    Ok(effects)
+    let vm_events = svc.store.vm_events().await?;
+    let now = svc.now();
+    let mut st = svc.lock();
+    Ok(restore_state(
+        &mut st,
+        jobs,
+        &intervals,
+        &vm_events,
+        now,
+        &mut |l| svc.backend.reattach(l),
+    ))
 }
 
 /// Serves the API on `cfg.bind` (and the health and metrics routes on
@@ -590,24 +527,37 @@ async fn stop_signal() {
 /// How often the loop evicts ended jobs past their retention.
 const EVICT_EVERY: Duration = Duration::from_secs(5);
 
+/// The scheduling loop. Each turn is one instant: the backend's events waiting now and
+/// the pass are handled at one service time, so a VM emptied by a job and filled by the
+/// next at that instant is never turned off (the controller's rule). It also wakes when
+/// an idle VM's keep-alive runs out (or a boot completes, or a lost VM returns).
 async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<BackendEvent>) {
     let mut evict = tokio::time::interval(EVICT_EVERY);
     loop {
-        let mut effects = Vec::new();
         let retry = !svc.pending_actions().is_empty();
+        let timer = svc.lock().next_wake().map(|t| {
+            let wall = (t - svc.now()).max(0.0) / svc.clock.speedup();
+            std::time::Duration::from_secs_f64(wall.min(3600.0))
+        });
+        let mut first = None;
         tokio::select! {
             _ = svc.wake.notified() => {}
-            Some(ev) = events.recv() => effects.extend(handle(&svc, ev)),
+            Some(ev) = events.recv() => first = Some(ev),
             _ = evict.tick() => {
                 let before = svc.now() - svc.limits.retention_s;
                 svc.lock().evict(before, svc.limits.max_ended_in_memory);
             }
             _ = tokio::time::sleep(store::RETRY_EVERY), if retry => {}
-        }
-        while let Ok(ev) = events.try_recv() {
-            effects.extend(handle(&svc, ev));
+            _ = tokio::time::sleep(timer.unwrap_or_default()), if timer.is_some() => {}
         }
         let now = svc.now();
+        let mut effects = Vec::new();
+        if let Some(ev) = first {
+            effects.extend(handle(&svc, ev, now));
+        }
+        while let Ok(ev) = events.try_recv() {
+            effects.extend(handle(&svc, ev, now));
+        }
         let (times, costs) = {
             let mut st = svc.lock();
             effects.extend(st.schedule(now));
@@ -621,8 +571,7 @@ async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<
     }
 }
 
-fn handle(svc: &Service, ev: BackendEvent) -> Vec<Effect> {
-    let now = svc.now();
+fn handle(svc: &Service, ev: BackendEvent, now: f64) -> Vec<Effect> {
     let mut st = svc.lock();
     match ev {
         BackendEvent::Finished { idx } => st.finish(idx, now, JobState::Completed, None),

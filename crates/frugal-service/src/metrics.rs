@@ -38,7 +38,7 @@ impl Metrics {
         let jobs = IntGaugeVec::new(
             Opts::new(
                 "frugal_jobs",
-                "Jobs in memory by state (ended jobs leave after the retention)",
+                "Accepted jobs by state, evicted from memory or not (what /jobs lists)",
             ),
             &["state"],
         )
@@ -63,7 +63,7 @@ impl Metrics {
         let deadline = IntGaugeVec::new(
             Opts::new(
                 "frugal_deadlines",
-                "Ended deadline jobs in memory by outcome",
+                "Accepted deadline jobs by outcome: met, missed, pending (frugal_core::lifecycle)",
             ),
             &["outcome"],
         )
@@ -180,22 +180,11 @@ impl Metrics {
 
     /// The text exposition, after refreshing the gauges from `st` at `now`.
     pub(crate) fn render(&self, st: &State, now: f64) -> Result<Vec<u8>, prometheus::Error> {
-        let mut counts = [0i64; JobState::ALL.len()];
-        let (mut met, mut missed) = (0, 0);
-        for e in st.entries() {
-            counts[e.state as usize] += 1;
-            match (e.state, e.finish, e.job.deadline) {
-                (JobState::Completed, Some(f), Some(d)) if f <= d => met += 1,
-                (JobState::Completed | JobState::Failed | JobState::Dropped, _, Some(_)) => {
-                    missed += 1
-                }
-                _ => {}
-            }
-        }
+        let tally = st.tally(now);
         for s in JobState::ALL {
             self.jobs
                 .with_label_values(&[s.as_str()])
-                .set(counts[s as usize]);
+                .set(tally.of(s) as i64);
         }
         self.queue.set(st.queued() as i64);
         for site in [Site::Local, Site::Cloud] {
@@ -203,8 +192,14 @@ impl Metrics {
                 .with_label_values(&[site.as_str()])
                 .set(st.site_cost(site, now));
         }
-        self.deadline.with_label_values(&["met"]).set(met);
-        self.deadline.with_label_values(&["missed"]).set(missed);
+        let d = tally.deadlines;
+        self.deadline.with_label_values(&["met"]).set(d.met as i64);
+        self.deadline
+            .with_label_values(&["missed"])
+            .set(d.missed as i64);
+        self.deadline
+            .with_label_values(&["pending"])
+            .set(d.pending as i64);
         self.time.set(now);
         let (chosen, optimal) = st.ledger.totals();
         for (kind, total) in [("chosen", chosen), ("optimal", optimal)] {

@@ -1,116 +1,57 @@
-//! The service's live state: the cluster, the scheduler (the simulator's queues,
-//! admission control and policy — the same code) and every accepted job.
+//! The service's live state: the controller of `frugal-core` (the jobs' lifecycle, the
+//! cluster, the scheduler — the simulator's queues, admission control and policy — and
+//! the fleet's bill: the same code the simulator runs) and what is the service's own
+//! around it: each job's submission and id, the executors the backend last observed, the
+//! decisions' costs against the optimum, and which ended jobs may leave memory.
 
 use std::collections::{HashMap, VecDeque};
-
-use serde::Serialize;
 
 use frugal_core::DecisionCost;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::{Cluster, Site, VmId};
+use frugal_core::control::{ControlConfig, Controller, JobRecord};
+use frugal_core::fleet::KeepAlive;
 use frugal_core::job::Job;
 use frugal_core::placement::Placement;
-use frugal_core::scheduler::{Decision, Scheduler};
+use frugal_core::scheduler::Scheduler;
 
 use crate::ledger::{DecisionRecord, Ledger};
 use crate::store::JobUpdate;
 use crate::submission::Submission;
 
-/// Lifecycle of an accepted job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum JobState {
-    /// Waiting for resources.
-    Queued,
-    /// Executors placed and running.
-    Running,
-    /// Finished successfully.
-    Completed,
-    /// Ended unsuccessfully on the backend (see its reason).
-    Failed,
-    /// Cancelled by the user.
-    Cancelled,
-    /// Dropped by admission control: it could not meet its deadline.
-    Dropped,
-}
+pub use frugal_core::control::{Effect, OUT_OF_SERVICE_S as LOST_VM_QUARANTINE_S};
+pub use frugal_core::lifecycle::JobState;
+use frugal_core::lifecycle::StateCount;
 
-impl JobState {
-    /// The name stored in the database.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            JobState::Queued => "queued",
-            JobState::Running => "running",
-            JobState::Completed => "completed",
-            JobState::Failed => "failed",
-            JobState::Cancelled => "cancelled",
-            JobState::Dropped => "dropped",
-        }
-    }
-
-    /// Every state, in lifecycle order.
-    pub const ALL: [JobState; 6] = [
-        JobState::Queued,
-        JobState::Running,
-        JobState::Completed,
-        JobState::Failed,
-        JobState::Cancelled,
-        JobState::Dropped,
-    ];
-
-    /// Parses a stored name.
-    pub fn parse(s: &str) -> Option<JobState> {
-        JobState::ALL.into_iter().find(|x| x.as_str() == s)
-    }
-
-    /// True for the final states.
-    pub fn has_ended(&self) -> bool {
-        !matches!(self, JobState::Queued | JobState::Running)
-    }
-}
-
-/// One accepted job.
-#[derive(Clone, Debug)]
-pub struct Entry {
+/// One accepted job as the API shows it: the controller's record (through `Deref`: its
+/// state, placement, start, finish, reason and cost) with the submission and what the
+/// backend observed.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'a> {
     /// As submitted.
-    pub submission: Submission,
+    pub submission: &'a Submission,
     /// The scheduler's view.
-    pub job: Job,
-    /// Current state.
-    pub state: JobState,
-    /// Where its executors run (once started).
-    pub placement: Option<Placement>,
-    /// Start, service seconds.
-    pub start: Option<f64>,
-    /// Finish (estimated while running), service seconds.
-    pub finish: Option<f64>,
-    /// Why it was re-queued, dropped or failed.
-    pub reason: Option<String>,
+    pub job: &'a Job,
     /// Executors per VM as the backend last reported them.
-    pub observed: Option<Vec<(VmId, u32)>>,
-    /// What its placement cost and what the optimum would have (Eq. 16), once placed.
-    pub cost: Option<DecisionCost>,
+    pub observed: Option<&'a [(VmId, u32)]>,
+    record: &'a JobRecord,
 }
 
-/// A change to persist and act on, produced by the state machine.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Effect {
-    /// Job `idx` was placed: launch it on the backend.
-    Launch(usize),
-    /// Running job `idx` gets executors on `placement` (a replacement for lost ones).
-    AddExecutors {
-        /// Job index.
-        idx: usize,
-        /// Where the new executors go.
-        placement: Placement,
-    },
-    /// Stop running job `idx` on the backend.
-    Stop(usize),
-    /// Job `idx` changed (persist it).
-    Changed(usize),
-    /// VM turned on at the time given.
-    VmOn(VmId, f64),
-    /// VM turned off at the time given.
-    VmOff(VmId, f64),
+impl std::ops::Deref for Entry<'_> {
+    type Target = JobRecord;
+
+    fn deref(&self) -> &JobRecord {
+        self.record
+    }
+}
+
+/// The service's side of a job.
+#[derive(Clone, Debug)]
+struct Side {
+    submission: Submission,
+    observed: Option<Vec<(VmId, u32)>>,
+    /// Queued for eviction already.
+    ended: bool,
 }
 
 /// What the store says about a job that was running when the service stopped.
@@ -124,84 +65,72 @@ pub struct Restored {
     pub finish: Option<f64>,
     /// Last observed executors per VM.
     pub observed: Option<Vec<(VmId, u32)>>,
+    /// When the scheduler first had it, service seconds.
+    pub queued_at: Option<f64>,
 }
-
-/// `n` executors on `vm`.
-fn single(vm: VmId, n: u32) -> Placement {
-    Placement {
-        executors_per_vm: vec![(vm, n)],
-    }
-}
-
-/// How [`frugal_core::Hold::reason`] begins for each limit.
-const HOLD_BUDGET: &str = "budget:";
-const HOLD_MAX_COST: &str = "max_cost_usd:";
-
-/// Service seconds a lost VM stays out of service before the policy may turn it on
-/// again: long enough that a flapping host is not handed work at once, short enough that
-/// a cloud VM slot (whose next power-on is a new instance) comes back within the hour.
-pub const LOST_VM_QUARANTINE_S: f64 = 600.0;
 
 /// The live state. Accepted jobs live in slots: a job that ended is kept in memory for a
 /// retention period (see [`State::evict`]) and then only in the database, and its slot
 /// is reused.
 pub struct State {
-    /// The cluster.
-    pub cluster: Cluster,
-    empty: Cluster,
-    scheduler: Scheduler,
-    /// Job slots (the index is the scheduler's job index); `None` for a free slot.
-    entries: Vec<Option<Entry>>,
-    jobs: Vec<Job>,
-    free: Vec<usize>,
+    ctl: Controller,
+    side: Vec<Option<Side>>,
     by_id: HashMap<String, usize>,
     /// Jobs that ended, by end time (service seconds), oldest first.
     ended: VecDeque<(f64, usize)>,
-    /// Open power-on time of each VM.
-    on_since: Vec<Option<f64>>,
-    /// Dollars billed for each VM's closed power-on intervals.
-    closed_cost: Vec<f64>,
-    /// Lost VMs out of service, until when (service seconds).
-    out_of_service: Vec<Option<f64>>,
-    /// Billing granularity.
-    pub billing: BillingGranularity,
     /// The decisions' costs against the optimum.
     pub ledger: Ledger,
     /// Cap on the fleet's price, dollars per hour.
     pub budget_per_hour: Option<f64>,
     /// The exact optimum, for estimates at submission.
     estimator: frugal_core::policy::Optimal,
+    /// The jobs evicted from memory (all ended), counted as they left.
+    evicted: StateCount,
 }
 
 impl State {
-    /// A fresh state on the all-off `cluster`. The scheduler measures every decision
-    /// against the optimum; `budget_per_hour` caps the fleet's price.
+    /// A fresh state on the all-off `cluster`, billed under `billing` with idle VMs kept on
+    /// per `keep_alive`. The scheduler measures every decision against the optimum;
+    /// `budget_per_hour` caps the fleet's price.
     pub fn new(
         cluster: Cluster,
         mut scheduler: Scheduler,
         billing: BillingGranularity,
+        keep_alive: KeepAlive,
         budget_per_hour: Option<f64>,
     ) -> State {
-        let n = cluster.len();
         scheduler.measure_gap(true);
         scheduler.set_budget_per_hour(budget_per_hour);
+        let cfg = ControlConfig {
+            billing,
+            keep_alive,
+            ..ControlConfig::default()
+        };
         State {
-            empty: cluster.emptied(),
-            cluster,
-            scheduler,
-            entries: Vec::new(),
-            jobs: Vec::new(),
-            free: Vec::new(),
+            ctl: Controller::new(&cluster, Some(scheduler), cfg),
+            side: Vec::new(),
             by_id: HashMap::new(),
             ended: VecDeque::new(),
-            on_since: vec![None; n],
-            closed_cost: vec![0.0; n],
-            out_of_service: vec![None; n],
-            billing,
             ledger: Ledger::default(),
             budget_per_hour,
             estimator: Default::default(),
+            evicted: StateCount::default(),
         }
+    }
+
+    /// The controller (the jobs' states, the cluster, the fleet's bill).
+    pub fn controller(&self) -> &Controller {
+        &self.ctl
+    }
+
+    /// The live cluster.
+    pub fn cluster(&self) -> &Cluster {
+        self.ctl.cluster()
+    }
+
+    /// The billing granularity.
+    pub fn billing(&self) -> BillingGranularity {
+        self.ctl.fleet().billing()
     }
 
     /// The index of job `id`, if it is in memory.
@@ -214,22 +143,34 @@ impl State {
     /// # Panics
     /// If the slot is free (indices come from [`State::find`] and backend events of
     /// running jobs, which are never evicted).
-    pub fn entry(&self, idx: usize) -> &Entry {
-        self.entries[idx].as_ref().expect("a live job slot")
-    }
-
-    fn entry_mut(&mut self, idx: usize) -> &mut Entry {
-        self.entries[idx].as_mut().expect("a live job slot")
+    pub fn entry(&self, idx: usize) -> Entry<'_> {
+        let side = self.side[idx].as_ref().expect("a live job slot");
+        Entry {
+            submission: &side.submission,
+            job: self.ctl.job(idx),
+            observed: side.observed.as_deref(),
+            record: self.ctl.record(idx),
+        }
     }
 
     /// Every job in memory.
-    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().flatten()
+    pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> {
+        self.ctl.records().map(|(i, _)| self.entry(i))
+    }
+
+    /// Every accepted job — in memory or evicted to the store only — by state, with
+    /// their deadline outcomes at `now` (`frugal_core::lifecycle`): what `/jobs` lists.
+    pub fn tally(&self, now: f64) -> StateCount {
+        let mut live = StateCount::default();
+        for e in self.entries() {
+            live.add(e.state, e.job.deadline, e.finish, now);
+        }
+        live.plus(&self.evicted)
     }
 
     /// Jobs waiting in the queue.
     pub fn queued(&self) -> usize {
-        self.scheduler.queued()
+        self.ctl.scheduler().queued()
     }
 
     /// Jobs in memory (queued, running, and ended within the retention).
@@ -240,28 +181,54 @@ impl State {
     /// The row to store for job `idx`.
     pub fn update_of(&self, idx: usize) -> JobUpdate {
         let e = self.entry(idx);
-        let json = |v: &Vec<(VmId, u32)>| serde_json::to_string(v).expect("placements serialise");
         JobUpdate {
             id: e.submission.id.clone(),
-            state: e.state.as_str(),
-            placement: e.placement.as_ref().map(|p| json(&p.executors_per_vm)),
+            state: e.state,
+            placement: e.placement.as_ref().map(|p| p.executors_per_vm.clone()),
             start: e.start,
             finish: e.finish,
             reason: e.reason.clone(),
-            observed: e.observed.as_ref().map(json),
+            observed: e.observed.map(<[_]>::to_vec),
             chosen_cost: e.cost.map(|c| c.chosen),
             optimal_cost: e.cost.map(|c| c.optimal),
+            queued_at: e.offered_at,
         }
     }
 
     /// Takes the decision times (seconds) recorded since the last call.
     pub fn take_decision_times(&mut self) -> Vec<f64> {
-        self.scheduler.take_decision_times()
+        self.ctl.scheduler_mut().take_decision_times()
+    }
+
+    /// Jobs whose changes end them go on the eviction queue (once).
+    fn note_ended(&mut self, effects: &[Effect], now: f64) {
+        for e in effects {
+            if let Effect::Changed(idx) = *e
+                && self.ctl.get(idx).is_some_and(|r| r.state.has_ended())
+                && let Some(side) = self.side[idx].as_mut()
+                && !side.ended
+            {
+                side.ended = true;
+                self.ended.push_back((now, idx));
+            }
+        }
+    }
+
+    fn bind(&mut self, idx: usize, submission: Submission, ended: bool) {
+        if self.side.len() <= idx {
+            self.side.resize(idx + 1, None);
+        }
+        self.by_id.insert(submission.id.clone(), idx);
+        self.side[idx] = Some(Side {
+            submission,
+            observed: None,
+            ended,
+        });
     }
 
     /// Adds an accepted job in `state` (restored jobs may have ended already) at `now`.
-    /// A queued job the policy can never place is dropped with a reason (and a change to
-    /// persist). Returns its index and the effects.
+    /// A queued job the policy can never place is unschedulable, with a reason (and a
+    /// change to persist). Returns its index and the effects.
     pub fn add(
         &mut self,
         submission: Submission,
@@ -269,68 +236,42 @@ impl State {
         state: JobState,
         now: f64,
     ) -> (usize, Vec<Effect>) {
-        let idx = match self.free.pop() {
-            Some(i) => {
-                self.jobs[i] = job.clone();
-                i
-            }
-            None => {
-                self.jobs.push(job.clone());
-                self.entries.push(None);
-                self.jobs.len() - 1
-            }
+        let (idx, effects) = if state == JobState::Queued {
+            let cap = submission.max_cost_usd;
+            self.ctl.add(job, cap, now)
+        } else {
+            (self.ctl.add_ended(job, JobRecord::new(state)), Vec::new())
         };
-        self.by_id.insert(submission.id.clone(), idx);
-        let mut entry = Entry {
-            submission,
-            job,
-            state,
-            placement: None,
-            start: None,
-            finish: None,
-            reason: None,
-            observed: None,
-            cost: None,
-        };
-        let mut effects = Vec::new();
-        self.scheduler.cap_cost(idx, entry.submission.max_cost_usd);
-        if state == JobState::Queued {
-            if self.scheduler.can_ever_place(&entry.job, &self.empty) {
-                self.scheduler.enqueue(idx, &entry.job, &self.cluster);
-            } else {
-                entry.state = JobState::Dropped;
-                entry.reason = Some("the policy cannot place it even on the empty cluster".into());
-                effects.push(Effect::Changed(idx));
-            }
-        }
-        let ended = entry.state.has_ended();
-        self.entries[idx] = Some(entry);
+        let ended = state.has_ended();
+        self.bind(idx, submission, ended);
         if ended {
             self.ended.push_back((now, idx));
         }
+        self.note_ended(&effects, now);
         (idx, effects)
     }
 
     /// The index the next added job gets.
     pub fn next_index(&self) -> usize {
-        self.free.last().copied().unwrap_or(self.jobs.len())
+        self.ctl.next_index()
     }
 
     /// Sets why job `idx` is in its state.
     pub fn set_reason(&mut self, idx: usize, reason: &str) {
-        self.entry_mut(idx).reason = Some(reason.to_string());
+        self.ctl.set_reason(idx, reason);
     }
 
     /// Job `idx`, added in a final state, ended at `now` for `reason`.
     pub fn set_ended(&mut self, idx: usize, now: f64, reason: String) {
-        let e = self.entry_mut(idx);
-        e.finish = Some(now);
-        e.reason = Some(reason);
+        self.ctl.restore(idx, |r| {
+            r.finish = Some(now);
+            r.reason = Some(reason);
+        });
     }
 
     /// The stored cost of job `idx`'s placement (a job restored after a restart).
     pub fn restore_cost(&mut self, idx: usize, cost: DecisionCost) {
-        self.entry_mut(idx).cost = Some(cost);
+        self.ctl.restore(idx, |r| r.cost = Some(cost));
     }
 
     /// The stored details of a job restored in a final state.
@@ -343,12 +284,17 @@ impl State {
         placement: Option<Placement>,
         observed: Option<Vec<(VmId, u32)>>,
     ) {
-        let e = self.entry_mut(idx);
-        e.start = start;
-        e.finish = finish;
-        e.reason = reason;
-        e.placement = placement;
-        e.observed = observed;
+        self.ctl.restore(idx, |r| {
+            r.start = start;
+            r.finish = finish;
+            r.reason = reason;
+            r.placement = placement;
+        });
+        self.side_mut(idx).observed = observed;
+    }
+
+    fn side_mut(&mut self, idx: usize) -> &mut Side {
+        self.side[idx].as_mut().expect("a live job slot")
     }
 
     /// Forgets jobs that ended before `before` (service seconds), and the oldest ended
@@ -361,18 +307,16 @@ impl State {
                 break;
             }
             self.ended.pop_front();
-            if let Some(e) = self.entries[idx].take() {
-                self.by_id.remove(&e.submission.id);
-                self.free.push(idx);
+            if let Some(side) = self.side[idx].take() {
+                let (job, r) = (self.ctl.job(idx), self.ctl.record(idx));
+                self.evicted
+                    .add(r.state, job.deadline, r.finish, f64::INFINITY);
+                self.by_id.remove(&side.submission.id);
+                self.ctl.remove(idx);
                 n += 1;
             }
         }
         n
-    }
-
-    /// Records that job `idx` reached a final state at `now`.
-    fn ended_at(&mut self, idx: usize, now: f64) {
-        self.ended.push_back((now, idx));
     }
 
     /// Adds a job the backend still runs after a restart, reserving its executors.
@@ -383,115 +327,82 @@ impl State {
         restored: Restored,
         now: f64,
     ) -> usize {
-        let (idx, _) = self.add(submission, job, JobState::Running, now);
-        let e = self.entry_mut(idx);
-        e.start = restored.start;
-        e.finish = restored.finish;
-        e.observed = restored.observed;
-        let at = restored.start.unwrap_or(e.job.arrival);
-        let demand = e.job.executor_demand;
-        e.placement = Some(restored.placement.clone());
-        self.cluster
-            .reserve(&restored.placement, &demand, at, 0.0, &mut Vec::new())
-            .expect("a restored placement fits the cluster it was made on");
+        let mut record = JobRecord::new(JobState::Running);
+        record.start = restored.start;
+        record.finish = restored.finish;
+        record.offered_at = restored.queued_at;
+        let idx = self.ctl.add_running(job, record, restored.placement, now);
+        self.bind(idx, submission, false);
+        self.side_mut(idx).observed = restored.observed;
         idx
     }
 
-    /// Restores VM power intervals from the database. An open interval stays open if the
-    /// VM hosts a job the backend still runs, and is closed at `now` otherwise.
+    /// Restores one stored power interval of `vm` at `now`, the VM idle since
+    /// `idle_since` if it hosts nothing ([`Controller::restore_power`]).
     pub fn restore_power(
         &mut self,
-        intervals: &[(u32, f64, Option<f64>)],
+        vm: VmId,
+        interval: (f64, Option<f64>),
+        idle_since: f64,
         now: f64,
     ) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        for &(vm, on, off) in intervals {
-            let i = vm as usize;
-            if i >= self.closed_cost.len() {
-                continue;
-            }
-            let price = self.cluster.vm(vm).price_per_second;
-            match off {
-                Some(off) => self.closed_cost[i] += self.billing.cost(off - on, price),
-                None if self.cluster.vm(vm).executors > 0 => self.on_since[i] = Some(on),
-                None => {
-                    self.closed_cost[i] += self.billing.cost(now - on, price);
-                    effects.push(Effect::VmOff(vm, now));
-                }
-            }
+        self.ctl.restore_power(vm, interval, idle_since, now)
+    }
+
+    /// A stored loss of `vm` at `at` ([`Controller::restore_loss`]).
+    pub fn restore_loss(&mut self, vm: VmId, at: f64, now: f64) {
+        self.ctl.restore_loss(vm, at, now);
+    }
+
+    /// When job `idx` was first offered to the policy, as stored.
+    pub fn restore_queued_at(&mut self, idx: usize, queued_at: Option<f64>) {
+        if queued_at.is_some() {
+            self.ctl.restore(idx, |r| r.offered_at = queued_at);
         }
-        effects
     }
 
     /// Offers the queue to the policy at `now`, returning what to persist and launch.
     pub fn schedule(&mut self, now: f64) -> Vec<Effect> {
-        self.end_quarantines(now);
-        let mut decisions = Vec::new();
-        self.scheduler
-            .run_pass(&self.jobs, &mut self.cluster, now, &mut decisions);
-        let mut effects = Vec::new();
-        for d in decisions {
-            match d {
-                Decision::Started {
-                    job,
-                    placement,
-                    start,
-                    finish,
-                    powered_on,
-                    cost,
-                } => {
-                    for &vm in &powered_on {
-                        self.on_since[vm as usize] = Some(now);
-                        effects.push(Effect::VmOn(vm, now));
-                    }
-                    let e = self.entries[job].as_mut().expect("a live job slot");
-                    if let Some(c) = cost {
-                        self.ledger.record(DecisionRecord {
-                            at: now,
-                            job: e.submission.id.clone(),
-                            executors_per_vm: placement.executors_per_vm.clone(),
-                            powered_on,
-                            chosen_usd: c.chosen,
-                            optimal_usd: c.optimal,
-                        });
-                    }
-                    e.state = JobState::Running;
-                    e.placement = Some(placement);
-                    e.start = Some(start);
-                    e.finish = Some(finish);
-                    e.cost = cost;
-                    if e.reason
-                        .as_deref()
-                        .is_some_and(|r| r.starts_with(HOLD_BUDGET) || r.starts_with(HOLD_MAX_COST))
-                    {
-                        // It waited on a dollar limit; it no longer does.
-                        e.reason = None;
-                    }
-                    effects.push(Effect::Changed(job));
-                    effects.push(Effect::Launch(job));
-                }
-                Decision::Held { job, hold } => {
-                    let reason = hold.reason();
-                    let e = self.entry_mut(job);
-                    if e.reason.as_deref() != Some(reason.as_str()) {
-                        e.reason = Some(reason);
-                        effects.push(Effect::Changed(job));
-                    }
-                }
-                Decision::Dropped { job } => {
-                    let e = self.entry_mut(job);
-                    e.state = JobState::Dropped;
-                    e.reason = Some("admission control: it would miss its deadline".into());
-                    self.ended_at(job, now);
-                    effects.push(Effect::Changed(job));
+        let effects = self.ctl.schedule(now);
+        for e in &effects {
+            if let Effect::Launch(job) = *e {
+                let r = self.ctl.record(job);
+                if let (Some(c), Some(p)) = (r.cost, &r.placement) {
+                    let side = self.side[job].as_ref().expect("a live job slot");
+                    self.ledger.record(DecisionRecord {
+                        at: now,
+                        job: side.submission.id.clone(),
+                        executors_per_vm: p.executors_per_vm.clone(),
+                        powered_on: effects
+                            .iter()
+                            .filter_map(|e| match e {
+                                Effect::VmOn(vm, _)
+                                    if p.executors_per_vm.iter().any(|q| q.0 == *vm) =>
+                                {
+                                    Some(*vm)
+                                }
+                                _ => None,
+                            })
+                            .collect(),
+                        chosen_usd: c.chosen,
+                        optimal_usd: c.optimal,
+                    });
                 }
             }
         }
+        self.note_ended(&effects, now);
         effects
     }
 
+    /// The next instant at which the state has something to do on its own (a keep-alive
+    /// runs out, a boot completes, a lost VM returns): the loop wakes then.
+    pub fn next_wake(&self) -> Option<f64> {
+        self.ctl.next_wake()
+    }
+
     /// Running job `idx` ended at `now` in `state` (completed, failed or cancelled):
-    /// frees its executors and turns idle VMs off. Does nothing for other jobs.
+    /// frees its executors (VMs left idle go off at the end of the instant, or when their
+    /// keep-alive runs out). Does nothing for other jobs.
     pub fn finish(
         &mut self,
         idx: usize,
@@ -499,260 +410,74 @@ impl State {
         state: JobState,
         reason: Option<String>,
     ) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        let Some(e) = self.entries[idx].as_mut() else {
-            return effects;
-        };
-        if e.state != JobState::Running {
-            return effects;
-        }
-        e.state = state;
-        e.finish = Some(now);
-        if reason.is_some() {
-            e.reason = reason;
-        }
-        let placement = e.placement.clone().expect("running jobs are placed");
-        self.release(idx, &placement, now, &mut effects);
-        self.ended_at(idx, now);
-        effects.push(Effect::Changed(idx));
+        let effects = self.ctl.finish(idx, now, state, reason);
+        self.note_ended(&effects, now);
         effects
     }
 
-    /// Frees `part` of job `idx`'s executors at `now` and turns the VMs left idle off.
-    fn release(&mut self, idx: usize, part: &Placement, now: f64, effects: &mut Vec<Effect>) {
-        let demand = self.entry(idx).job.executor_demand;
-        self.cluster.release(part, &demand);
-        self.scheduler.resources_freed();
-        for &(vm, _) in &part.executors_per_vm {
-            if self.cluster.power_off(vm, now) {
-                if let Some(on) = self.on_since[vm as usize].take() {
-                    let price = self.cluster.vm(vm).price_per_second;
-                    self.closed_cost[vm as usize] += self.billing.cost(now - on, price);
-                }
-                effects.push(Effect::VmOff(vm, now));
-            }
-        }
-    }
-
     /// Running job `idx` lost `executors` of its executors on `vm` at `now` (a worker
-    /// died; `None` or more than it has there: all of them). They are released (the VM
-    /// is turned off if that leaves it idle) and the policy places replacements at once;
-    /// if it cannot, the job fails with a reason.
+    /// died; `None` or more than it has there: all of them). They are released and the
+    /// policy places replacements at once; if it cannot, the job fails with a reason.
     pub fn lost(&mut self, idx: usize, vm: VmId, executors: Option<u32>, now: f64) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        if let Some(n) = self.take_executors(idx, vm, executors) {
-            let demand = self.entry(idx).job.executor_demand;
-            self.cluster.release(&single(vm, n), &demand);
-            self.power_off_idle(vm, now, &mut effects);
-            let why = format!("{n} executor(s) lost on VM {vm} at {now:.0} s");
-            self.replace(idx, n, &why, now, &mut effects);
-        }
+        let effects = self.ctl.lose_executors(idx, vm, executors, now);
+        self.note_ended(&effects, now);
         effects
     }
 
     /// VM `vm` was lost at `now` (its host stopped heartbeating): every running job's
     /// executors on it are released, its billing stops (a `VmOff`, which also has the
     /// backend remove what is left of it), and it is kept **out of service** for
-    /// [`LOST_VM_QUARANTINE_S`] — held in the cluster by a reservation of its whole
-    /// capacity, so no policy places anything on it — before it may be turned on again
-    /// (as a new host). Then each job's executors are replaced as in [`State::lost`].
+    /// [`LOST_VM_QUARANTINE_S`] before it may be turned on again (as a new host). Then
+    /// each job's executors are replaced as in [`State::lost`].
     pub fn vm_lost(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
-        self.lose(vm, reason, now, true)
+        let effects = self.ctl.vm_lost(vm, reason, now);
+        self.note_ended(&effects, now);
+        effects
     }
 
     /// VM `vm`'s power-on failed at `now` (the provider refused the machine): as
-    /// [`State::vm_lost`], except that the VM never ran, so its interval is closed at its
-    /// start and costs nothing — a refused launch is not billed by the provider either.
+    /// [`State::vm_lost`], except that the VM never ran, so it costs nothing.
     pub fn power_on_failed(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
-        self.lose(vm, reason, now, false)
-    }
-
-    fn lose(&mut self, vm: VmId, reason: &str, now: f64, ran: bool) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        if vm as usize >= self.out_of_service.len() || self.out_of_service[vm as usize].is_some() {
-            return effects;
-        }
-        let hit: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| {
-                self.entries[i].as_ref().is_some_and(|e| {
-                    e.state == JobState::Running
-                        && e.placement
-                            .as_ref()
-                            .is_some_and(|p| p.executors_per_vm.iter().any(|q| q.0 == vm))
-                })
-            })
-            .collect();
-        let mut lost = Vec::new();
-        for idx in hit {
-            let n = self
-                .take_executors(idx, vm, None)
-                .expect("the job has executors on vm");
-            let demand = self.entry(idx).job.executor_demand;
-            self.cluster.release(&single(vm, n), &demand);
-            lost.push((idx, n));
-        }
-        let mut off = now;
-        if let Some(on) = self.on_since[vm as usize].take() {
-            if !ran {
-                off = on;
-            }
-            let price = self.cluster.vm(vm).price_per_second;
-            self.closed_cost[vm as usize] += self.billing.cost(off - on, price);
-        }
-        effects.push(Effect::VmOff(vm, off));
-        let whole = self.cluster.vm(vm).capacity;
-        self.cluster
-            .reserve(&single(vm, 1), &whole, now, 0.0, &mut Vec::new())
-            .expect("a VM with no executors holds its own capacity");
-        self.out_of_service[vm as usize] = Some(now + LOST_VM_QUARANTINE_S);
-        self.scheduler.resources_freed();
-        for (idx, n) in lost {
-            let why = format!("{n} executor(s) lost with VM {vm} at {now:.0} s ({reason})");
-            self.replace(idx, n, &why, now, &mut effects);
-        }
+        let effects = self.ctl.power_on_failed(vm, reason, now);
+        self.note_ended(&effects, now);
         effects
     }
 
     /// Until when (service seconds) lost VM `vm` is out of service, if it is.
     pub fn out_of_service(&self, vm: VmId) -> Option<f64> {
-        self.out_of_service.get(vm as usize).copied().flatten()
-    }
-
-    /// Returns the lost VMs whose time out of service has passed to the off pool.
-    fn end_quarantines(&mut self, now: f64) {
-        for vm in 0..self.out_of_service.len() {
-            if self.out_of_service[vm].is_some_and(|until| until <= now) {
-                self.out_of_service[vm] = None;
-                let id = vm as VmId;
-                let whole = self.cluster.vm(id).capacity;
-                self.cluster.release(&single(id, 1), &whole);
-                self.cluster.power_off(id, now);
-                self.scheduler.resources_freed();
-            }
-        }
-    }
-
-    /// Removes up to `executors` (`None`: all) of running job `idx`'s executors on `vm`
-    /// from its placement; how many it removed.
-    fn take_executors(&mut self, idx: usize, vm: VmId, executors: Option<u32>) -> Option<u32> {
-        let e = self.entries.get_mut(idx)?.as_mut()?;
-        if e.state != JobState::Running {
-            return None;
-        }
-        let placement = e.placement.as_mut()?;
-        let at = placement.executors_per_vm.iter().position(|p| p.0 == vm)?;
-        let on_vm = placement.executors_per_vm[at].1;
-        let n = executors.map_or(on_vm, |k| k.min(on_vm));
-        if n == 0 {
-            return None;
-        }
-        if n == on_vm {
-            placement.executors_per_vm.remove(at);
-        } else {
-            placement.executors_per_vm[at].1 -= n;
-        }
-        Some(n)
-    }
-
-    /// Turns `vm` off at `now` if it is idle, closing its billing interval.
-    fn power_off_idle(&mut self, vm: VmId, now: f64, effects: &mut Vec<Effect>) {
-        if self.cluster.power_off(vm, now) {
-            if let Some(on) = self.on_since[vm as usize].take() {
-                let price = self.cluster.vm(vm).price_per_second;
-                self.closed_cost[vm as usize] += self.billing.cost(now - on, price);
-            }
-            effects.push(Effect::VmOff(vm, now));
-        }
-    }
-
-    /// Places `n` replacement executors for running job `idx` at `now` (its reason
-    /// starts with `why`); fails the job if the policy cannot.
-    fn replace(&mut self, idx: usize, n: u32, why: &str, now: f64, effects: &mut Vec<Effect>) {
-        let mut lost_part = self.entry(idx).job.clone();
-        lost_part.executors = n;
-        let until = self.entry(idx).finish.unwrap_or(now).max(now);
-        match self
-            .scheduler
-            .place_now(&lost_part, &mut self.cluster, now, until)
-        {
-            Some((replacement, powered_on)) => {
-                for on in powered_on {
-                    self.on_since[on as usize] = Some(now);
-                    effects.push(Effect::VmOn(on, now));
-                }
-                let e = self.entry_mut(idx);
-                let merged = e.placement.get_or_insert_with(Placement::default);
-                for &(v, k) in &replacement.executors_per_vm {
-                    match merged.executors_per_vm.iter_mut().find(|p| p.0 == v) {
-                        Some(p) => p.1 += k,
-                        None => merged.executors_per_vm.push((v, k)),
-                    }
-                }
-                merged.executors_per_vm.sort_unstable();
-                let on: Vec<String> = replacement
-                    .executors_per_vm
-                    .iter()
-                    .map(|(v, k)| format!("{k} on VM {v}"))
-                    .collect();
-                e.reason = Some(format!("{why}; replaced by {}", on.join(", ")));
-                effects.push(Effect::Changed(idx));
-                effects.push(Effect::AddExecutors {
-                    idx,
-                    placement: replacement,
-                });
-            }
-            None => {
-                let reason = format!("{why}; no capacity to replace them");
-                effects.extend(self.finish(idx, now, JobState::Failed, Some(reason)));
-                effects.push(Effect::Stop(idx));
-            }
-        }
+        self.ctl.fleet().out_of_service(vm)
     }
 
     /// Records the executors per VM the backend reports for job `idx`.
     pub fn observed(&mut self, idx: usize, executors_per_vm: Vec<(VmId, u32)>) -> Vec<Effect> {
-        let Some(e) = self.entries[idx].as_mut() else {
-            return Vec::new();
-        };
-        if e.state != JobState::Running || e.observed.as_ref() == Some(&executors_per_vm) {
+        if self
+            .ctl
+            .get(idx)
+            .is_none_or(|r| r.state != JobState::Running)
+        {
             return Vec::new();
         }
-        e.observed = Some(executors_per_vm);
+        let Some(side) = self.side[idx].as_mut() else {
+            return Vec::new();
+        };
+        if side.observed.as_ref() == Some(&executors_per_vm) {
+            return Vec::new();
+        }
+        side.observed = Some(executors_per_vm);
         vec![Effect::Changed(idx)]
     }
 
     /// Cancels job `idx` at `now`; returns the effects (none if it was cancelled
     /// already), or None if it had ended otherwise.
     pub fn cancel(&mut self, idx: usize, now: f64) -> Option<Vec<Effect>> {
-        match self.entry(idx).state {
-            JobState::Queued => {
-                self.scheduler.cancel(idx, &self.jobs[idx], &self.cluster);
-                let e = self.entry_mut(idx);
-                e.state = JobState::Cancelled;
-                e.finish = Some(now);
-                self.ended_at(idx, now);
-                Some(vec![Effect::Changed(idx)])
-            }
-            JobState::Cancelled => Some(Vec::new()),
-            JobState::Running => {
-                let mut effects = self.finish(idx, now, JobState::Cancelled, None);
-                effects.push(Effect::Stop(idx));
-                Some(effects)
-            }
-            _ => None,
-        }
+        let effects = self.ctl.cancel(idx, now)?;
+        self.note_ended(&effects, now);
+        Some(effects)
     }
 
     /// Dollars accrued by `vm` up to `now`.
     pub fn vm_cost(&self, vm: VmId, now: f64) -> f64 {
-        let i = vm as usize;
-        self.closed_cost[i]
-            + self.billing.accrued(
-                &[],
-                self.on_since[i],
-                now,
-                self.cluster.vm(vm).price_per_second,
-            )
+        self.ctl.fleet().vm_cost(vm, now)
     }
 
     /// The cost (paper 000 Eq. 16) of the cheapest placement of `job` on the idle
@@ -761,39 +486,25 @@ impl State {
     pub fn cheapest_usd(&mut self, job: &Job) -> f64 {
         use frugal_core::PlacementPolicy;
         use frugal_core::policy::objective::placement_cost;
+        let empty = self.ctl.empty_cluster();
         self.estimator
-            .place(job, &self.empty, 0.0)
-            .map_or(f64::INFINITY, |p| placement_cost(job, &self.empty, 0.0, &p))
+            .place(job, empty, 0.0)
+            .map_or(f64::INFINITY, |p| placement_cost(job, empty, 0.0, &p))
     }
 
     /// Dollars accrued by every VM up to `now`.
     pub fn spend(&self, now: f64) -> f64 {
-        (0..self.cluster.len())
-            .map(|v| self.vm_cost(v as VmId, now))
-            .sum()
+        self.ctl.fleet().cost(now)
     }
 
     /// The fleet's price now, dollars per hour: the summed price of the VMs being billed.
-    /// (The budget sees a lost VM held out of service as on, and so counts its price
-    /// until it returns: the cap errs on the safe side.)
     pub fn fleet_price_per_hour(&self) -> f64 {
-        self.on_since
-            .iter()
-            .zip(&self.cluster.vms)
-            .filter(|(on, _)| on.is_some())
-            .map(|(_, v)| v.price_per_second)
-            .fold(0.0, |a, p| a + p)
-            * 3600.0
+        self.ctl.fleet().price_per_hour()
     }
 
     /// Dollars accrued by the VMs of `site` up to `now`.
     pub fn site_cost(&self, site: Site, now: f64) -> f64 {
-        self.cluster
-            .vms
-            .iter()
-            .filter(|v| v.site == site)
-            .map(|v| self.vm_cost(v.id, now))
-            .sum()
+        self.ctl.fleet().site_cost(site, now)
     }
 }
 
@@ -847,18 +558,18 @@ mod tests {
             cluster,
             Scheduler::new(policy, cfg),
             BillingGranularity::PerSecond,
+            KeepAlive::default(),
             None,
         )
     }
 
     /// The `i % n`-th running job, if any runs.
     fn running(st: &State, i: usize) -> Option<usize> {
-        let r: Vec<usize> = (0..st.entries.len())
-            .filter(|&j| {
-                st.entries[j]
-                    .as_ref()
-                    .is_some_and(|e| e.state == JobState::Running)
-            })
+        let r: Vec<usize> = st
+            .controller()
+            .records()
+            .filter(|(_, r)| r.state == JobState::Running)
+            .map(|(j, _)| j)
             .collect();
         (!r.is_empty()).then(|| r[i % r.len()])
     }
@@ -895,12 +606,11 @@ mod tests {
                         st.lost(j, vm, n, now);
                     },
                     Op::VmLost(v) => {
-                        st.vm_lost((v % st.cluster.len()) as VmId, "test", now);
+                        st.vm_lost((v % st.cluster().len()) as VmId, "test", now);
                     }
                     Op::Cancel(i) => {
-                        let live: Vec<usize> = (0..st.entries.len())
-                            .filter(|&j| st.entries[j].is_some())
-                            .collect();
+                        let live: Vec<usize> =
+                            st.controller().records().map(|(j, _)| j).collect();
                         if !live.is_empty() {
                             st.cancel(live[i % live.len()], now);
                         }
@@ -910,28 +620,28 @@ mod tests {
                     }
                 }
                 st.schedule(now);
-                let mut executors = vec![0u32; st.cluster.len()];
-                let mut used = vec![frugal_core::Resources::default(); st.cluster.len()];
+                let mut executors = vec![0u32; st.cluster().len()];
+                let mut used = vec![frugal_core::Resources::default(); st.cluster().len()];
                 for e in st.entries().filter(|e| e.state == JobState::Running) {
                     for &(vm, n) in &e.placement.as_ref().unwrap().executors_per_vm {
                         executors[vm as usize] += n;
                         used[vm as usize] = used[vm as usize].plus(&e.job.executor_demand.times(n));
                     }
                 }
-                for v in &st.cluster.vms {
+                for v in &st.cluster().vms {
                     let i = v.id as usize;
                     if st.out_of_service(v.id).is_some() {
                         // Held by one reservation of its whole capacity, not billed.
                         prop_assert_eq!(executors[i], 0);
                         prop_assert_eq!(v.executors, 1);
                         prop_assert_eq!(v.free, frugal_core::Resources::default());
-                        prop_assert!(st.on_since[i].is_none());
+                        prop_assert!(!st.controller().fleet().is_on(v.id));
                         continue;
                     }
                     prop_assert_eq!(v.executors, executors[i]);
                     prop_assert_eq!(v.free.plus(&used[i]), v.capacity);
                     prop_assert_eq!(v.is_active(), executors[i] > 0);
-                    prop_assert_eq!(st.on_since[i].is_some(), executors[i] > 0);
+                    prop_assert_eq!(st.controller().fleet().is_on(v.id), executors[i] > 0);
                 }
                 // Only ended jobs leave memory, and an id maps to its own slot.
                 for (id, &j) in &st.by_id {
@@ -965,7 +675,7 @@ mod tests {
         let mut st = running_job(2, 2.0);
         let before = st.entry(0).placement.clone().unwrap();
         let (v, n) = before.executors_per_vm[0];
-        let price = st.cluster.vm(v).price_per_second;
+        let price = st.cluster().vm(v).price_per_second;
 
         let effects = st.vm_lost(v, "no heartbeat from host vm for 10 s", 100.0);
         assert!(effects.contains(&Effect::VmOff(v, 100.0)));
@@ -982,15 +692,15 @@ mod tests {
             "{reason}"
         );
         assert_eq!(st.out_of_service(v), Some(700.0));
-        assert_eq!(st.cluster.vm(v).free, frugal_core::Resources::default());
+        assert_eq!(st.cluster().vm(v).free, frugal_core::Resources::default());
         assert!(st.vm_lost(v, "again", 200.0).is_empty(), "lost once");
 
         st.schedule(699.0);
         assert_eq!(st.out_of_service(v), Some(700.0));
         st.schedule(700.0);
         assert_eq!(st.out_of_service(v), None);
-        assert!(!st.cluster.vm(v).is_active());
-        assert_eq!(st.cluster.vm(v).free, st.cluster.vm(v).capacity);
+        assert!(!st.cluster().vm(v).is_active());
+        assert_eq!(st.cluster().vm(v).free, st.cluster().vm(v).capacity);
         assert!(
             (st.vm_cost(v, 800.0) - 100.0 * price).abs() < 1e-12,
             "not billed while lost"
@@ -1046,6 +756,6 @@ mod tests {
             )),
             "{reason}"
         );
-        assert_eq!(st.cluster.vm(v).executors, after.on(v));
+        assert_eq!(st.cluster().vm(v).executors, after.on(v));
     }
 }

@@ -10,23 +10,28 @@
 //!
 //! Modelling choices, each changing a number:
 //! - **The window** `[since, until)` (wall-clock Unix seconds; default: from the first
-//!   submission to now) selects jobs by submission time. Times are moved so the window
-//!   (or the first submission) starts at 0. The actual bill counts each power-on interval
-//!   clipped to the window, an open one up to `until`, each clipped interval billed on its
-//!   own. A replay runs its jobs to the end and is billed whole — unless some job was
-//!   unfinished at `until`: then the actual bill is partial, and each replay is clipped
-//!   at `until` the same way. Jobs that arrived before the window are not replayed, so a
-//!   window that starts while VMs are busy compares the actual bill of their work with a
-//!   replay without it: whole histories compare exactly.
-//! - **Actual run times replace estimates** for jobs that ran and ended (completed,
-//!   failed, or cancelled while running): the job's T_C^L and T_C^H are scaled by the
-//!   same factor, so that the duration model gives its measured run time under the
-//!   placement it really had; another placement then runs for what the model says of it
-//!   relative to that one (e.g. T_C^H / T_C^L longer when it spans the sites).
-//! - **Unfinished jobs** (queued or running at `until`) are replayed with their estimates
-//!   and counted; **jobs cancelled before they started** are left out and counted.
-//! - Deadline-met is the share of the window's deadline jobs that completed by their
-//!   deadline (unfinished ones have not); mean JCT is over completed jobs.
+//!   submission to now) selects the jobs counted, by submission time. Every bill of a row
+//!   is the bill *of the window* — `billed_at(until) − billed_at(since)` over the VMs'
+//!   power intervals (`frugal_core::fleet::billed_at`: the fleet's rules, per-hour billing
+//!   charging each started hour at its start) — for the actual history and each replay
+//!   alike, so a job unfinished at `until` is clipped on both sides.
+//! - **Each replay runs the history from its beginning** (the first submission since the
+//!   last start with another cluster or speed-up) to `until`, so the state at the
+//!   window's start is each policy's own; the service's own policy replays it as it
+//!   happened.
+//! - **Measured run times** carry to any placement: a job that ran and ended (completed or
+//!   failed) runs for its measured time × (the model's estimate for its placement / the
+//!   model's estimate for the placement it really had). The scheduler still sees the
+//!   estimate, as the service did. A job still running when the store was read has run
+//!   past `until` at least. Failed jobs fail again at their run time.
+//! - **Cancellations** are replayed at their time (a queued job leaves the queue, a
+//!   running one stops); **VM losses and refused power-ons** (the store's `vm_events`) at
+//!   theirs, through the same controller.
+//! - **Counts** are as they stood at `until` (`frugal_core::lifecycle`): deadline-met is
+//!   the share of the window's decided deadline jobs that completed by their deadline
+//!   (cancelled ones left out; a job still running at `until` past its deadline missed
+//!   it); a job the policy cannot place even on the empty cluster is `unschedulable` in
+//!   its row; mean JCT is over jobs completed by `until`.
 //! - **Several starts** in the window must share the cluster, billing and speed-up
 //!   (otherwise: an error naming the field); the newest start's policy and settings are
 //!   "the service's", and a change of policy inside the window is reported.
@@ -36,13 +41,15 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+use frugal_core::fleet::{Fleet, billed_at};
+use frugal_core::lifecycle::{DeadlineCount, JobState, deadline_outcome};
 use frugal_core::placement::Placement;
 use frugal_core::policy::PolicyParams;
 use frugal_core::{BillingGranularity, Cluster, Job, QueueDiscipline};
 use frugal_sim::experiment::Setup;
-use frugal_sim::metrics::{JobStatus, RunResult};
 use frugal_sim::options::choices::{AgentLoader, PolicyChoice};
 use frugal_sim::workload::write_jobs_csv;
+use frugal_sim::{Inputs, RunTime, VmEvent, VmEventKind};
 
 use crate::clock::Clock;
 use crate::store::{StartRecord, Store, StoredJob};
@@ -89,6 +96,8 @@ pub struct WhatIfRow {
     pub completed: usize,
     /// Jobs dropped by admission control.
     pub dropped: usize,
+    /// Jobs the policy cannot place even on the empty cluster.
+    pub unschedulable: usize,
     /// Jobs with a deadline.
     pub deadline_jobs: usize,
     /// Share of deadline jobs that completed by it, percent.
@@ -128,7 +137,7 @@ pub struct WhatIfReport {
 /// A store that does not exist, cannot be read, or has a newer schema; a store without a
 /// recorded start (written before frugal recorded its configuration); starts in the
 /// window with different clusters, billing or speed-ups; an empty window; a policy that
-/// cannot run on the cluster (named).
+/// cannot be built on the cluster (named).
 pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatIfReport> {
     if let Some(path) = url.strip_prefix("sqlite:")
         && !path.starts_with(":memory:")
@@ -145,79 +154,128 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         bail!("--since must be before --until");
     }
     let starts = store.starts().await?;
-    let jobs: Vec<StoredJob> = store
+    let all: Vec<StoredJob> = store
         .jobs()
         .await?
         .into_iter()
-        .filter(|j| j.arrival >= since && j.arrival < until)
+        .filter(|j| j.arrival < until)
         .collect();
-    let intervals = store.vm_intervals().await?;
-    let Some(first) = jobs.first() else {
+    let Some(first_in_window) = all.iter().find(|j| j.arrival >= since) else {
         bail!("no job was submitted in the window");
     };
-    let origin = if since.is_finite() {
+    let window_from = if since.is_finite() {
         since
     } else {
-        first.arrival
+        first_in_window.arrival
     };
-    let (record, earlier_policies) = settings(&starts, origin, until)?;
+    let (record, earlier_policies) = settings(&starts, window_from, until)?;
+    // The replay starts with the history whose starts share the window's cluster and
+    // speed-up, so the state at the window's start is each policy's own.
+    let replay_from = compatible_since(&starts, &record, window_from);
+    let jobs: Vec<&StoredJob> = all.iter().filter(|j| j.arrival >= replay_from).collect();
+    let origin = jobs.first().map_or(window_from, |j| j.arrival);
     let speedup = record.speedup;
     let recorded = record.cluster.build("the recorded cluster")?;
     let cluster = match &w.cluster {
         Some((c, b)) => (c.clone(), *b),
         None => (recorded.clone(), record.cluster.billing),
     };
-    // Service seconds from the window's start.
+    // Service seconds from the replay's start.
     let t = |wall: f64| (wall - origin) * speedup;
-    let end = t(until);
+    let (from, end) = (t(window_from.max(origin)), t(until));
     let scheduler = record.scheduler().map_err(anyhow::Error::msg)?;
 
     let mut replayed = Vec::new();
-    let (mut unfinished, mut cancelled_unstarted, mut measured) = (0, 0, 0);
-    let mut actual = Tally::default();
-    for j in &jobs {
-        let arrival = t(j.arrival);
-        let mut job = j.submission.job(arrival);
-        let placement: Option<Placement> = j
+    let mut inputs = Inputs {
+        run_times: Some(Vec::new()),
+        offered_at: Some(Vec::new()),
+        ..Inputs::default()
+    };
+    let mut in_window = Vec::new();
+    let mut measured = 0;
+    for (k, j) in jobs.iter().enumerate() {
+        let job = j.submission.job(t(j.arrival));
+        let placement = j
             .placement
-            .as_deref()
-            .and_then(|p| serde_json::from_str(p).ok())
+            .clone()
             .map(|executors_per_vm| Placement { executors_per_vm });
-        match (j.state.as_str(), j.start, j.finish, &placement) {
-            ("queued" | "running", ..) => unfinished += 1,
-            ("cancelled", None, ..) => {
-                cancelled_unstarted += 1;
-                continue;
-            }
-            ("completed" | "failed" | "cancelled", Some(s), Some(f), Some(p)) => {
-                let model = scheduler.duration.duration(&job, &recorded, p);
-                if model > 0.0 && f > s {
-                    let factor = (f - s) * speedup / model;
-                    job.t_local *= factor;
-                    job.t_hybrid *= factor;
-                    measured += 1;
+        let model = placement
+            .as_ref()
+            .map(|p| scheduler.duration.duration(&job, &recorded, p));
+        // What the service measured, carried to any placement as a multiple of the model.
+        let run_time = match (j.state, j.start, j.finish, model) {
+            (JobState::Completed | JobState::Failed, Some(s), Some(f), Some(m)) if m > 0.0 => {
+                measured += 1;
+                if j.state == JobState::Failed {
+                    inputs.failures.push(k);
                 }
+                Some(RunTime::Factor((f - s) * speedup / m))
             }
-            _ => {}
+            // Still running: it has run past the window's end at least.
+            (JobState::Running, Some(s), _, Some(m)) if m > 0.0 => {
+                Some(RunTime::Factor(((until - s) * speedup / m).max(1.0)))
+            }
+            _ => None,
+        };
+        if j.state == JobState::Cancelled
+            && let Some(f) = j.finish
+        {
+            inputs.cancels.push((k, t(f)));
         }
-        actual.add(&job, j, &t);
+        inputs.run_times.as_mut().expect("set above").push(run_time);
+        inputs
+            .offered_at
+            .as_mut()
+            .expect("set above")
+            .push(j.queued_at.map(t));
+        if j.arrival >= since {
+            in_window.push(k);
+        }
         replayed.push(job);
     }
-    let actual_cost: f64 = intervals
-        .iter()
-        .map(|&(vm, on, off)| {
-            let price = recorded
-                .vms
-                .get(vm as usize)
-                .map_or(0.0, |v| v.price_per_second);
-            let (a, b) = (t(on).max(0.0), t(off.unwrap_or(until)).min(end));
-            if b > a {
-                record.cluster.billing.cost(b - a, price)
+    inputs.vm_events = store
+        .vm_events()
+        .await?
+        .into_iter()
+        .filter(|&(_, at, _)| at >= origin && at < until)
+        .map(|(vm, at, refused)| VmEvent {
+            at_s: t(at),
+            vm,
+            event: if refused {
+                VmEventKind::Refused
             } else {
-                0.0
-            }
+                VmEventKind::Lost
+            },
         })
-        .sum();
+        .collect();
+
+    // The actual bill: the stored power record through the fleet's rules, over the window.
+    let mut fleet = Fleet::new(&recorded, record.cluster.billing, record.keep_alive);
+    for (vm, on, off) in store.vm_intervals().await? {
+        if (vm as usize) < recorded.len() {
+            fleet.power_on(vm, t(on));
+            fleet.power_off(vm, t(off.unwrap_or(until).min(until)));
+        }
+    }
+    let actual_cost = window_bill(
+        record.cluster.billing,
+        recorded
+            .vms
+            .iter()
+            .map(|v| (fleet.intervals(v.id, end), v.price_per_second)),
+        from,
+        end,
+    );
+    let mut actual = Tally::default();
+    for &k in &in_window {
+        let j = jobs[k];
+        actual.add(&replayed[k], j.state, j.start.map(t), j.finish.map(t), end);
+    }
+    let unfinished = actual.unfinished;
+    let cancelled_unstarted = in_window
+        .iter()
+        .filter(|&&k| jobs[k].state == JobState::Cancelled && jobs[k].start.is_none())
+        .count();
 
     let queue = w.queue.unwrap_or(scheduler.discipline);
     let admission_control = w.admission_control.unwrap_or(scheduler.admission_control);
@@ -234,8 +292,9 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         backfill: scheduler.backfill,
         duration: scheduler.duration,
         boot_latency_s: scheduler.boot_latency_s,
-        keep_alive_s: 0.0,
+        keep_alive: record.keep_alive,
         budget_per_hour: record.budget_per_hour,
+        vm_events: Vec::new(),
     };
     let policies = if w.policies.is_empty() {
         vec![parse_policy(&record.policy)?]
@@ -254,39 +313,32 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         let policy = p
             .build(&setup.policy, &setup.cluster, agents)
             .with_context(|| format!("policy {}", p.label()))?;
-        if let Some(j) = replayed
-            .iter()
-            .find(|j| !policy.can_ever_place(j, &setup.cluster))
-        {
-            bail!(
-                "policy {} cannot place job {} ({} executors of {} cores, {} GiB) on this \
-                 cluster",
-                p.label(),
-                j.id,
-                j.executors,
-                j.executor_demand.cores(),
-                j.executor_demand.memory_gib()
-            );
-        }
-        let run = setup.run_with(policy, &replayed);
+        let run = setup.replay(policy, &replayed, &inputs);
         let mut tally = Tally::default();
-        tally.add_run(&run);
+        for &k in &in_window {
+            let r = &run.jobs[k];
+            tally.add(&replayed[k], r.status, r.start, r.finish, end);
+        }
+        let cost = window_bill(
+            run.billing,
+            run.vms
+                .iter()
+                .map(|v| (v.intervals.clone(), v.price_per_second)),
+            from,
+            end,
+        );
         rows.push(tally.row(
             "replay",
             &p.label(),
             queue,
             admission_control,
-            if unfinished > 0 {
-                cost_until(&run, end)
-            } else {
-                run.summary.total_cost
-            },
+            cost,
             actual_cost,
         ));
     }
     Ok(WhatIfReport {
         rows,
-        window: (origin, until),
+        window: (window_from.max(origin), until),
         unfinished,
         cancelled_unstarted,
         measured,
@@ -295,6 +347,34 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         cluster,
         record,
     })
+}
+
+/// The bill of `[from, end)` (service seconds) of VMs given as (intervals, price).
+fn window_bill(
+    billing: BillingGranularity,
+    vms: impl Iterator<Item = (Vec<(f64, f64)>, f64)>,
+    from: f64,
+    end: f64,
+) -> f64 {
+    vms.map(|(iv, price)| {
+        billed_at(billing, &iv, price, end) - billed_at(billing, &iv, price, from)
+    })
+    .sum()
+}
+
+/// The earliest start time from which every start up to `record`'s shares its cluster and
+/// speed-up (−∞ if all do), never after `window_from`.
+fn compatible_since(starts: &[(f64, StartRecord)], record: &StartRecord, window_from: f64) -> f64 {
+    let mut since = f64::NEG_INFINITY;
+    for (at, r) in starts {
+        if *at > window_from {
+            break;
+        }
+        if r.cluster != record.cluster || r.speedup != record.speedup {
+            since = *at;
+        }
+    }
+    since.min(window_from)
 }
 
 /// The newest start at or before `until` (or the first one, for a window that begins
@@ -349,63 +429,55 @@ fn parse_policy(label: &str) -> Result<PolicyChoice> {
         .ok_or_else(|| anyhow::anyhow!("the recorded policy {label:?} is unknown to this frugal"))
 }
 
-/// The replay's bill up to `end` (service seconds): every on-interval clipped to it.
-fn cost_until(run: &RunResult, end: f64) -> f64 {
-    run.vms
-        .iter()
-        .map(|v| {
-            let clipped: Vec<(f64, f64)> = v
-                .intervals
-                .iter()
-                .filter(|(a, _)| *a < end)
-                .map(|&(a, b)| (a, b.min(end)))
-                .collect();
-            run.billing.accrued(&clipped, None, 0.0, v.price_per_second)
-        })
-        .sum()
-}
-
-/// Job outcomes of one row.
+/// Job outcomes of one row, as they stood at the window's end (`frugal_core::lifecycle`).
 #[derive(Default)]
 struct Tally {
     jobs: usize,
     completed: usize,
     dropped: usize,
-    deadline_jobs: usize,
-    met: usize,
+    unschedulable: usize,
+    unfinished: usize,
+    deadlines: DeadlineCount,
     jct: Vec<f64>,
 }
 
 impl Tally {
-    /// A stored job of the actual history.
-    fn add(&mut self, job: &Job, stored: &StoredJob, t: &impl Fn(f64) -> f64) {
+    /// One job that ended in `state` (started and finished at those service seconds, if
+    /// it did), seen at `end`: what had not happened by then had not happened.
+    fn add(
+        &mut self,
+        job: &Job,
+        state: JobState,
+        start: Option<f64>,
+        finish: Option<f64>,
+        end: f64,
+    ) {
+        let started = start.filter(|&s| s < end);
+        let (state, finish) = match finish {
+            Some(f) if state.has_ended() && f > end => (
+                if started.is_some() {
+                    JobState::Running
+                } else {
+                    JobState::Queued
+                },
+                None,
+            ),
+            f => (state, f),
+        };
         self.jobs += 1;
-        self.deadline_jobs += usize::from(job.deadline.is_some());
-        match (stored.state.as_str(), stored.finish) {
-            ("completed", Some(f)) => {
+        self.unfinished += usize::from(!state.has_ended());
+        self.deadlines
+            .add(deadline_outcome(job.deadline, state, finish, end));
+        match state {
+            JobState::Completed => {
                 self.completed += 1;
-                let finish = t(f);
-                self.jct.push(finish - job.arrival);
-                if job.deadline.is_some_and(|d| finish <= d + 1e-9) {
-                    self.met += 1;
+                if let Some(f) = finish {
+                    self.jct.push(f - job.arrival);
                 }
             }
-            ("dropped", _) => self.dropped += 1,
+            JobState::Dropped => self.dropped += 1,
+            JobState::Unschedulable => self.unschedulable += 1,
             _ => {}
-        }
-    }
-
-    /// A simulated run.
-    fn add_run(&mut self, run: &RunResult) {
-        for r in &run.jobs {
-            self.jobs += 1;
-            self.deadline_jobs += usize::from(r.deadline.is_some());
-            self.met += usize::from(r.met_deadline());
-            if let Some(j) = r.jct() {
-                self.completed += 1;
-                self.jct.push(j);
-            }
-            self.dropped += usize::from(r.status == JobStatus::Dropped);
         }
     }
 
@@ -429,9 +501,9 @@ impl Tally {
             jobs: self.jobs,
             completed: self.completed,
             dropped: self.dropped,
-            deadline_jobs: self.deadline_jobs,
-            deadline_met_pct: (self.deadline_jobs > 0)
-                .then(|| 100.0 * self.met as f64 / self.deadline_jobs as f64),
+            unschedulable: self.unschedulable,
+            deadline_jobs: self.deadlines.jobs(),
+            deadline_met_pct: self.deadlines.met_pct(),
             mean_jct_s: (!self.jct.is_empty())
                 .then(|| self.jct.iter().sum::<f64>() / self.jct.len() as f64),
         }
@@ -440,7 +512,10 @@ impl Tally {
 
 impl WhatIfReport {
     /// Writes the replayed workload (`jobs.csv`) and cluster (`cluster.toml`) to `dir`,
-    /// and returns the `frugal simulate` command that replays them as this report did.
+    /// and returns the `frugal simulate` command that replays them under this report's
+    /// settings. The jobs run their estimates there: the report's replays also carry the
+    /// measured run times, failures, cancellations and VM events, which the job CSV has
+    /// no columns for, so the two agree only where those match the estimates.
     ///
     /// # Errors
     /// The directory cannot be written.
@@ -468,6 +543,9 @@ impl WhatIfReport {
         }
         if let Some(b) = self.record.budget_per_hour {
             cmd.push_str(&format!(" --budget-per-hour {b}"));
+        }
+        if self.record.keep_alive != frugal_core::fleet::KeepAlive::default() {
+            cmd.push_str(&format!(" --keep-alive {}", self.record.keep_alive));
         }
         Ok(cmd)
     }

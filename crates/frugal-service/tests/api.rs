@@ -446,7 +446,9 @@ async fn ended_jobs_leave_memory_and_stay_readable_and_idempotent() {
     let mut cfg = config(&tmp_db("evict"), 600.0);
     cfg.limits.retention_s = 0.0;
     let svc = service_with(cfg, PolicyKind::FirstFit).await;
-    call(&svc, "POST", "/jobs", Some(job("e1", 1, 6.0))).await;
+    let mut e1 = job("e1", 1, 6.0);
+    e1["deadline_s"] = json!(3600.0);
+    call(&svc, "POST", "/jobs", Some(e1.clone())).await;
     wait_state(&svc, "e1", "completed", Duration::from_secs(5)).await;
     let t0 = Instant::now();
     while svc.lock().find("e1").is_some() {
@@ -462,8 +464,27 @@ async fn ended_jobs_leave_memory_and_stay_readable_and_idempotent() {
         (StatusCode::OK, Some("completed")),
         "{j}"
     );
+    // The dashboard and /metrics count the evicted job as /jobs lists it, deadline
+    // included (met: 6 s of run time against 3,600 s).
+    let (_, list) = call(&svc, "GET", "/jobs", None).await;
+    assert_eq!(list["jobs"].as_array().map(Vec::len), Some(1), "{list}");
+    let (_, d) = call(&svc, "GET", "/dashboard", None).await;
+    let c = &d["counts"];
     assert_eq!(
-        call(&svc, "POST", "/jobs", Some(job("e1", 1, 6.0))).await.0,
+        (c["completed"].as_u64(), c["queued"].as_u64()),
+        (Some(1), Some(0)),
+        "{c}"
+    );
+    assert_eq!(
+        (c["deadline_met"].as_u64(), c["deadline_missed"].as_u64()),
+        (Some(1), Some(0)),
+        "{c}"
+    );
+    let (_, _, m) = call_raw(&svc, "GET", "/metrics", None, Some(common::TOKEN), "").await;
+    assert!(m.contains("frugal_jobs{state=\"completed\"} 1"), "{m}");
+    assert!(m.contains("frugal_deadlines{outcome=\"met\"} 1"), "{m}");
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(e1)).await.0,
         StatusCode::OK
     );
     assert_eq!(
@@ -658,20 +679,20 @@ async fn the_openapi_document_is_generated_and_committed() {
 }
 
 #[tokio::test]
-async fn a_job_no_placement_can_hold_is_dropped_and_stays_dropped() {
+async fn a_job_no_placement_can_hold_is_unschedulable_and_stays_so() {
     let url = tmp_db("never-fits");
     let svc = service(&url, 1.0).await;
     let (s, j) = call(&svc, "POST", "/jobs", Some(job("giant", 1000, 60.0))).await;
     assert_eq!(
         (s, j["state"].as_str()),
-        (StatusCode::ACCEPTED, Some("dropped")),
+        (StatusCode::ACCEPTED, Some("unschedulable")),
         "{j}"
     );
     svc.halt();
     drop(svc);
     let svc = service(&url, 1.0).await;
     let (_, j) = call(&svc, "GET", "/jobs/giant", None).await;
-    assert_eq!(j["state"], "dropped", "the drop was stored: {j}");
+    assert_eq!(j["state"], "unschedulable", "the state was stored: {j}");
     assert!(
         j["reason"].as_str().unwrap().contains("cannot place"),
         "{j}"

@@ -86,13 +86,14 @@ function draw(d) {
     bar.style.width = "0";
     $("budget").textContent = "no budget";
   }
-  const ended = n.deadline_met + n.deadline_missed;
-  $("deadlines").textContent = ended ? (100 * n.deadline_met / ended).toFixed(1) + " %" : "–";
-  $("deadlines-detail").textContent = n.deadline_met + " of " + ended + " ended deadline jobs";
+  const decided = n.deadline_met + n.deadline_missed;
+  $("deadlines").textContent = decided ? (100 * n.deadline_met / decided).toFixed(1) + " %" : "–";
+  $("deadlines-detail").textContent = n.deadline_met + " of " + decided +
+    " decided deadline jobs (" + n.deadline_pending + " pending)";
   $("gap").textContent = c.gap_pct == null ? "–" : "+" + c.gap_pct.toFixed(2) + " %";
   $("gap-detail").textContent = "placements " + usd(c.decisions_chosen_usd) +
     ", optimum " + usd(c.decisions_optimal_usd);
-  for (const k of ["queued", "running", "completed", "failed", "cancelled", "dropped"]) {
+  for (const k of ["queued", "running", "completed", "failed", "cancelled", "dropped", "unschedulable"]) {
     $("count-" + k).textContent = n[k];
   }
   $("window").textContent = "(the last " + Math.round((d.now_s - d.since_s) / 60) + " min)";

@@ -1,17 +1,15 @@
-//! The discrete-event simulation engine.
+//! The discrete-event simulation engine: an event heap and a virtual clock around the
+//! controller of `frugal-core` ([`Controller`]), which holds the jobs' lifecycle, the
+//! cluster, the scheduler and the fleet's bill — the same code the service runs under the
+//! wall clock.
 //!
-//! Events are ordered by (time, kind priority, sequence number), so runs are fully
-//! deterministic. At one instant t, in this order: job completions free resources, VM
-//! boots complete, arrivals join the queue, VMs idle whose keep-alive has run out by t
-//! are turned off; then the driver (the scheduler, or an RL agent) decides.
-//!
-//! The marginal-cost rule at one instant: a VM that hosts no executor and whose
-//! keep-alive expired by t is *off* for the decisions at t, like any other off VM, so a
-//! policy that prefers VMs already on does not keep an expensive VM that just emptied
-//! instead of turning on a cheaper one — keeping it costs exactly as much as turning the
-//! other on. Turning it back on at t is free of boot latency (it never went down) and
-//! continues its billing interval (no second started hour). A VM inside its keep-alive
-//! is on.
+//! Events are ordered by (time, kind, sequence number), so runs are fully deterministic.
+//! At one instant t, in this order: boots, keep-alive expiries and returns to service due
+//! by t take effect ([`Controller::wake`]); jobs that end at t free their executors; VMs
+//! lost or refused at t go out of service (their jobs' executors are placed again at
+//! once); arrivals join the queue; then the driver (the scheduler, or an RL agent)
+//! decides. The controller's module doc states the marginal-cost rule at one instant and
+//! the billing rules.
 //!
 //! [`Simulation`] is the event core shared by every driver: [`simulate`] drives it with a
 //! [`Scheduler`]; the RL environment drives it one executor at a time.
@@ -21,14 +19,16 @@ use std::collections::BinaryHeap;
 
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::{Cluster, VmId};
+use frugal_core::control::{ControlConfig, Controller, DriverConfig, Effect};
+use frugal_core::fleet::KeepAlive;
 use frugal_core::job::Job;
+use frugal_core::lifecycle::JobState;
 use frugal_core::placement::Placement;
 use frugal_core::policy::PlacementPolicy;
 use frugal_core::queue::OrdF64;
-use frugal_core::resources::{RESOURCE_DIMS, Resources};
-use frugal_core::scheduler::{Decision, Scheduler, SchedulerConfig};
+use frugal_core::scheduler::{Scheduler, SchedulerConfig};
 
-use crate::metrics::{JobRecord, JobStatus, RunResult, VmRecord};
+use crate::metrics::{JobRecord, RunResult, VmRecord};
 
 /// Settings of one simulation run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,32 +37,76 @@ pub struct SimConfig {
     pub scheduler: SchedulerConfig,
     /// Billing granularity of VM on-time.
     pub billing: BillingGranularity,
-    /// Seconds an idle VM stays on before it is turned off (0: at once).
-    pub keep_alive_s: f64,
+    /// How long an idle VM stays on before it is turned off.
+    pub keep_alive: KeepAlive,
     /// Cap on the fleet's price, dollars per hour ([`Scheduler::set_budget_per_hour`]).
     pub budget_per_hour: Option<f64>,
+}
+
+impl SimConfig {
+    fn control(&self) -> ControlConfig {
+        ControlConfig {
+            billing: self.billing,
+            keep_alive: self.keep_alive,
+            ..ControlConfig::default()
+        }
+    }
+}
+
+/// Something that happens to a VM during a run, as the service can suffer it.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum VmEventKind {
+    /// The VM's host stopped answering: its executors are lost, its bill stops.
+    Lost,
+    /// The provider refused the VM's last power-on: it never ran and costs nothing.
+    Refused,
+}
+
+/// A VM event at a time (seconds from the run's start).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct VmEvent {
+    /// When.
+    pub at_s: f64,
+    /// Which VM.
+    pub vm: VmId,
+    /// What.
+    pub event: VmEventKind,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EventKind {
     Finish(usize),
-    BootDone(VmId),
+    Cancel(usize),
+    Vm(VmId, VmEventKind),
     Arrival(usize),
-    /// Turn the VM off if it is still idle and no placement used it since (generation).
-    IdleCheck(VmId, u64),
+    /// The controller has something to do on its own (a keep-alive runs out, a boot
+    /// completes, a lost VM returns): a pass, as the service's loop wakes for one.
+    Wake,
 }
-
-const IDLE_PRIORITY: u8 = 3;
 
 impl EventKind {
     fn priority(&self) -> u8 {
         match self {
             EventKind::Finish(_) => 0,
-            EventKind::BootDone(_) => 1,
-            EventKind::Arrival(_) => 2,
-            EventKind::IdleCheck(..) => IDLE_PRIORITY,
+            EventKind::Cancel(_) => 1,
+            EventKind::Vm(..) => 2,
+            EventKind::Arrival(_) => 3,
+            EventKind::Wake => 4,
         }
     }
+}
+
+/// How long a job really runs, when a replay knows it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum RunTime {
+    /// This many seconds from its start, wherever it runs.
+    Seconds(f64),
+    /// This multiple of the model's estimate for the placement it gets (a run time
+    /// measured under one placement, carried to another).
+    Factor(f64),
 }
 
 type EventKey = Reverse<(OrdF64, u8, u64, EventKind)>;
@@ -76,29 +120,26 @@ pub struct Batch {
     pub finished: Vec<usize>,
 }
 
-/// The event core: clock, event queue, cluster state, billing and records of one run of
-/// `jobs` on a cluster. Drivers call [`Simulation::advance`] to move to the next instant,
-/// reserve resources and start jobs, and [`Simulation::finish`] for the results.
+/// The event core: clock, event queue and the controller of one run of `jobs` on a
+/// cluster. Drivers call [`Simulation::advance`] to move to the next instant, reserve
+/// resources and start jobs (or [`Simulation::schedule`] with a scheduler), and
+/// [`Simulation::finish`] for the results. Job `j` lives in the controller's slot `j`.
 pub struct Simulation<J: AsRef<[Job]>> {
     jobs: J,
     cfg: SimConfig,
-    cluster: Cluster,
-    empty: Cluster,
+    ctl: Controller,
     events: BinaryHeap<EventKey>,
-    running: usize,
     seq: u64,
     now: f64,
-    records: Vec<JobRecord>,
-    placements: Vec<Option<Placement>>,
-    vm_generation: Vec<u64>,
-    vm_on_since: Vec<Option<f64>>,
-    vm_intervals: Vec<Vec<(f64, f64)>>,
-    /// Reserved and powered-on capacity over active VMs, per dimension.
-    used: [u64; RESOURCE_DIMS],
-    on_capacity: [u64; RESOURCE_DIMS],
-    /// ∫ used dt and ∫ on-capacity dt, per dimension.
-    used_integral: [f64; RESOURCE_DIMS],
-    capacity_integral: [f64; RESOURCE_DIMS],
+    /// Measured run times replacing the estimates, per job.
+    run_times: Option<Vec<Option<RunTime>>>,
+    /// A cancellation or VM event happened at the current instant (the driver decides
+    /// again).
+    changed_now: bool,
+    /// Jobs that end failed.
+    failed: Vec<bool>,
+    /// The pending wake event's time, if one is queued.
+    wake_at: Option<f64>,
 }
 
 /// Simulates `jobs` (indexed by position) on `cluster` (which must be all off) with
@@ -109,78 +150,114 @@ pub fn simulate(
     policy: Box<dyn PlacementPolicy>,
     cfg: SimConfig,
 ) -> RunResult {
-    let mut sim = Simulation::new(cluster, jobs, cfg);
-    sim.cluster
-        .keep_busy_groups(policy.ranks_by_remaining_time());
+    simulate_with(cluster, jobs, policy, cfg, &Inputs::default())
+}
+
+/// What a replay adds to a workload: measured run times, cancellations and what the VMs
+/// suffered. At one instant, in order: jobs end, cancellations, VM events, arrivals.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// Per job, how long it really runs (replacing the model's estimate for when it ends,
+    /// not the scheduler's estimate); `None` for the estimate.
+    pub run_times: Option<Vec<Option<RunTime>>>,
+    /// Per job, when the scheduler first had it (seconds), if later than its arrival (a
+    /// service's pass after its submission); the job keeps its arrival for ordering,
+    /// waits and deadlines.
+    pub offered_at: Option<Vec<Option<f64>>>,
+    /// Per job, when its user cancelled it (seconds): a queued job leaves the queue, a
+    /// running one stops.
+    pub cancels: Vec<(usize, f64)>,
+    /// Jobs that end failed (at their run time) rather than completed.
+    pub failures: Vec<usize>,
+    /// VM losses and refused power-ons.
+    pub vm_events: Vec<VmEvent>,
+}
+
+/// [`simulate`] with a replay's [`Inputs`].
+pub fn simulate_with(
+    cluster: &Cluster,
+    jobs: &[Job],
+    policy: Box<dyn PlacementPolicy>,
+    cfg: SimConfig,
+    inputs: &Inputs,
+) -> RunResult {
+    let mut cluster = cluster.clone();
+    cluster.keep_busy_groups(policy.ranks_by_remaining_time());
     let mut scheduler = Scheduler::new(policy, cfg.scheduler);
     scheduler.set_budget_per_hour(cfg.budget_per_hour);
-    let mut decisions = Vec::new();
+    let ctl = Controller::new(&cluster, Some(scheduler), cfg.control());
+    let mut sim = Simulation::arriving(ctl, jobs, cfg, inputs.offered_at.as_deref());
+    sim.run_times = inputs.run_times.clone();
+    sim.failed = vec![false; jobs.len()];
+    for &j in &inputs.failures {
+        sim.failed[j] = true;
+    }
+    for e in &inputs.vm_events {
+        sim.push(e.at_s, EventKind::Vm(e.vm, e.event));
+    }
+    for &(j, at) in &inputs.cancels {
+        sim.push(at, EventKind::Cancel(j));
+    }
     while let Some(batch) = sim.advance() {
-        if !batch.finished.is_empty() {
-            scheduler.resources_freed();
-        }
-        for &j in &batch.arrived {
-            if scheduler.can_ever_place(&jobs[j], sim.empty_cluster()) {
-                scheduler.enqueue(j, &jobs[j], sim.cluster());
-            } else {
-                sim.reject(j);
-            }
-        }
-        if batch.arrived.is_empty() && batch.finished.is_empty() {
+        if batch.arrived.is_empty() && batch.finished.is_empty() && !sim.changed_now {
             continue;
         }
-        decisions.clear();
-        let now = sim.now();
-        scheduler.run_pass(jobs, &mut sim.cluster, now, &mut decisions);
-        for d in decisions.drain(..) {
-            match d {
-                Decision::Started {
-                    job,
-                    placement,
-                    start,
-                    finish,
-                    powered_on,
-                    ..
-                } => {
-                    sim.note_reserved(job, &placement, &powered_on, start);
-                    sim.start(job, placement, start, finish);
-                }
-                Decision::Dropped { job } => sim.drop_job(job),
-                Decision::Held { .. } => {}
-            }
-        }
+        sim.schedule();
     }
-    let times = scheduler.decision_times().seconds.clone();
-    sim.finish(scheduler.policy_name(), times)
+    let name = sim.ctl.scheduler().policy_name();
+    let times = sim.ctl.scheduler().decision_times().seconds.clone();
+    sim.finish(name, times)
 }
 
 impl<J: AsRef<[Job]>> Simulation<J> {
-    /// A run of `jobs` on `cluster` (its VMs are turned off and emptied first), with every
-    /// arrival queued as an event.
+    /// A run of `jobs` on `cluster` (its VMs are turned off and emptied first) driven
+    /// one executor at a time ([`Simulation::reserve`], [`Simulation::start`]), with
+    /// every arrival queued as an event.
     pub fn new(cluster: &Cluster, jobs: J, cfg: SimConfig) -> Self {
-        let empty = cluster.emptied();
-        let n = cluster.len();
-        let list = jobs.as_ref();
-        let records = list.iter().map(JobRecord::waiting).collect();
-        let arrivals: Vec<f64> = list.iter().map(|j| j.arrival).collect();
+        let driver = DriverConfig {
+            duration: cfg.scheduler.duration,
+            boot_latency_s: cfg.scheduler.boot_latency_s,
+        };
+        let ctl = Controller::with_driver(cluster, None, cfg.control(), driver);
+        Simulation::around(ctl, jobs, cfg)
+    }
+
+    /// A run driven by `scheduler` ([`Simulation::schedule`]).
+    pub fn with_scheduler(
+        cluster: &Cluster,
+        jobs: J,
+        cfg: SimConfig,
+        scheduler: Scheduler,
+    ) -> Self {
+        let ctl = Controller::new(cluster, Some(scheduler), cfg.control());
+        Simulation::around(ctl, jobs, cfg)
+    }
+
+    fn around(ctl: Controller, jobs: J, cfg: SimConfig) -> Self {
+        Simulation::arriving(ctl, jobs, cfg, None)
+    }
+
+    fn arriving(ctl: Controller, jobs: J, cfg: SimConfig, offered: Option<&[Option<f64>]>) -> Self {
+        let arrivals: Vec<f64> = jobs
+            .as_ref()
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let late = offered.and_then(|o| o.get(i).copied().flatten());
+                late.map_or(j.arrival, |t| t.max(j.arrival))
+            })
+            .collect();
         let mut sim = Simulation {
             jobs,
             cfg,
-            cluster: empty.clone(),
-            empty,
+            ctl,
             events: BinaryHeap::with_capacity(arrivals.len() * 2),
-            running: 0,
             seq: 0,
             now: 0.0,
-            records,
-            placements: vec![None; arrivals.len()],
-            vm_generation: vec![0; n],
-            vm_on_since: vec![None; n],
-            vm_intervals: vec![Vec::new(); n],
-            used: [0; RESOURCE_DIMS],
-            on_capacity: [0; RESOURCE_DIMS],
-            used_integral: [0.0; RESOURCE_DIMS],
-            capacity_integral: [0.0; RESOURCE_DIMS],
+            run_times: None,
+            changed_now: false,
+            failed: Vec::new(),
+            wake_at: None,
         };
         for (i, t) in arrivals.into_iter().enumerate() {
             sim.push(t, EventKind::Arrival(i));
@@ -195,12 +272,12 @@ impl<J: AsRef<[Job]>> Simulation<J> {
 
     /// The live cluster.
     pub fn cluster(&self) -> &Cluster {
-        &self.cluster
+        self.ctl.cluster()
     }
 
     /// The cluster as built: every VM off and free.
     pub fn empty_cluster(&self) -> &Cluster {
-        &self.empty
+        self.ctl.empty_cluster()
     }
 
     /// The jobs of this run.
@@ -208,23 +285,14 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         self.jobs.as_ref()
     }
 
-    /// Dollars billed so far: closed power-on intervals plus VMs on since their power-on,
-    /// up to now.
+    /// The controller (the jobs' states, the fleet's bill).
+    pub fn controller(&self) -> &Controller {
+        &self.ctl
+    }
+
+    /// Dollars billed so far: closed power-on intervals plus VMs on, up to now.
     pub fn accrued_cost(&self) -> f64 {
-        let billing = self.cfg.billing;
-        self.cluster
-            .vms
-            .iter()
-            .map(|v| {
-                let i = v.id as usize;
-                billing.accrued(
-                    &self.vm_intervals[i],
-                    self.vm_on_since[i],
-                    self.now,
-                    v.price_per_second,
-                )
-            })
-            .sum()
+        self.ctl.fleet().cost(self.now)
     }
 
     /// The settings of this run.
@@ -232,14 +300,14 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         &self.cfg
     }
 
-    /// True if no event is left (every VM is off and every started job has finished).
+    /// True if no event is left.
     pub fn is_idle(&self) -> bool {
         self.events.is_empty()
     }
 
     /// Jobs started and not yet finished.
     pub fn running_jobs(&self) -> usize {
-        self.running
+        self.ctl.running()
     }
 
     fn push(&mut self, time: f64, kind: EventKind) {
@@ -248,65 +316,108 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             .push(Reverse((OrdF64(time), kind.priority(), self.seq, kind)));
     }
 
-    /// Moves to the next instant with a completion, boot or arrival, processing them (and
-    /// any idle-VM turn-offs due before); returns what happened, or `None` when no such
-    /// event is left (remaining idle VMs are then turned off).
+    /// Moves to the next instant with an event and processes its events; returns the jobs
+    /// that arrived and finished, or `None` when no event is left.
     pub fn advance(&mut self) -> Option<Batch> {
-        loop {
-            let &Reverse((OrdF64(t), prio, ..)) = self.events.peek()?;
-            if prio == IDLE_PRIORITY {
-                let Some(Reverse((_, _, _, EventKind::IdleCheck(vm, generation)))) =
-                    self.events.pop()
-                else {
-                    unreachable!("idle priority is only used by idle checks");
-                };
-                self.advance_clock(t);
-                self.idle_check(vm, generation);
-                continue;
+        let &Reverse((OrdF64(t), ..)) = self.events.peek()?;
+        self.now = t;
+        self.ctl.wake(t);
+        self.changed_now = false;
+        let mut batch = Batch::default();
+        while let Some(&Reverse((OrdF64(u), ..))) = self.events.peek() {
+            if u != t {
+                break;
             }
-            self.advance_clock(t);
-            let mut batch = Batch::default();
-            // Idle checks come last at t (priority), including those that completions at
-            // t schedule for t itself (keep-alive 0): every VM due off is off before the
-            // driver decides.
-            while let Some(&Reverse((OrdF64(u), ..))) = self.events.peek() {
-                if u != t {
-                    break;
-                }
-                let Some(Reverse((.., kind))) = self.events.pop() else {
-                    break;
-                };
-                match kind {
-                    EventKind::Arrival(j) => batch.arrived.push(j),
-                    EventKind::Finish(j) => {
-                        self.job_finished(j);
+            let Some(Reverse((.., kind))) = self.events.pop() else {
+                break;
+            };
+            match kind {
+                EventKind::Finish(j) => {
+                    if self
+                        .ctl
+                        .get(j)
+                        .is_some_and(|r| r.state == JobState::Running)
+                    {
+                        let end = if self.failed.get(j).copied().unwrap_or(false) {
+                            JobState::Failed
+                        } else {
+                            JobState::Completed
+                        };
+                        self.ctl.finish(j, t, end, None);
                         batch.finished.push(j);
                     }
-                    EventKind::BootDone(vm) => self.cluster.mark_ready(vm),
-                    EventKind::IdleCheck(vm, generation) => self.idle_check(vm, generation),
+                }
+                EventKind::Cancel(j) => {
+                    if self.ctl.get(j).is_some() {
+                        self.changed_now = true;
+                        self.ctl.cancel(j, t);
+                    }
+                }
+                EventKind::Vm(vm, what) => {
+                    self.changed_now = true;
+                    let effects = match what {
+                        VmEventKind::Lost => self.ctl.vm_lost(vm, "lost (replayed)", t),
+                        VmEventKind::Refused => {
+                            if !self.ctl.fleet().is_on(vm) {
+                                continue;
+                            }
+                            self.ctl
+                                .power_on_failed(vm, "power-on refused (replayed)", t)
+                        }
+                    };
+                    self.follow(&effects);
+                }
+                EventKind::Wake => {
+                    self.wake_at = None;
+                    self.changed_now = true;
+                }
+                EventKind::Arrival(j) => {
+                    let job = self.jobs.as_ref()[j].clone();
+                    if self.ctl.has_scheduler() {
+                        self.ctl.add_at(j, job, t);
+                    } else {
+                        self.ctl.add_unqueued(j, job, t);
+                    }
+                    batch.arrived.push(j);
                 }
             }
-            return Some(batch);
+        }
+        Some(batch)
+    }
+
+    /// Runs the scheduler's pass at the current instant and books what it started; queues
+    /// a wake-up for the next instant the controller has something to do on its own.
+    pub fn schedule(&mut self) {
+        let effects = self.ctl.schedule(self.now);
+        self.follow(&effects);
+        if let Some(t) = self.ctl.next_wake().filter(|&t| t > self.now)
+            && self.wake_at.is_none_or(|w| t < w)
+        {
+            self.wake_at = Some(t);
+            self.push(t, EventKind::Wake);
         }
     }
 
-    /// Turns `vm` off if no placement used it since the check was scheduled.
-    fn idle_check(&mut self, vm: VmId, generation: u64) {
-        if self.vm_generation[vm as usize] == generation && self.cluster.power_off(vm, self.now) {
-            self.vm_turned_off(vm);
-        }
-    }
-
-    /// Accumulates utilisation integrals up to `t` and moves the clock.
-    fn advance_clock(&mut self, t: f64) {
-        let dt = t - self.now;
-        if dt > 0.0 {
-            for d in 0..RESOURCE_DIMS {
-                self.used_integral[d] += dt * self.used[d] as f64;
-                self.capacity_integral[d] += dt * self.on_capacity[d] as f64;
+    /// Books the ends of jobs the controller started (at their estimated finish, or their
+    /// measured run time after their start).
+    fn follow(&mut self, effects: &[Effect]) {
+        for e in effects {
+            if let Effect::Launch(j) = *e {
+                let r = self.ctl.record(j);
+                let start = r.start.expect("a launched job has started");
+                let estimate = r.finish.expect("a launched job has an estimated end");
+                let end = match self
+                    .run_times
+                    .as_ref()
+                    .and_then(|m| m.get(j).copied().flatten())
+                {
+                    None => estimate,
+                    Some(RunTime::Seconds(d)) => start + d,
+                    Some(RunTime::Factor(f)) => start + f * (estimate - start),
+                };
+                self.push(end, EventKind::Finish(j));
             }
         }
-        self.now = t;
     }
 
     /// Reserves `placement` for `job` in the cluster now (turning off VMs on) and records
@@ -319,159 +430,67 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         job: usize,
         placement: &Placement,
     ) -> Result<f64, frugal_core::cluster::ClusterError> {
-        let mut powered_on = Vec::new();
-        let demand = self.jobs.as_ref()[job].executor_demand;
-        let ready = self.cluster.reserve(
-            placement,
-            &demand,
-            self.now,
-            self.cfg.scheduler.boot_latency_s,
-            &mut powered_on,
-        )?;
-        self.note_reserved(job, placement, &powered_on, ready);
-        Ok(ready)
+        self.ctl.reserve(job, placement, self.now)
     }
 
-    /// Bookkeeping for resources already reserved in the cluster: billing of VMs turned
-    /// on, utilisation totals, idle-check generations.
-    fn note_reserved(
-        &mut self,
-        job: usize,
-        placement: &Placement,
-        powered_on: &[VmId],
-        ready: f64,
-    ) {
-        for &vm in powered_on {
-            let i = vm as usize;
-            // Turned off at this instant and on again: one uninterrupted interval.
-            let resumed = match self.vm_intervals[i].last() {
-                Some(&(on, off)) if off == self.now => {
-                    self.vm_intervals[i].pop();
-                    on
-                }
-                _ => self.now,
-            };
-            self.vm_on_since[i] = Some(resumed);
-            for (dim, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                self.on_capacity[dim] += u64::from(*c);
-            }
-            if ready > self.now {
-                self.push(ready, EventKind::BootDone(vm));
-            }
-        }
-        let total = self.jobs.as_ref()[job]
-            .executor_demand
-            .times(placement.executors());
-        self.add_used(total, true);
-        for &(vm, _) in &placement.executors_per_vm {
-            self.vm_generation[vm as usize] += 1;
-        }
+    /// Records that `job` can never be placed (a driver that places executors itself).
+    pub fn reject(&mut self, job: usize) {
+        self.ctl.reject(job, self.now);
     }
 
     /// Starts `job`, whose executors are reserved as `placement`, running from `start`
     /// to `finish` (seconds).
     pub fn start(&mut self, job: usize, placement: Placement, start: f64, finish: f64) {
-        self.cluster.extend_busy(&placement, finish);
-        let duration = self.cfg.scheduler.duration;
-        let r = &mut self.records[job];
-        r.status = JobStatus::Running;
-        r.start = Some(start);
-        r.finish = Some(finish);
-        r.hybrid = duration.is_hybrid(&self.cluster, &placement);
-        r.kind_mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[job], &placement);
-        self.placements[job] = Some(placement);
-        self.running += 1;
+        self.ctl.start(job, placement, start, finish);
         self.push(finish, EventKind::Finish(job));
     }
 
-    /// Records that admission control dropped `job`.
-    pub fn drop_job(&mut self, job: usize) {
-        self.records[job].status = JobStatus::Dropped;
-    }
-
-    /// Records that `job` can never be placed.
-    pub fn reject(&mut self, job: usize) {
-        self.records[job].status = JobStatus::Unschedulable;
-    }
-
-    fn add_used(&mut self, total: Resources, reserve: bool) {
-        for d in 0..RESOURCE_DIMS {
-            if reserve {
-                self.used[d] += u64::from(total.0[d]);
-            } else {
-                self.used[d] -= u64::from(total.0[d]);
-            }
-        }
-    }
-
-    fn job_finished(&mut self, j: usize) {
-        let placement = self.placements[j]
-            .take()
-            .expect("a finishing job was placed");
-        let demand = self.jobs.as_ref()[j].executor_demand;
-        self.cluster.release(&placement, &demand);
-        self.add_used(demand.times(placement.executors()), false);
-        self.records[j].status = JobStatus::Completed;
-        self.running -= 1;
-        let at = self.now + self.cfg.keep_alive_s;
-        for &(vm, _) in &placement.executors_per_vm {
-            if self.cluster.vm(vm).executors == 0 {
-                let generation = self.vm_generation[vm as usize];
-                self.push(at, EventKind::IdleCheck(vm, generation));
-            }
-        }
-        self.placements[j] = Some(placement);
-    }
-
-    fn vm_turned_off(&mut self, vm: VmId) {
-        let since = self.vm_on_since[vm as usize]
-            .take()
-            .expect("a VM turned off was on");
-        self.vm_intervals[vm as usize].push((since, self.now));
-        for (dim, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-            self.on_capacity[dim] -= u64::from(*c);
-        }
-    }
-
-    /// Ends the run: VMs still on (e.g. holding a reservation of a job that never
-    /// started) are billed up to now. `policy` names the run; `decision_seconds` are the
-    /// driver's decision times.
+    /// Ends the run: boots, keep-alives and VMs still on are settled at the last event's
+    /// time (or the last keep-alive expiry). `policy` names the run; `decision_seconds`
+    /// are the driver's decision times.
     pub fn finish(mut self, policy: &str, decision_seconds: Vec<f64>) -> RunResult {
-        for vm in 0..self.cluster.len() as VmId {
-            if self.vm_on_since[vm as usize].is_some() {
-                self.vm_turned_off(vm);
-            }
-        }
-        let vms = self
-            .cluster
+        let end = self.ctl.next_wake().map_or(self.now, |w| w.max(self.now));
+        self.ctl.close(end);
+        let cluster = self.ctl.cluster();
+        let vms = cluster
             .vms
             .iter()
             .map(|v| VmRecord {
                 id: v.id,
-                instance_type: self.cluster.instance_types[v.instance_type].name.clone(),
+                instance_type: cluster.instance_types[v.instance_type].name.clone(),
                 site: v.site,
                 price_per_second: v.price_per_second,
-                intervals: std::mem::take(&mut self.vm_intervals[v.id as usize]),
+                intervals: self.ctl.fleet().intervals(v.id, end),
             })
             .collect();
-        for (r, p) in self.records.iter_mut().zip(self.placements.iter()) {
-            if let Some(p) = p {
-                r.placement = p.executors_per_vm.clone();
-            }
-        }
-        let utilisation = std::array::from_fn(|d| {
-            if self.capacity_integral[d] > 0.0 {
-                self.used_integral[d] / self.capacity_integral[d]
-            } else {
-                0.0
-            }
-        });
+        let records = self
+            .jobs
+            .as_ref()
+            .iter()
+            .enumerate()
+            .map(|(j, job)| {
+                let mut r = JobRecord::waiting(job);
+                if let Some(c) = self.ctl.get(j) {
+                    r.status = c.state;
+                    r.start = c.start;
+                    // Only a started job has a finish in the records (a drop has none).
+                    r.finish = c.start.and(c.finish);
+                    r.hybrid = c.hybrid;
+                    r.kind_mismatch = c.kind_mismatch;
+                    if let Some(p) = &c.placement {
+                        r.placement = p.executors_per_vm.clone();
+                    }
+                }
+                r
+            })
+            .collect();
+        let u = self.ctl.utilisation();
         RunResult::new(
             policy,
             self.cfg,
-            self.records,
+            records,
             vms,
-            utilisation,
+            [u[0], u[1]],
             decision_seconds,
         )
     }

@@ -8,7 +8,7 @@ use frugal_core::policy::{PlacementPolicy, PolicyKind, PolicyParams};
 use frugal_core::queue::QueueDiscipline;
 use frugal_core::scheduler::SchedulerConfig;
 
-use crate::engine::{SimConfig, simulate};
+use crate::engine::SimConfig;
 use serde::Serialize;
 
 use crate::metrics::{RunResult, Summary};
@@ -35,10 +35,12 @@ pub struct Setup {
     pub duration: DurationModel,
     /// VM boot latency, seconds.
     pub boot_latency_s: f64,
-    /// Idle time before a VM is turned off, seconds.
-    pub keep_alive_s: f64,
+    /// How long an idle VM stays on before it is turned off.
+    pub keep_alive: frugal_core::KeepAlive,
     /// Cap on the fleet's price, dollars per hour (None: none).
     pub budget_per_hour: Option<f64>,
+    /// VM losses and refused power-ons every run suffers.
+    pub vm_events: Vec<crate::engine::VmEvent>,
 }
 
 impl Setup {
@@ -49,6 +51,21 @@ impl Setup {
 
     /// Simulates `jobs` with `policy` (e.g. a trained agent).
     pub fn run_with(&self, policy: Box<dyn PlacementPolicy>, jobs: &[Job]) -> RunResult {
+        let inputs = crate::engine::Inputs {
+            vm_events: self.vm_events.clone(),
+            ..Default::default()
+        };
+        self.replay(policy, jobs, &inputs)
+    }
+
+    /// Simulates `jobs` with `policy` and a replay's `inputs` (measured run times,
+    /// cancellations, VM events — these replace [`Setup::vm_events`]).
+    pub fn replay(
+        &self,
+        policy: Box<dyn PlacementPolicy>,
+        jobs: &[Job],
+        inputs: &crate::engine::Inputs,
+    ) -> RunResult {
         let discipline = self.queue.unwrap_or_else(|| policy.default_queue());
         let cfg = SimConfig {
             scheduler: SchedulerConfig {
@@ -61,10 +78,10 @@ impl Setup {
                 boot_latency_s: self.boot_latency_s,
             },
             billing: self.billing,
-            keep_alive_s: self.keep_alive_s,
+            keep_alive: self.keep_alive,
             budget_per_hour: self.budget_per_hour,
         };
-        simulate(&self.cluster, jobs, policy, cfg)
+        crate::engine::simulate_with(&self.cluster, jobs, policy, cfg, inputs)
     }
 }
 

@@ -12,5 +12,7 @@ pub mod output;
 pub mod stats;
 pub mod workload;
 
-pub use engine::{Batch, SimConfig, Simulation, simulate};
-pub use metrics::{JobRecord, JobStatus, RunResult, Summary, VmRecord};
+pub use engine::{
+    Batch, Inputs, RunTime, SimConfig, Simulation, VmEvent, VmEventKind, simulate, simulate_with,
+};
+pub use metrics::{JobRecord, RunResult, Summary, VmRecord};

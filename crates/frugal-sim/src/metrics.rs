@@ -4,25 +4,10 @@ use serde::Serialize;
 
 use frugal_core::cluster::{Site, VmId};
 use frugal_core::job::{Job, JobKind};
+use frugal_core::lifecycle::{DeadlineCount, DeadlineOutcome, JobState, deadline_outcome};
 use frugal_core::resources::{CPU, MEMORY};
 
 use crate::engine::SimConfig;
-
-/// Final state of a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobStatus {
-    /// Still queued when the run ended: never scheduled.
-    Waiting,
-    /// Started, not finished (only seen mid-run).
-    Running,
-    /// Ran to completion.
-    Completed,
-    /// Dropped by admission control (counts as a missed deadline).
-    Dropped,
-    /// The policy could not place it even on the empty cluster: never scheduled.
-    Unschedulable,
-}
 
 /// What happened to one job. Times in seconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -41,8 +26,8 @@ pub struct JobRecord {
     pub start: Option<f64>,
     /// Finish time, if started.
     pub finish: Option<f64>,
-    /// Final state.
-    pub status: JobStatus,
+    /// Final state (`queued`: never scheduled).
+    pub status: JobState,
     /// True if it ran at T_C^H.
     pub hybrid: bool,
     /// True if its placement ignored its kind's spread/consolidate preference.
@@ -62,7 +47,7 @@ impl JobRecord {
             deadline: job.deadline,
             start: None,
             finish: None,
-            status: JobStatus::Waiting,
+            status: JobState::Queued,
             hybrid: false,
             kind_mismatch: false,
             placement: Vec::new(),
@@ -71,15 +56,17 @@ impl JobRecord {
 
     /// Job completion time (finish − arrival), if completed.
     pub fn jct(&self) -> Option<f64> {
-        (self.status == JobStatus::Completed).then(|| self.finish.unwrap_or(0.0) - self.arrival)
+        (self.status == JobState::Completed).then(|| self.finish.unwrap_or(0.0) - self.arrival)
+    }
+
+    /// Its deadline outcome at the end of the run (`frugal_core::lifecycle`'s rule).
+    pub fn deadline_outcome(&self) -> Option<DeadlineOutcome> {
+        deadline_outcome(self.deadline, self.status, self.finish, f64::INFINITY)
     }
 
     /// True if it has a deadline and completed by it.
     pub fn met_deadline(&self) -> bool {
-        match (self.deadline, self.status, self.finish) {
-            (Some(d), JobStatus::Completed, Some(f)) => f <= d + 1e-9,
-            _ => false,
-        }
+        self.deadline_outcome() == Some(DeadlineOutcome::Met)
     }
 }
 
@@ -131,10 +118,11 @@ pub struct Summary {
     pub cost_local: f64,
     /// Cost of cloud VMs, dollars.
     pub cost_cloud: f64,
-    /// Jobs with a deadline.
+    /// Jobs with a deadline (cancelled ones left out).
     pub deadline_jobs: usize,
-    /// Percentage of deadline jobs that completed by their deadline (dropped and never
-    /// scheduled jobs count as missed); `None` when no job has a deadline.
+    /// Percentage of deadline jobs that completed by their deadline
+    /// (`frugal_core::lifecycle`: dropped, failed and never scheduled jobs count as
+    /// missed); `None` when no job has a deadline.
     pub deadline_met_pct: Option<f64>,
     /// Mean job completion time (finish − arrival) of completed jobs, seconds.
     pub mean_jct_s: f64,
@@ -212,8 +200,8 @@ impl RunResult {
         mut decision_seconds: Vec<f64>,
     ) -> RunResult {
         for r in &mut jobs {
-            if r.status == JobStatus::Running {
-                r.status = JobStatus::Completed;
+            if r.status == JobState::Running {
+                r.status = JobState::Completed;
             }
         }
         let billing = cfg.billing;
@@ -224,9 +212,11 @@ impl RunResult {
                 .fold(0.0, |a, c| a + c)
         };
         let (cost_local, cost_cloud) = (cost_at(Site::Local), cost_at(Site::Cloud));
-        let count = |s: JobStatus| jobs.iter().filter(|r| r.status == s).count();
-        let deadline_jobs = jobs.iter().filter(|r| r.deadline.is_some()).count();
-        let met = jobs.iter().filter(|r| r.met_deadline()).count();
+        let count = |s: JobState| jobs.iter().filter(|r| r.status == s).count();
+        let mut deadlines = DeadlineCount::default();
+        for r in &jobs {
+            deadlines.add(r.deadline_outcome());
+        }
         let mut jct: Vec<f64> = jobs.iter().filter_map(JobRecord::jct).collect();
         let waits: Vec<f64> = jobs
             .iter()
@@ -234,7 +224,7 @@ impl RunResult {
             .collect();
         let runs: Vec<f64> = jobs
             .iter()
-            .filter(|r| r.status == JobStatus::Completed)
+            .filter(|r| r.status == JobState::Completed)
             .filter_map(|r| Some(r.finish? - r.start?))
             .collect();
         let started = jobs.iter().filter(|r| r.start.is_some()).count();
@@ -251,15 +241,14 @@ impl RunResult {
             policy: policy.to_string(),
             queue: cfg.scheduler.discipline.name().to_string(),
             jobs: jobs.len(),
-            completed: count(JobStatus::Completed),
-            dropped: count(JobStatus::Dropped),
-            never_scheduled: count(JobStatus::Waiting) + count(JobStatus::Unschedulable),
+            completed: count(JobState::Completed),
+            dropped: count(JobState::Dropped),
+            never_scheduled: count(JobState::Queued) + count(JobState::Unschedulable),
             total_cost: cost_local + cost_cloud,
             cost_local,
             cost_cloud,
-            deadline_jobs,
-            deadline_met_pct: (deadline_jobs > 0)
-                .then(|| 100.0 * met as f64 / deadline_jobs as f64),
+            deadline_jobs: deadlines.jobs(),
+            deadline_met_pct: deadlines.met_pct(),
             mean_jct_s: mean(&jct),
             p95_jct_s: percentile(&mut jct, 0.95),
             mean_wait_s: mean(&waits),

@@ -341,8 +341,9 @@ mod tests {
             backfill: frugal_core::Backfill::Off,
             duration: DurationModel::default(),
             boot_latency_s: 0.0,
-            keep_alive_s: 0.0,
+            keep_alive: Default::default(),
             budget_per_hour: None,
+            vm_events: Vec::new(),
         };
         let h = search(&setup, &jobs, &CANDIDATES, 2_000);
         for k in CANDIDATES {

@@ -8,7 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::experiment::RunRow;
-use crate::metrics::{JobStatus, RunResult};
+use crate::metrics::RunResult;
+use frugal_core::lifecycle::JobState;
 
 #[derive(Serialize)]
 struct JobLine<'a> {
@@ -19,7 +20,7 @@ struct JobLine<'a> {
     deadline_s: Option<f64>,
     start_s: Option<f64>,
     finish_s: Option<f64>,
-    status: JobStatus,
+    status: JobState,
     /// Empty for a job without a deadline.
     met_deadline: Option<bool>,
     hybrid: bool,

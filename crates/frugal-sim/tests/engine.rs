@@ -1,11 +1,12 @@
 //! Hand-computed simulations.
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
+use frugal_core::lifecycle::JobState;
 use frugal_core::{
     BillingGranularity, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline,
     Resources, Rut, SchedulerConfig,
 };
-use frugal_sim::{JobStatus, SimConfig, simulate};
+use frugal_sim::{SimConfig, simulate};
 
 fn two_vm_cluster() -> Cluster {
     let types = vec![InstanceType {
@@ -59,7 +60,7 @@ fn cfg(billing: BillingGranularity, boot: f64, keep_alive: f64) -> SimConfig {
             backfill: frugal_core::Backfill::Off,
         },
         billing,
-        keep_alive_s: keep_alive,
+        keep_alive: frugal_core::KeepAlive::Seconds(keep_alive),
         budget_per_hour: None,
     }
 }
@@ -85,7 +86,7 @@ fn cost_durations_and_queueing_are_exact() {
     assert!(b.hybrid);
     // c needs 4 × 2 cores = both VMs: waits for a (100 s); b ended at 75 s.
     assert_eq!((c.start, c.finish), (Some(100.0), Some(113.0)));
-    assert!(r.jobs.iter().all(|j| j.status == JobStatus::Completed));
+    assert!(r.jobs.iter().all(|j| j.status == JobState::Completed));
     // Local on [0, 113], cloud on [10, 75] and [100, 113].
     let expect = 113.0 * 0.001 + (65.0 + 13.0) * 0.004;
     assert!(
@@ -143,8 +144,8 @@ fn unplaceable_jobs_are_reported_not_waited_for() {
         PolicyKind::RoundRobin.build(&PolicyParams::default()),
         cfg(BillingGranularity::PerSecond, 0.0, 0.0),
     );
-    assert_eq!(r.jobs[0].status, JobStatus::Unschedulable);
-    assert_eq!(r.jobs[1].status, JobStatus::Completed);
+    assert_eq!(r.jobs[0].status, JobState::Unschedulable);
+    assert_eq!(r.jobs[1].status, JobState::Completed);
     assert_eq!(r.summary.never_scheduled, 1);
 }
 

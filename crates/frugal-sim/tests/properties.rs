@@ -1,11 +1,12 @@
 //! Invariants over random clusters and workloads.
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
+use frugal_core::lifecycle::JobState;
 use frugal_core::{
     BillingGranularity, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline,
     Resources, Rut, SchedulerConfig,
 };
-use frugal_sim::{JobStatus, RunResult, SimConfig, simulate};
+use frugal_sim::{RunResult, SimConfig, simulate};
 use proptest::prelude::*;
 
 fn arb_cluster() -> impl Strategy<Value = Cluster> {
@@ -107,7 +108,7 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
                 } else {
                     BillingGranularity::PerSecond
                 },
-                keep_alive_s: f64::from(keep) * 50.0,
+                keep_alive: frugal_core::KeepAlive::Seconds(f64::from(keep) * 50.0),
                 budget_per_hour: None,
             };
             (policy, queue, cfg)
@@ -183,7 +184,7 @@ proptest! {
         // No job is left queued at the end: the last pass sees an empty cluster, where
         // every job the policy can ever place fits.
         for rec in &r.jobs {
-            prop_assert!(rec.status != JobStatus::Waiting, "job {} left waiting", rec.id);
+            prop_assert!(rec.status != JobState::Queued, "job {} left waiting", rec.id);
         }
     }
 }

@@ -37,7 +37,7 @@ use crate::resources::Resources;
 use crate::rut::Rut;
 
 /// An executor placement algorithm (the `PlaceExecutor()` procedure of paper 004 Alg. 1).
-pub trait PlacementPolicy: Send {
+pub trait PlacementPolicy: Send + Sync {
     /// Name used on the command line and in tables (e.g. `first-fit`).
     fn name(&self) -> &'static str;
 

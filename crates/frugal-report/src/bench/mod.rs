@@ -424,8 +424,9 @@ pub(crate) fn bench_setup(preset: Preset) -> Setup {
         backfill: frugal_core::Backfill::Off,
         duration: Default::default(),
         boot_latency_s: 0.0,
-        keep_alive_s: 0.0,
+        keep_alive: Default::default(),
         budget_per_hour: None,
+        vm_events: Vec::new(),
     }
 }
 

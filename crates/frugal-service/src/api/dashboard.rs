@@ -14,6 +14,7 @@ use super::{error, unavailable};
 use crate::Service;
 use crate::ledger::DecisionRecord;
 use crate::state::{JobState, State};
+use frugal_core::lifecycle::StateCount;
 
 /// Money: what was spent, what the fleet costs now, and what the decisions cost against
 /// the optimum.
@@ -78,7 +79,8 @@ pub(crate) struct VmTimeline {
     pub on: Vec<(f64, Option<f64>)>,
 }
 
-/// Jobs by state among those in memory, and deadlines.
+/// Every accepted job by state (those `/jobs` lists, evicted from memory or not), and
+/// their deadlines (`frugal_core::lifecycle`).
 #[derive(Serialize, ToSchema)]
 pub(crate) struct JobCounts {
     /// Waiting.
@@ -91,12 +93,34 @@ pub(crate) struct JobCounts {
     pub failed: usize,
     /// Cancelled.
     pub cancelled: usize,
-    /// Dropped by admission control or as unplaceable.
+    /// Dropped by admission control.
     pub dropped: usize,
-    /// Ended deadline jobs that met their deadline.
+    /// The policy cannot place them even on the empty cluster.
+    pub unschedulable: usize,
+    /// Deadline jobs that completed by their deadline.
     pub deadline_met: usize,
-    /// Ended deadline jobs that did not.
+    /// Deadline jobs that missed it: completed late, failed, dropped, unschedulable, or
+    /// still unfinished past it.
     pub deadline_missed: usize,
+    /// Deadline jobs still unfinished before their deadline.
+    pub deadline_pending: usize,
+}
+
+impl JobCounts {
+    fn of(c: &StateCount) -> JobCounts {
+        JobCounts {
+            queued: c.of(JobState::Queued),
+            running: c.of(JobState::Running),
+            completed: c.of(JobState::Completed),
+            failed: c.of(JobState::Failed),
+            cancelled: c.of(JobState::Cancelled),
+            dropped: c.of(JobState::Dropped),
+            unschedulable: c.of(JobState::Unschedulable),
+            deadline_met: c.deadlines.met,
+            deadline_missed: c.deadlines.missed,
+            deadline_pending: c.deadlines.pending,
+        }
+    }
 }
 
 /// What the dashboard shows.
@@ -108,7 +132,7 @@ pub(crate) struct DashboardView {
     pub since_s: f64,
     /// Money.
     pub cost: CostView,
-    /// Counts (jobs in memory: ended jobs leave after the retention).
+    /// Every accepted job by state, and deadlines.
     pub counts: JobCounts,
     /// Queued jobs, in acceptance order (the first `limit`).
     pub queued: Vec<JobView>,
@@ -168,12 +192,12 @@ pub(crate) async fn dashboard(
     };
     let st = svc.lock();
     let mut vms: Vec<VmTimeline> = st
-        .cluster
+        .cluster()
         .vms
         .iter()
         .map(|v| VmTimeline {
             id: v.id,
-            instance_type: st.cluster.instance_types[v.instance_type].name.clone(),
+            instance_type: st.cluster().instance_types[v.instance_type].name.clone(),
             site: v.site.as_str().to_string(),
             price_per_hour: v.price_per_second * 3600.0,
             on: Vec::new(),
@@ -184,34 +208,9 @@ pub(crate) async fn dashboard(
             v.on.push((on, off));
         }
     }
-    let mut counts = JobCounts {
-        queued: 0,
-        running: 0,
-        completed: 0,
-        failed: 0,
-        cancelled: 0,
-        dropped: 0,
-        deadline_met: 0,
-        deadline_missed: 0,
-    };
+    let counts = JobCounts::of(&st.tally(now));
     let (mut queued, mut running, mut ended) = (Vec::new(), Vec::new(), Vec::new());
     for e in st.entries() {
-        match e.state {
-            JobState::Queued => counts.queued += 1,
-            JobState::Running => counts.running += 1,
-            JobState::Completed => counts.completed += 1,
-            JobState::Failed => counts.failed += 1,
-            JobState::Cancelled => counts.cancelled += 1,
-            JobState::Dropped => counts.dropped += 1,
-        }
-        if let (true, Some(d)) = (e.state.has_ended(), e.job.deadline) {
-            let met = e.state == JobState::Completed && e.finish.is_some_and(|f| f <= d);
-            if met {
-                counts.deadline_met += 1;
-            } else if e.state != JobState::Cancelled {
-                counts.deadline_missed += 1;
-            }
-        }
         match e.state {
             JobState::Queued => queued.push(e),
             JobState::Running => running.push(e),
@@ -221,10 +220,10 @@ pub(crate) async fn dashboard(
     queued.sort_by(|a, b| a.job.arrival.total_cmp(&b.job.arrival));
     running.sort_by(|a, b| a.start.unwrap_or(0.0).total_cmp(&b.start.unwrap_or(0.0)));
     ended.sort_by(|a, b| b.finish.unwrap_or(0.0).total_cmp(&a.finish.unwrap_or(0.0)));
-    let view = |list: Vec<&crate::state::Entry>| {
+    let view = |list: Vec<crate::state::Entry>| {
         list.into_iter()
             .take(limit)
-            .map(|e| JobView::of(e, svc.clock))
+            .map(|e| JobView::of(&e, svc.clock))
             .collect()
     };
     let body = DashboardView {

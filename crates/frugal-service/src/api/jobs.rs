@@ -114,7 +114,7 @@ pub(crate) async fn submit(
     let (view, effects) = {
         let mut st = svc.lock();
         let (idx, effects) = st.add(s.clone(), s.job(arrival), JobState::Queued, arrival);
-        (JobView::of(st.entry(idx), svc.clock), effects)
+        (JobView::of(&st.entry(idx), svc.clock), effects)
     };
     if !effects.is_empty() {
         // A job no placement can ever hold: dropped, and the drop persisted.
@@ -130,9 +130,9 @@ pub(crate) async fn submit(
 fn existing(svc: &Service, s: &Submission) -> Option<Response> {
     let st = svc.lock();
     let e = st.entry(st.find(&s.id)?);
-    Some(if e.submission == *s {
+    Some(if *e.submission == *s {
         svc.metrics.submission("duplicate");
-        (StatusCode::OK, axum::Json(JobView::of(e, svc.clock))).into_response()
+        (StatusCode::OK, axum::Json(JobView::of(&e, svc.clock))).into_response()
     } else {
         svc.metrics.submission("conflict");
         error(
@@ -185,7 +185,7 @@ async fn stored_duplicate(svc: &Service, s: &Submission) -> Response {
 pub(crate) async fn get(AxState(svc): AxState<Arc<Service>>, Path(id): Path<String>) -> Response {
     let view = {
         let st = svc.lock();
-        st.find(&id).map(|i| JobView::of(st.entry(i), svc.clock))
+        st.find(&id).map(|i| JobView::of(&st.entry(i), svc.clock))
     };
     if let Some(v) = view {
         return axum::Json(v).into_response();
@@ -247,13 +247,9 @@ pub(crate) async fn list(
         Some(_) => return error(StatusCode::BAD_REQUEST, Some("cursor"), "not a cursor"),
     };
     if let Some(s) = &q.state
-        && JobState::parse(s).is_none()
+        && let Err(why) = s.parse::<JobState>()
     {
-        return error(
-            StatusCode::BAD_REQUEST,
-            Some("state"),
-            "one of queued, running, completed, failed, cancelled, dropped",
-        );
+        return error(StatusCode::BAD_REQUEST, Some("state"), &why);
     }
     match svc.store.list(after, limit, q.state.as_deref()).await {
         Ok(rows) => {
@@ -264,7 +260,7 @@ pub(crate) async fn list(
             let jobs = rows
                 .iter()
                 .map(|r| {
-                    let state = JobState::parse(&r.state).unwrap_or(JobState::Queued);
+                    let state = r.state;
                     JobSummary {
                         id: r.id.clone(),
                         state,
@@ -303,7 +299,7 @@ pub(crate) async fn cancel(
         let mut st = svc.lock();
         st.find(&id).map(|idx| {
             let effects = st.cancel(idx, now);
-            (effects, JobView::of(st.entry(idx), svc.clock))
+            (effects, JobView::of(&st.entry(idx), svc.clock))
         })
     };
     match outcome {
@@ -320,7 +316,7 @@ pub(crate) async fn cancel(
             "the job has already ended",
         ),
         None => match svc.store.job(&id).await {
-            Ok(Some(s)) if s.state == JobState::Cancelled.as_str() => {
+            Ok(Some(s)) if s.state == JobState::Cancelled => {
                 axum::Json(JobView::of_stored(&s, svc.clock)).into_response()
             }
             Ok(Some(_)) => error(

@@ -78,12 +78,12 @@ pub(crate) async fn vms(AxState(svc): AxState<Arc<Service>>) -> Response {
     let now = svc.now();
     let st = svc.lock();
     let vms = st
-        .cluster
+        .cluster()
         .vms
         .iter()
         .map(|v| VmView {
             id: v.id,
-            instance_type: st.cluster.instance_types[v.instance_type].name.clone(),
+            instance_type: st.cluster().instance_types[v.instance_type].name.clone(),
             site: v.site.as_str().to_string(),
             state: match v.power {
                 _ if st.out_of_service(v.id).is_some() => "lost",

@@ -84,7 +84,7 @@ impl JobView {
             estimated_finish_at: e.finish.filter(|_| running).map(at),
             finished_at: e.finish.filter(|_| e.state.has_ended()).map(at),
             placement: e.placement.as_ref().map(|p| per_vm(&p.executors_per_vm)),
-            observed_placement: e.observed.as_deref().map(per_vm),
+            observed_placement: e.observed.map(per_vm),
             reason: e.reason.clone(),
             placement_cost_usd: e.cost.map(|c| c.chosen),
             optimal_cost_usd: e.cost.map(|c| c.optimal),
@@ -93,10 +93,7 @@ impl JobView {
 
     pub(crate) fn of_stored(s: &StoredJob, clock: Clock) -> JobView {
         let at = |t: f64| clock.rfc3339(t);
-        let state = JobState::parse(&s.state).unwrap_or(JobState::Queued);
-        let parse = |p: &Option<String>| -> Option<Vec<(VmId, u32)>> {
-            p.as_deref().and_then(|p| serde_json::from_str(p).ok())
-        };
+        let state = s.state;
         JobView {
             id: s.submission.id.clone(),
             state,
@@ -105,8 +102,8 @@ impl JobView {
             started_at: s.start.map(at),
             estimated_finish_at: s.finish.filter(|_| state == JobState::Running).map(at),
             finished_at: s.finish.filter(|_| state.has_ended()).map(at),
-            placement: parse(&s.placement).as_deref().map(per_vm),
-            observed_placement: parse(&s.observed).as_deref().map(per_vm),
+            placement: s.placement.as_deref().map(per_vm),
+            observed_placement: s.observed.as_deref().map(per_vm),
             reason: s.reason.clone(),
             placement_cost_usd: s.chosen_cost,
             optimal_cost_usd: s.optimal_cost,

@@ -23,6 +23,8 @@ use sqlx::migrate::{MigrateError, Migration, MigrationType, Migrator};
 use sqlx::{AnyConnection, AnyPool, ConnectOptions, SqlSafeStr};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+use frugal_core::cluster::VmId;
+use frugal_core::lifecycle::JobState;
 use frugal_core::{Backfill, ClusterConfig, DurationModel, QueueDiscipline, Rut, SchedulerConfig};
 use serde::{Deserialize, Serialize};
 
@@ -78,18 +80,21 @@ pub struct StoredJob {
     pub submission: Submission,
     /// Submission time, service seconds.
     pub arrival: f64,
-    /// `queued`, `running`, `completed`, `failed`, `cancelled` or `dropped`.
-    pub state: String,
-    /// Placement as JSON `[[vm, executors], …]`, if started.
-    pub placement: Option<String>,
+    /// When the scheduler first passed the queue with it, service seconds (databases of
+    /// schema 3 and older: unknown).
+    pub queued_at: Option<f64>,
+    /// Its state (stored by name; an unknown name is refused when read).
+    pub state: JobState,
+    /// Executors per VM, if started (stored as JSON `[[vm, executors], …]`).
+    pub placement: Option<Vec<(VmId, u32)>>,
     /// Start, service seconds.
     pub start: Option<f64>,
     /// Finish (or estimated finish while running), service seconds.
     pub finish: Option<f64>,
     /// Why it failed, was dropped or re-queued.
     pub reason: Option<String>,
-    /// Executors per VM as last reported by the backend, JSON like `placement`.
-    pub observed: Option<String>,
+    /// Executors per VM as last reported by the backend.
+    pub observed: Option<Vec<(VmId, u32)>>,
     /// Cost of its placement (paper 000 Eq. 16), dollars, if measured.
     pub chosen_cost: Option<f64>,
     /// Cost of the exact optimum at the same instant, dollars, if measured.
@@ -103,8 +108,8 @@ pub struct JobBrief {
     pub seq: i64,
     /// Job id.
     pub id: String,
-    /// State name.
-    pub state: String,
+    /// Its state.
+    pub state: JobState,
     /// Submission time, service seconds.
     pub arrival: f64,
     /// Start, service seconds.
@@ -139,6 +144,9 @@ pub struct StartRecord {
     pub speedup: f64,
     /// Cap on the fleet's price, dollars per hour.
     pub budget_per_hour: Option<f64>,
+    /// How long an idle VM stayed on (records of older versions: 0 s, which they did).
+    #[serde(default)]
+    pub keep_alive: frugal_core::KeepAlive,
 }
 
 impl StartRecord {
@@ -165,6 +173,7 @@ impl StartRecord {
             boot_latency_s: s.boot_latency_s,
             speedup,
             budget_per_hour: cfg.budget_per_hour,
+            keep_alive: cfg.keep_alive,
         }
     }
 
@@ -195,22 +204,24 @@ impl StartRecord {
 pub struct JobUpdate {
     /// Job id.
     pub id: String,
-    /// State name.
-    pub state: &'static str,
-    /// Placement JSON.
-    pub placement: Option<String>,
+    /// Its state.
+    pub state: JobState,
+    /// Executors per VM.
+    pub placement: Option<Vec<(VmId, u32)>>,
     /// Start, service seconds.
     pub start: Option<f64>,
     /// Finish, service seconds.
     pub finish: Option<f64>,
     /// Reason of a failure, drop or re-queue.
     pub reason: Option<String>,
-    /// Observed executors per VM, JSON.
-    pub observed: Option<String>,
+    /// Observed executors per VM.
+    pub observed: Option<Vec<(VmId, u32)>>,
     /// Cost of its placement, dollars.
     pub chosen_cost: Option<f64>,
     /// Cost of the optimum at the same instant, dollars.
     pub optimal_cost: Option<f64>,
+    /// When the scheduler first passed the queue with it, service seconds.
+    pub queued_at: Option<f64>,
 }
 
 /// Errors of the store.
@@ -302,6 +313,11 @@ fn migrator(sqlite: bool) -> Migrator {
                 "decision costs and service starts",
                 include_str!("../../migrations/sqlite/0003_decision_costs_and_starts.sql"),
             ),
+            v(
+                4,
+                "vm events",
+                include_str!("../../migrations/sqlite/0004_vm_events.sql"),
+            ),
         ]
     } else {
         vec![
@@ -320,12 +336,17 @@ fn migrator(sqlite: bool) -> Migrator {
                 "decision costs and service starts",
                 include_str!("../../migrations/postgres/0003_decision_costs_and_starts.sql"),
             ),
+            v(
+                4,
+                "vm events",
+                include_str!("../../migrations/postgres/0004_vm_events.sql"),
+            ),
         ]
     })
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The per-connection settings for `durability`.
 fn settings(sqlite: bool, durability: Durability) -> &'static str {
@@ -481,6 +502,7 @@ impl Store {
     pub fn update(&self, mut u: JobUpdate) -> Result<(), StoreError> {
         u.start = u.start.map(|t| self.clock.to_wall(t));
         u.finish = u.finish.map(|t| self.clock.to_wall(t));
+        u.queued_at = u.queued_at.map(|t| self.clock.to_wall(t));
         self.send(Write::Update(u))
     }
 
@@ -490,6 +512,14 @@ impl Store {
     /// [`StoreError::Closed`] at shutdown.
     pub fn vm_on(&self, vm: u32, at: f64) -> Result<(), StoreError> {
         self.send(Write::VmOn(vm, self.clock.to_wall(at)))
+    }
+
+    /// Queues the record that `vm` was lost (`refused`: its power-on was refused) at `at`.
+    ///
+    /// # Errors
+    /// [`StoreError::Closed`] at shutdown.
+    pub fn vm_event(&self, vm: u32, at: f64, refused: bool) -> Result<(), StoreError> {
+        self.send(Write::VmEvent(vm, self.clock.to_wall(at), refused))
     }
 
     /// Queues the record that `vm` was turned off at `at` (closes its open interval).
@@ -544,16 +574,29 @@ impl Store {
             observed,
             chosen,
             optimal,
+            queued_at,
         ) = r;
-        let submission = serde_json::from_str(&sub).map_err(|e| StoreError::Corrupt {
-            id,
-            message: e.to_string(),
-        })?;
+        let corrupt = |message: String| StoreError::Corrupt {
+            id: id.clone(),
+            message,
+        };
+        let state = state.parse::<JobState>().map_err(corrupt)?;
+        let per_vm = |field: &str, text: Option<String>| {
+            text.map(|t| {
+                serde_json::from_str::<Vec<(VmId, u32)>>(&t)
+                    .map_err(|e| corrupt(format!("{field} {t:?}: {e}")))
+            })
+            .transpose()
+        };
+        let placement = per_vm("placement", placement)?;
+        let observed = per_vm("observed", observed)?;
+        let submission = serde_json::from_str(&sub).map_err(|e| corrupt(e.to_string()))?;
         let c = self.clock;
         Ok(StoredJob {
             seq,
             submission,
             arrival: c.from_wall(arrival),
+            queued_at: queued_at.map(|t| c.from_wall(t)),
             state,
             placement,
             start: start.map(|t| c.from_wall(t)),
@@ -627,17 +670,24 @@ impl Store {
             }
         };
         let c = self.clock;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, id, state, arrival, start, finish)| JobBrief {
-                seq,
-                id,
-                state,
-                arrival: c.from_wall(arrival),
-                start: start.map(|t| c.from_wall(t)),
-                finish: finish.map(|t| c.from_wall(t)),
+        rows.into_iter()
+            .map(|(seq, id, state, arrival, start, finish)| {
+                let state = state
+                    .parse::<JobState>()
+                    .map_err(|message| StoreError::Corrupt {
+                        id: id.clone(),
+                        message,
+                    })?;
+                Ok(JobBrief {
+                    seq,
+                    id,
+                    state,
+                    arrival: c.from_wall(arrival),
+                    start: start.map(|t| c.from_wall(t)),
+                    finish: finish.map(|t| c.from_wall(t)),
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// Records a start of the service with its configuration (committed before it
@@ -700,6 +750,33 @@ impl Store {
             .collect())
     }
 
+    /// Every VM event `(vm, at, refused)` in service seconds, in recording order.
+    ///
+    /// # Errors
+    /// [`StoreError::Db`], or [`StoreError::Corrupt`] for an unknown kind.
+    pub async fn vm_events(&self) -> Result<Vec<(u32, f64, bool)>, StoreError> {
+        let rows: Vec<(i64, f64, String)> =
+            sqlx::query_as("SELECT vm, at, kind FROM vm_events ORDER BY seq")
+                .fetch_all(&self.pool)
+                .await?;
+        let c = self.clock;
+        rows.into_iter()
+            .map(|(vm, at, kind)| {
+                let refused = match kind.as_str() {
+                    "lost" => false,
+                    "refused" => true,
+                    other => {
+                        return Err(StoreError::Corrupt {
+                            id: format!("vm event of VM {vm}"),
+                            message: format!("unknown kind {other:?}"),
+                        });
+                    }
+                };
+                Ok((vm as u32, c.from_wall(at), refused))
+            })
+            .collect()
+    }
+
     /// Every power-on interval `(vm, on, off)` in service seconds; `off` is None while on.
     ///
     /// # Errors
@@ -722,13 +799,14 @@ type JobRow = (
     Option<String>,
     Option<f64>,
     Option<f64>,
+    Option<f64>,
 );
 
 /// The columns of a [`JobRow`], in order.
 macro_rules! job_columns {
     () => {
         "seq, id, submission, arrival, state, placement, start, finish, reason, observed, \
-         chosen_cost, optimal_cost"
+         chosen_cost, optimal_cost, queued_at"
     };
 }
 

@@ -33,6 +33,8 @@ pub(super) enum Write {
     VmOn(u32, f64),
     /// VM turned off at (wall-clock Unix seconds).
     VmOff(u32, f64),
+    /// A VM lost (false) or a power-on refused (true), wall-clock seconds.
+    VmEvent(u32, f64, bool),
     Barrier(oneshot::Sender<Result<bool, String>>),
 }
 
@@ -40,7 +42,10 @@ impl Write {
     /// True for writes that nobody waits on and that must not be lost: they are
     /// retried after a failed transaction.
     fn kept_on_failure(&self) -> bool {
-        matches!(self, Write::Update(_) | Write::VmOn(..) | Write::VmOff(..))
+        matches!(
+            self,
+            Write::Update(_) | Write::VmOn(..) | Write::VmOff(..) | Write::VmEvent(..)
+        )
     }
 }
 
@@ -233,7 +238,7 @@ async fn statements(
     for chunk in updates.chunks(ROWS_PER_STATEMENT) {
         let values: Vec<String> = (0..chunk.len())
             .map(|i| {
-                let p: Vec<String> = (1..=9).map(|k| format!("${}", 9 * i + k)).collect();
+                let p: Vec<String> = (1..=10).map(|k| format!("${}", 10 * i + k)).collect();
                 format!("({})", p.join(", "))
             })
             .collect();
@@ -241,7 +246,7 @@ async fn statements(
         let sql = format!(
             "UPDATE jobs SET state = v.column2, placement = v.column3, start = v.column4,
              finish = v.column5, reason = v.column6, observed = v.column7,
-             chosen_cost = v.column8, optimal_cost = v.column9
+             chosen_cost = v.column8, optimal_cost = v.column9, queued_at = v.column10
              FROM (VALUES {}) AS v WHERE jobs.id = v.column1",
             values.join(", ")
         );
@@ -249,14 +254,15 @@ async fn statements(
         for u in chunk {
             q = q
                 .bind(&u.id)
-                .bind(u.state)
-                .bind(&u.placement)
+                .bind(u.state.as_str())
+                .bind(u.placement.as_ref().map(|p| json(p)))
                 .bind(u.start)
                 .bind(u.finish)
                 .bind(&u.reason)
-                .bind(&u.observed)
+                .bind(u.observed.as_ref().map(|p| json(p)))
                 .bind(u.chosen_cost)
-                .bind(u.optimal_cost);
+                .bind(u.optimal_cost)
+                .bind(u.queued_at);
         }
         q.execute(&mut **tx).await?;
     }
@@ -273,6 +279,14 @@ async fn statements(
                 sqlx::query("UPDATE vm_power SET off_at = $1 WHERE vm = $2 AND off_at IS NULL")
                     .bind(at)
                     .bind(i64::from(*vm))
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            Write::VmEvent(vm, at, refused) => {
+                sqlx::query("INSERT INTO vm_events (vm, at, kind) VALUES ($1, $2, $3)")
+                    .bind(i64::from(*vm))
+                    .bind(at)
+                    .bind(if *refused { "refused" } else { "lost" })
                     .execute(&mut **tx)
                     .await?;
             }
@@ -326,4 +340,9 @@ pub(super) async fn checkpointer(
             }
         }
     }
+}
+
+/// Executors per VM as the JSON the store keeps (`[[vm, executors], …]`).
+fn json(p: &[(frugal_core::cluster::VmId, u32)]) -> String {
+    serde_json::to_string(p).expect("pairs of integers serialise")
 }

@@ -41,6 +41,7 @@ pub fn config(url: &str, speedup: f64) -> ServiceConfig {
             .build("small")
             .unwrap(),
         billing: BillingGranularity::PerSecond,
+        keep_alive: frugal_core::KeepAlive::default(),
         scheduler: SchedulerConfig {
             discipline: QueueDiscipline::Edf,
             admission_control: false,

@@ -12,8 +12,6 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, ValueEnum};
 use serde::Serialize;
 
-use frugal_core::job::MAX_SECONDS;
-
 pub use plan::{Input, MILP_DEFAULT_MAX_VMS, Plan, Workload, plan, sha256_hex};
 pub use run::{Runs, aggregate, compute};
 
@@ -132,6 +130,10 @@ pub struct SimulateOptions {
     /// Jobs from a CSV file (format in the README) instead of a trace.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["trace", "hour"])]
     pub jobs_csv: Option<PathBuf>,
+    /// VM losses and refused power-ons every run suffers: a CSV `time_s,vm,event` (event
+    /// `lost` or `refused`), as the service can suffer them.
+    #[arg(long, value_name = "FILE")]
+    pub vm_events: Option<PathBuf>,
     /// Comma-separated policies [default: every built-in one].
     #[arg(long, value_delimiter = ',', value_parser = PolicyParser)]
     pub policies: Option<Vec<PolicyChoice>>,
@@ -187,9 +189,10 @@ pub struct SimulateOptions {
     /// Seconds from turning a VM on until it runs executors, in [0, 86400].
     #[arg(long, default_value_t = 0.0, value_parser = number_in(0.0, 86_400.0))]
     pub boot_latency: f64,
-    /// Seconds an idle VM stays on before it is turned off, in [0, 10 years].
-    #[arg(long, default_value_t = 0.0, value_parser = number_in(0.0, MAX_SECONDS))]
-    pub keep_alive: f64,
+    /// How long an idle VM stays on before it is turned off: seconds, or `paid-hour`
+    /// (until the hour it has paid for ends, under per-hour billing).
+    #[arg(long, default_value = "0", value_name = "SECONDS|paid-hour")]
+    pub keep_alive: frugal_core::KeepAlive,
     /// Cap on the fleet's price, dollars per hour (> 0): a placement that would turn VMs
     /// on beyond it waits (as `frugal serve --budget-per-hour`).
     #[arg(long, value_name = "DOLLARS", value_parser = number_in(1e-9, 1e12))]

@@ -201,6 +201,7 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
             w.label = format!("{} × {} copies", w.label, a.job_copies);
         }
     }
+    let cluster_len = cluster.len();
     let setup = Setup {
         cluster,
         billing,
@@ -214,8 +215,13 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
             kind_penalty: a.kind_penalty,
         },
         boot_latency_s: a.boot_latency,
-        keep_alive_s: a.keep_alive,
+        keep_alive: a.keep_alive,
         budget_per_hour: a.budget_per_hour,
+        vm_events: match &a.vm_events {
+            Some(p) => crate::workload::read_vm_events(p, cluster_len)
+                .map_err(|m| frugal_core::options::Usage(anyhow::anyhow!("--vm-events {m}")))?,
+            None => Vec::new(),
+        },
     };
     let header = format!(
         "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}",

@@ -8,6 +8,7 @@ mod paper002;
 mod swf;
 mod swim;
 mod synthetic;
+mod vm_events;
 
 pub use alibaba::{
     AlibabaJobs, GIB_PER_HOUR, VCPU_PER_HOUR, alibaba_cluster, alibaba_cluster_toml, gpu_per_hour,
@@ -21,6 +22,7 @@ pub use swim::{
     replicate_days, select_hour,
 };
 pub use synthetic::{Load, SyntheticConfig, synthetic};
+pub use vm_events::{parse_vm_events, read_vm_events};
 
 use frugal_core::job::Job;
 use rand::RngExt;
