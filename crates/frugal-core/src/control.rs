@@ -166,10 +166,16 @@ pub struct Controller {
     off_at: Vec<Option<f64>>,
     /// Booting VMs: when each is ready.
     ready_at: Vec<Option<f64>>,
+    /// A time no later than any pending keep-alive expiry, boot completion or return to
+    /// service (+∞: none pending), so that an instant with nothing due costs no scan of
+    /// the VMs (a large cluster with keep-alive 0 and no boot latency never scans).
+    soonest: f64,
     /// VMs turned off during the current instant, reported at the end of the pass.
     turned_off: Vec<(VmId, f64)>,
     /// Jobs queued since the last pass.
     fresh: Vec<usize>,
+    /// The pass's decisions (a buffer kept between passes).
+    decisions: Vec<Decision>,
     now: f64,
     duration: crate::duration::DurationModel,
     boot_latency_s: f64,
@@ -215,8 +221,10 @@ impl Controller {
             free: Vec::new(),
             off_at: vec![None; n],
             ready_at: vec![None; n],
+            soonest: f64::INFINITY,
             turned_off: Vec::new(),
             fresh: Vec::new(),
+            decisions: Vec::new(),
             now: f64::NEG_INFINITY,
             used: [0; RESOURCE_DIMS],
             on_capacity: [0; RESOURCE_DIMS],
@@ -322,6 +330,13 @@ impl Controller {
     /// The next instant at which the controller has something to do on its own: a boot
     /// completes, an idle VM's keep-alive runs out, or a lost VM returns to service.
     pub fn next_wake(&self) -> Option<f64> {
+        if self.soonest == f64::INFINITY {
+            return None;
+        }
+        self.next_wake_scan()
+    }
+
+    fn next_wake_scan(&self) -> Option<f64> {
         let quarantine =
             (0..self.cluster.len()).filter_map(|v| self.fleet.out_of_service(v as VmId));
         self.off_at
@@ -383,6 +398,7 @@ impl Controller {
             self.off_at[i] = None;
             if ready > now {
                 self.ready_at[i] = Some(ready);
+                self.arm(ready);
             }
             for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
                 self.on_capacity[d] += u64::from(*c);
@@ -437,6 +453,7 @@ impl Controller {
             self.turn_off(vm, t);
         } else {
             self.off_at[vm as usize] = Some(at);
+            self.arm(at);
         }
     }
 
@@ -445,6 +462,10 @@ impl Controller {
     /// [`Controller::schedule`] does this first; a driver calls it before the events of
     /// an instant so the bill and utilisation follow each change at its own time.
     pub fn wake(&mut self, now: f64) {
+        if now < self.soonest {
+            self.advance(now);
+            return;
+        }
         for vm in 0..self.cluster.len() {
             if self.ready_at[vm].is_some_and(|t| t <= now) {
                 self.ready_at[vm] = None;
@@ -473,6 +494,12 @@ impl Controller {
             }
         }
         self.advance(now);
+        self.soonest = self.next_wake_scan().unwrap_or(f64::INFINITY);
+    }
+
+    /// A keep-alive expiry, boot completion or return to service is due at `t`.
+    fn arm(&mut self, t: f64) {
+        self.soonest = self.soonest.min(t);
     }
 
     fn freed(&mut self) {
@@ -592,6 +619,7 @@ impl Controller {
         for &vm in &on {
             if ready > now {
                 self.ready_at[vm as usize] = Some(ready);
+                self.arm(ready);
             }
             for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
                 self.on_capacity[d] += u64::from(*c);
@@ -638,11 +666,13 @@ impl Controller {
                     self.cluster.power_on_idle(vm, now, ready);
                     if ready > now {
                         self.ready_at[vm as usize] = Some(ready);
+                        self.arm(ready);
                     }
                     for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
                         self.on_capacity[d] += u64::from(*c);
                     }
                     self.off_at[vm as usize] = Some(at);
+                    self.arm(at);
                     Vec::new()
                 }
                 _ => {
@@ -681,14 +711,14 @@ impl Controller {
                 r.offered_at.get_or_insert(now);
             }
         }
-        let mut decisions = Vec::new();
+        let mut decisions = std::mem::take(&mut self.decisions);
         let scheduler = self
             .scheduler
             .as_mut()
             .expect("a controller with a scheduler");
         scheduler.run_pass(&self.jobs, &mut self.cluster, now, &mut decisions);
         let duration = scheduler.config().duration;
-        for d in decisions {
+        for d in decisions.drain(..) {
             match d {
                 Decision::Started {
                     job,
@@ -739,6 +769,7 @@ impl Controller {
                 }
             }
         }
+        self.decisions = decisions;
         for (vm, t) in std::mem::take(&mut self.turned_off) {
             effects.push(Effect::VmOff(vm, t));
         }
@@ -808,8 +839,10 @@ impl Controller {
         if reason.is_some() {
             r.reason = reason;
         }
-        let placement = r.placement.clone().expect("running jobs are placed");
+        // Taken and put back: no copy of the placement per job end.
+        let placement = r.placement.take().expect("running jobs are placed");
         self.release(idx, &placement, now);
+        self.record_mut(idx).placement = Some(placement);
         effects.push(Effect::Changed(idx));
         effects
     }
@@ -895,6 +928,7 @@ impl Controller {
             self.fleet.power_on_refused(vm).unwrap_or(now)
         };
         self.fleet.lose(vm, off, now + self.cfg.out_of_service_s);
+        self.arm(now + self.cfg.out_of_service_s);
         self.off_at[i] = None;
         self.ready_at[i] = None;
         self.turned_off.retain(|&(v, _)| v != vm);
@@ -932,6 +966,7 @@ impl Controller {
         }
         self.advance(now);
         self.fleet.lose(vm, at, until);
+        self.arm(until);
         let whole = self.cluster.vm(vm).capacity;
         self.cluster
             .reserve(&single(vm, 1), &whole, now, 0.0, &mut Vec::new())
