@@ -14,7 +14,7 @@
 //! - **pending**: queued or running, deadline not yet passed;
 //! - a **cancelled** job counts neither way: its user withdrew it.
 //!
-//! At the end of a simulation every job is decided (`now` = +∞).
+//! At the end of a simulation every job is decided (`now` = +∞); the service counts at its clock's now.
 
 use serde::{Deserialize, Serialize};
 
