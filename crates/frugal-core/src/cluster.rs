@@ -62,6 +62,18 @@ pub enum PowerState {
     On,
 }
 
+impl PowerState {
+    /// A VM turned on at `now` that can run executors at `ready_at`: booting until then,
+    /// or on at once.
+    fn turned_on(now: f64, ready_at: f64) -> PowerState {
+        if ready_at > now {
+            PowerState::Booting { ready_at }
+        } else {
+            PowerState::On
+        }
+    }
+}
+
 /// One VM of the cluster, with its live resource availability.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vm {
@@ -401,11 +413,7 @@ impl Cluster {
             ready = ready.max(ready_at);
             if !vm.is_active() {
                 powered_on.push(id);
-                vm.power = if ready_at > now {
-                    PowerState::Booting { ready_at }
-                } else {
-                    PowerState::On
-                };
+                vm.power = PowerState::turned_on(now, ready_at);
             }
             if let Some(index) = &mut self.index {
                 index.update(vm, before);
@@ -454,11 +462,7 @@ impl Cluster {
             return;
         }
         let before = VmKey::of(vm);
-        vm.power = if ready_at > now {
-            PowerState::Booting { ready_at }
-        } else {
-            PowerState::On
-        };
+        vm.power = PowerState::turned_on(now, ready_at);
         if let Some(index) = &mut self.index {
             index.update(vm, before);
         }

@@ -3,9 +3,12 @@
 
 use proptest::prelude::*;
 
+mod common;
+
+use common::Script;
 use frugal_spot::model::{Job, Mode, Prices};
 use frugal_spot::optimum::{lookahead, omniscient};
-use frugal_spot::policy::{Observation, PolicySpec, SpotPolicy};
+use frugal_spot::policy::PolicySpec;
 use frugal_spot::sim::{LastTick, run};
 
 const G: f64 = 600.0;
@@ -13,17 +16,6 @@ const P: Prices = Prices {
     spot_per_h: 1.0,
     on_demand_per_h: 3.1446,
 };
-
-struct Script(Vec<Mode>);
-
-impl SpotPolicy for Script {
-    fn name(&self) -> String {
-        "script".into()
-    }
-    fn decide(&mut self, o: &Observation<'_>) -> Mode {
-        self.0.get(o.tick).copied().unwrap_or(Mode::Idle)
-    }
-}
 
 /// The cheapest of every mode sequence over the horizon that finishes within it.
 fn brute_force(job: &Job, window: &[bool]) -> Option<f64> {

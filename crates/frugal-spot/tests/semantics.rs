@@ -1,7 +1,10 @@
 //! The tick semantics (spec §1.1) and each policy's rules, on hand-computed cases.
 
+mod common;
+
+use common::Script;
 use frugal_spot::model::{Job, Mode, Prices};
-use frugal_spot::policy::{Observation, PolicySpec, SpotPolicy};
+use frugal_spot::policy::PolicySpec;
 use frugal_spot::sim::{LastTick, Outcome, run};
 
 const G: f64 = 600.0;
@@ -9,18 +12,6 @@ const P: Prices = Prices {
     spot_per_h: 1.0,
     on_demand_per_h: 3.0,
 };
-
-/// Plays a fixed list of modes (idle after its end).
-struct Script(Vec<Mode>);
-
-impl SpotPolicy for Script {
-    fn name(&self) -> String {
-        "script".into()
-    }
-    fn decide(&mut self, o: &Observation<'_>) -> Mode {
-        self.0.get(o.tick).copied().unwrap_or(Mode::Idle)
-    }
-}
 
 fn job(work_s: f64, deadline_s: f64, changeover_s: f64) -> Job {
     Job {
