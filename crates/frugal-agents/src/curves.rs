@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
 
+use frugal_core::policy::{PolicySpec, PolicySpecError};
 use frugal_sim::options::choices::checkpoints_matching;
 
 use crate::Checkpoint;
@@ -23,11 +24,12 @@ pub struct CurvesOptions {
 }
 
 fn checkpoint_path(s: &str) -> Result<PathBuf, String> {
-    let path = s.strip_prefix("rl:").unwrap_or(s);
-    if path.is_empty() {
-        return Err("a checkpoint path, e.g. agent.safetensors".into());
+    match s.parse::<PolicySpec>() {
+        Ok(PolicySpec::Rl(path)) => Ok(path),
+        Err(e @ PolicySpecError::NoCheckpoint) => Err(e.to_string()),
+        _ if s.is_empty() => Err("a checkpoint path, e.g. agent.safetensors".into()),
+        _ => Ok(PathBuf::from(s)),
     }
-    Ok(PathBuf::from(path))
 }
 
 /// One row: which agent, how it was trained, and one point of its curve.
@@ -85,7 +87,7 @@ pub fn curve_rows(a: &CurvesOptions) -> Result<Vec<CurveRow>> {
             let number = |k: &str| ck.training.get(k).and_then(serde_json::Value::as_f64);
             for p in curve {
                 rows.push(CurveRow {
-                    policy: format!("rl:{}", path.display()),
+                    policy: PolicySpec::Rl(path.clone()).to_string(),
                     agent: format!("{:?}", ck.agent).to_lowercase(),
                     workload: text("workload"),
                     protocol: text("protocol"),

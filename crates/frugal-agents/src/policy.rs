@@ -5,7 +5,7 @@ use std::path::Path;
 use frugal_core::cluster::{Cluster, VmId};
 use frugal_core::job::Job;
 use frugal_core::placement::Placement;
-use frugal_core::policy::PlacementPolicy;
+use frugal_core::policy::{PlacementPolicy, PolicySpec};
 use frugal_core::queue::QueueDiscipline;
 use frugal_env::observation::{ObservationScale, encode, observation_len};
 
@@ -115,12 +115,12 @@ impl PlacementPolicy for RlPolicy {
 /// An unreadable checkpoint, or one trained on a cluster of another shape (the message
 /// names both).
 pub fn load_policy(path: &Path, cluster: &Cluster) -> anyhow::Result<Box<dyn PlacementPolicy>> {
-    let policy = RlPolicy::load(path).map_err(|e| anyhow::anyhow!("rl:{}: {e}", path.display()))?;
+    let name = PolicySpec::Rl(path.to_path_buf());
+    let policy = RlPolicy::load(path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     if policy.vms() != cluster.len() {
         anyhow::bail!(
-            "rl:{}: the agent was trained on a cluster of {} VMs, this cluster has {} VMs ({}); \
+            "{name}: the agent was trained on a cluster of {} VMs, this cluster has {} VMs ({}); \
              an agent only places on the cluster shape it was trained on",
-            path.display(),
             policy.vms(),
             cluster.len(),
             cluster.total_capacity

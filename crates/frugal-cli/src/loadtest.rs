@@ -6,6 +6,7 @@
 //! reports throughput, submit latency, submit-to-placement latency, refusals and the
 //! service's peak memory.
 
+use frugal_core::PolicySpec;
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,9 +24,7 @@ use tokio::io::AsyncWriteExt;
 
 use frugal_sim::metrics::percentile;
 
-use frugal_sim::options::choices::{
-    ClusterParser, ClusterSource, PolicyChoice, PolicyParser, number_in,
-};
+use frugal_sim::options::choices::{ClusterParser, ClusterSource, PolicyParser, number_in};
 
 /// Options of `frugal loadtest`.
 #[derive(Args, Debug)]
@@ -63,7 +62,7 @@ pub struct LoadtestArgs {
     pub cluster: ClusterSource,
     /// Placement policy.
     #[arg(long, default_value = "first-fit", value_parser = PolicyParser)]
-    pub policy: PolicyChoice,
+    pub policy: PolicySpec,
     /// Run time of each job (1 executor, 1 core, 1 GiB), service seconds, in (0, 1e6].
     #[arg(long, default_value_t = 1.0, value_parser = number_in(1e-3, 1e6))]
     pub job_seconds: f64,
@@ -185,7 +184,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
             "--cluster".into(),
             a.cluster.to_string(),
             "--policy".into(),
-            a.policy.label(),
+            a.policy.to_string(),
             "--speedup".into(),
             a.speedup.to_string(),
             "--durability".into(),
@@ -298,7 +297,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
         a.speedup,
         setup.database_url.split(':').next().unwrap_or_default(),
         a.durability,
-        a.policy.label(),
+        a.policy,
         a.cluster
     );
     println!(

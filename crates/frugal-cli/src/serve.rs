@@ -1,6 +1,7 @@
 //! `frugal serve`: the scheduler service, on the emulated backend or a real Spark
 //! standalone cluster.
 
+use frugal_core::PolicySpec;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::os::unix::fs::OpenOptionsExt;
@@ -19,7 +20,7 @@ use frugal_service::{BackendConfig, Durability, Limits, ServiceConfig, StoreLimi
 use crate::Usage;
 use crate::agent::AGENT_TOKEN_ENV;
 use frugal_sim::options::choices::{
-    BackfillArg, ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
+    BackfillArg, ClusterParser, ClusterSource, PolicyParser, PricingArg, QueueArg, build_policy,
     number_in,
 };
 
@@ -201,7 +202,7 @@ pub struct ServeArgs {
     pub pricing: Option<PricingArg>,
     /// Placement policy (any `simulate` policy, or rl:<checkpoint>).
     #[arg(long, default_value = "optimal", value_parser = PolicyParser)]
-    pub policy: PolicyChoice,
+    pub policy: PolicySpec,
     /// Queue discipline [default: the policy's published one].
     #[arg(long, value_enum)]
     pub queue: Option<QueueArg>,
@@ -511,7 +512,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     let (cluster, billing) = a.cluster.build(a.pricing, None, 1)?;
     let choice = &a.policy;
     let params = PolicyParams::default();
-    let policy = choice.build(&params, &cluster, &frugal_agents::load_policy)?;
+    let policy = build_policy(choice, &params, &cluster, &frugal_agents::load_policy)?;
     let discipline = a.queue.map_or(policy.default_queue(), QueueArg::discipline);
     let apps_dir = match &a.apps_dir {
         Some(d) => d.clone(),
@@ -575,7 +576,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             charge_decision_time: false,
             backfill: a.backfill.mode(),
         },
-        policy_label: choice.label(),
+        policy_label: choice.to_string(),
         budget_per_hour: a.budget_per_hour,
         backend,
         token: token(&a.token_file)?,
@@ -598,7 +599,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
         bind = %a.bind,
         cluster = %a.cluster,
         vms = cfg.cluster.len(),
-        policy = %choice.label(),
+        policy = %choice.to_string(),
         queue = discipline.name(),
         backend = ?a.backend,
         "frugal serve"

@@ -1,6 +1,7 @@
 //! `frugal whatif`: the service's own history replayed under other policies
 //! (`frugal_service::whatif`).
 
+use frugal_core::PolicySpec;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use clap::Args;
 
 use frugal_service::whatif::{WhatIf, WhatIfReport, WhatIfRow, whatif};
 use frugal_sim::options::choices::{
-    ClusterParser, ClusterSource, PolicyChoice, PolicyParser, PricingArg, QueueArg,
+    ClusterParser, ClusterSource, PolicyParser, PricingArg, QueueArg,
 };
 
 use crate::Usage;
@@ -34,7 +35,7 @@ pub struct WhatifArgs {
     pub until: Option<f64>,
     /// Comma-separated policies to replay under [default: the service's own].
     #[arg(long, value_delimiter = ',', value_parser = PolicyParser)]
-    pub policies: Vec<PolicyChoice>,
+    pub policies: Vec<PolicySpec>,
     /// Replay on this cluster (preset or TOML file) [default: the service's].
     #[arg(long, value_name = "PRESET|FILE", value_parser = ClusterParser)]
     pub cluster: Option<ClusterSource>,
@@ -89,7 +90,7 @@ pub fn run(a: &WhatifArgs) -> Result<()> {
         Some(c) => Some(c.build(a.pricing, None, 1)?),
         None => None,
     };
-    if a.policies.contains(&PolicyChoice::Offline) {
+    if a.policies.contains(&PolicySpec::Offline) {
         anyhow::bail!(Usage(anyhow::anyhow!(
             "--policies: offline is a search over whole runs, not a policy to replay"
         )));

@@ -33,7 +33,7 @@ pub use fleet::{Fleet, KeepAlive};
 pub use job::{Job, JobKind};
 pub use lifecycle::{DeadlineCount, DeadlineOutcome, JobState, deadline_outcome};
 pub use placement::Placement;
-pub use policy::{PlacementPolicy, PolicyKind, PolicyParams};
+pub use policy::{PlacementPolicy, PolicyKind, PolicyParams, PolicySpec};
 pub use queue::QueueDiscipline;
 pub use resources::Resources;
 pub use rut::Rut;

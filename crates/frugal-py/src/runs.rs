@@ -25,7 +25,7 @@ pub fn simulate_csv(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
     let rows = py
         .detach(|| {
             let runs = frugal_sim::options::compute(&a, 0, &(), &frugal_agents::load_policy)?;
-            let tables = frugal_sim::options::aggregate(&runs, &a.baseline.label());
+            let tables = frugal_sim::options::aggregate(&runs, &a.baseline.to_string());
             anyhow::Ok(
                 tables
                     .into_iter()

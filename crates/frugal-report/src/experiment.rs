@@ -198,7 +198,7 @@ impl Experiment {
             };
             for item in items {
                 if let toml::Value::String(s) = item
-                    && s.starts_with("rl:")
+                    && matches!(s.parse(), Ok(frugal_core::PolicySpec::Rl(_)))
                 {
                     out.push(s);
                 }
@@ -211,9 +211,10 @@ impl Experiment {
     /// so a file runs the checkpoints beside it from any working directory.
     pub fn resolve_agents(&mut self, dir: &std::path::Path) {
         for s in self.agent_paths_mut() {
-            let path = std::path::Path::new(&s["rl:".len()..]);
-            if path.is_relative() {
-                *s = format!("rl:{}", dir.join(path).display());
+            if let Ok(frugal_core::PolicySpec::Rl(path)) = s.parse()
+                && path.is_relative()
+            {
+                *s = frugal_core::PolicySpec::Rl(dir.join(path)).to_string();
             }
         }
     }

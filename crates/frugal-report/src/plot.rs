@@ -456,8 +456,9 @@ const LEGEND_WIDTH: u32 = 250;
 /// [`PALETTE`] in order.
 fn colours(names: &[String]) -> Vec<RGBColor> {
     let family = |n: &str| -> Option<String> {
-        let agent = n.strip_prefix("rl:")?;
-        Some(agent.split('-').next().unwrap_or(agent).to_string())
+        let spec: frugal_core::PolicySpec = n.parse().ok()?;
+        let agent = spec.checkpoint()?.to_string_lossy();
+        Some(agent.split('-').next().unwrap_or(&agent).to_string())
     };
     let mut families: Vec<String> = Vec::new();
     for n in names {

@@ -15,6 +15,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use frugal_core::PolicySpec;
 use frugal_core::options::Usage;
 use frugal_core::progress::Progress;
 
@@ -472,8 +473,8 @@ pub fn shorten_checkpoints(t: &mut Table) {
     let Ok(i) = t.column("policy") else { return };
     let seed = t.column("seed").ok();
     for row in &mut t.rows {
-        if let Some(path) = row[i].strip_prefix("rl:") {
-            let stem = Path::new(path)
+        if let Ok(PolicySpec::Rl(path)) = row[i].parse() {
+            let stem = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
@@ -483,7 +484,7 @@ pub fn shorten_checkpoints(t: &mut Table) {
                 }
                 _ => (stem, None),
             };
-            row[i] = format!("rl:{name}");
+            row[i] = PolicySpec::Rl(name.into()).to_string();
             if let (Some(j), Some(s)) = (seed, trained) {
                 row[j] = s;
             }

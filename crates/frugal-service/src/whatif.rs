@@ -41,13 +41,14 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+use frugal_core::PolicySpec;
 use frugal_core::fleet::{Fleet, billed_at};
 use frugal_core::lifecycle::{DeadlineCount, JobState, deadline_outcome};
 use frugal_core::placement::Placement;
 use frugal_core::policy::PolicyParams;
 use frugal_core::{BillingGranularity, Cluster, Job, QueueDiscipline};
 use frugal_sim::experiment::Setup;
-use frugal_sim::options::choices::{AgentLoader, PolicyChoice};
+use frugal_sim::options::choices::{AgentLoader, build_policy};
 use frugal_sim::workload::write_jobs_csv;
 use frugal_sim::{Inputs, RunTime, VmEvent, VmEventKind};
 
@@ -64,7 +65,7 @@ pub struct WhatIf {
     /// seconds (default: now).
     pub until: Option<f64>,
     /// Policies to replay under (default: the service's own).
-    pub policies: Vec<PolicyChoice>,
+    pub policies: Vec<PolicySpec>,
     /// Replay on this cluster and billing instead of the recorded one.
     pub cluster: Option<(Cluster, BillingGranularity)>,
     /// Queue discipline of the replays (default: the recorded one).
@@ -310,9 +311,8 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         actual_cost,
     )];
     for p in &policies {
-        let policy = p
-            .build(&setup.policy, &setup.cluster, agents)
-            .with_context(|| format!("policy {}", p.label()))?;
+        let policy = build_policy(p, &setup.policy, &setup.cluster, agents)
+            .with_context(|| format!("policy {p}"))?;
         let run = setup.replay(policy, &replayed, &inputs);
         let mut tally = Tally::default();
         for &k in &in_window {
@@ -329,7 +329,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         );
         rows.push(tally.row(
             "replay",
-            &p.label(),
+            &p.to_string(),
             queue,
             admission_control,
             cost,
@@ -420,13 +420,10 @@ fn settings(
 }
 
 /// The policy a start recorded, as the command line named it.
-fn parse_policy(label: &str) -> Result<PolicyChoice> {
-    if let Some(path) = label.strip_prefix("rl:") {
-        return Ok(PolicyChoice::Rl(path.into()));
-    }
-    frugal_core::PolicyKind::parse(label)
-        .map(PolicyChoice::Builtin)
-        .ok_or_else(|| anyhow::anyhow!("the recorded policy {label:?} is unknown to this frugal"))
+fn parse_policy(label: &str) -> Result<PolicySpec> {
+    label
+        .parse()
+        .with_context(|| format!("the recorded policy {label:?} is unknown to this frugal"))
 }
 
 /// Job outcomes of one row, as they stood at the window's end (`frugal_core::lifecycle`).

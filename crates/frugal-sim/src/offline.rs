@@ -124,18 +124,13 @@ pub struct Headroom {
 }
 
 /// The candidates [`search`] chooses among by default: every built-in online policy but
-/// the solver-backed `milp` (whose per-job optimum `optimal` already is).
-pub const CANDIDATES: [PolicyKind; 9] = [
-    PolicyKind::RoundRobin,
-    PolicyKind::RoundRobinConsolidate,
-    PolicyKind::FirstFit,
-    PolicyKind::BestFitDecreasing,
-    PolicyKind::Gio,
-    PolicyKind::Asq,
-    PolicyKind::Morpheus,
-    PolicyKind::Aep,
-    PolicyKind::Optimal,
-];
+/// the solver-backed ones (whose per-job optimum `optimal` already is).
+pub fn candidates() -> Vec<PolicyKind> {
+    PolicyKind::ALL
+        .into_iter()
+        .filter(|k| !k.is_solver())
+        .collect()
+}
 
 /// The cheapest schedule of `jobs` found by choosing, for each job, which of `candidates`
 /// places it, with the rest of `setup` (queue, billing, durations) unchanged. FCFS when the
@@ -345,8 +340,8 @@ mod tests {
             budget_per_hour: None,
             vm_events: Vec::new(),
         };
-        let h = search(&setup, &jobs, &CANDIDATES, 2_000);
-        for k in CANDIDATES {
+        let h = search(&setup, &jobs, &candidates(), 2_000);
+        for k in candidates() {
             let alone = setup.run(k, &jobs).summary.total_cost;
             assert!(h.best.summary.total_cost <= alone + 1e-9, "{k:?}");
         }
@@ -355,7 +350,7 @@ mod tests {
         assert_eq!(h.best.summary.policy, "offline");
         assert_eq!(h.choices.len(), jobs.len());
         // Replaying the chosen policies reproduces the schedule.
-        let again = search(&setup, &jobs, &CANDIDATES, 2_000);
+        let again = search(&setup, &jobs, &candidates(), 2_000);
         assert_eq!(again.best.summary.total_cost, h.best.summary.total_cost);
         assert_eq!(again.choices, h.choices);
     }

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::progress::Progress;
 use crate::train::TrainArgs;
 use crate::{Cli, Command, Usage};
+use frugal_core::PolicySpec;
 use frugal_core::progress::Progress as _;
 use frugal_sim::options::choices::checkpoints_matching;
 
@@ -34,7 +35,9 @@ pub fn checkpoints(
     let mut rewrites: Vec<(String, String)> = Vec::new();
     for (id, e) in experiments.iter_mut() {
         for s in e.agent_paths_mut() {
-            let pattern = PathBuf::from(&s["rl:".len()..]);
+            let Ok(PolicySpec::Rl(pattern)) = s.parse() else {
+                unreachable!("agent_paths_mut yields rl: policies only")
+            };
             let (parent, name) = match (pattern.parent(), pattern.file_name()) {
                 (Some(p), Some(n)) => (p, n.to_string_lossy().into_owned()),
                 _ => return Err(Usage(anyhow!("{id}: {s}: not a checkpoint path")).into()),
@@ -47,7 +50,7 @@ pub fn checkpoints(
                 .into());
             }
             let target = dir.join(folder.unwrap_or_default());
-            rewrites.push((s.clone(), format!("rl:{}", target.join(&name).display())));
+            rewrites.push((s.clone(), PolicySpec::Rl(target.join(&name)).to_string()));
             for f in checkpoints_matching(&pattern).with_context(|| format!("{id}: {s}"))? {
                 if !files.iter().any(|(_, g)| *g == f) {
                     files.push((id.clone(), f));

@@ -64,14 +64,14 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
                 .join(slug(&plan.workloads[k.workload].label))
                 .join(format!(
                     "{}-seed{}",
-                    slug(&plan.policies[k.policy].label()),
+                    slug(&plan.policies[k.policy].to_string()),
                     row.seed
                 ));
             write_run(r, row, &plan.provenance(&a.options, k.repetition), &run_dir)?;
         }
         write_csv(&dir.join("results.csv"), rows)?;
     }
-    let tables = aggregate(&runs, &a.options.baseline.label());
+    let tables = aggregate(&runs, &a.options.baseline.to_string());
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Table | FormatArg::Markdown => {

@@ -15,6 +15,7 @@ mod morpheus;
 pub mod objective;
 mod optimal;
 mod round_robin;
+mod spec;
 
 pub use aep::Aep;
 pub use asq::Asq;
@@ -25,6 +26,7 @@ pub use milp::{Milp, MilpBackend};
 pub use morpheus::Morpheus;
 pub use optimal::Optimal;
 pub use round_robin::{RoundRobin, RoundRobinConsolidate};
+pub use spec::{PolicySpec, PolicySpecError};
 
 use std::time::Duration;
 
@@ -147,9 +149,36 @@ impl PolicyKind {
         }
     }
 
-    /// Parses a command-line name.
-    pub fn parse(s: &str) -> Option<PolicyKind> {
-        PolicyKind::ALL.into_iter().find(|k| k.name() == s)
+    /// What the policy is and where it is published, as `--help` and the docs list it.
+    pub fn description(&self) -> &'static str {
+        match self {
+            PolicyKind::RoundRobin => {
+                "Spark's default spread, FIFO/RR: one executor per VM in turn (paper 000 §6.2, \
+                 paper 002 §7.1)"
+            }
+            PolicyKind::RoundRobinConsolidate => {
+                "Spark's consolidating round robin, FIFO-C/RRC (paper 000 §6.2, paper 002 §7.1)"
+            }
+            PolicyKind::FirstFit => "First Fit, FF (paper 000 Alg. 1)",
+            PolicyKind::BestFitDecreasing => {
+                "Best Fit Decreasing with resource unification, BFD (paper 004 Alg. 3)"
+            }
+            PolicyKind::Gio => "Greedy Iterative Optimisation, GIO (paper 000 Alg. 2)",
+            PolicyKind::Asq => "AsQ: local-only or cloud-only, never split (paper 000 §6.2)",
+            PolicyKind::Morpheus => "Morpheus low-cost packing (paper 004 §6.1.3)",
+            PolicyKind::Aep => "Adaptive Executor Placement, AEP (paper 002 §7.1)",
+            PolicyKind::Optimal => "Exact per-job optimum of paper 000 Eq. 16 (capped knapsack DP)",
+            PolicyKind::Milp => {
+                "Per-job MILP through a solver (paper 004 Alg. 2, paper 000 Eq. 16)"
+            }
+        }
+    }
+
+    /// True for the policies that solve the per-job objective through a MILP solver: as
+    /// costly per decision as they are exact, so runs of every policy leave them out
+    /// unless named ([`PolicyKind::Optimal`] reaches the same optimum).
+    pub fn is_solver(&self) -> bool {
+        matches!(self, PolicyKind::Milp)
     }
 
     /// A fresh instance.

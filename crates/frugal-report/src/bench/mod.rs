@@ -27,7 +27,7 @@ use frugal_sim::workload::{
     parse_swim, replicate_days, select_hour, synthetic,
 };
 
-use frugal_sim::options::choices::PolicyName;
+use frugal_sim::options::choices::BuiltinPolicy;
 
 /// A part of `frugal bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -62,7 +62,7 @@ pub struct BenchArgs {
     /// Comma-separated policies (default all; the whole-simulation benchmark skips `milp`
     /// unless it is named).
     #[arg(long, value_delimiter = ',', value_enum)]
-    pub policies: Option<Vec<PolicyName>>,
+    pub policies: Option<Vec<BuiltinPolicy>>,
     /// Environment steps timed (random valid actions, paper 002 Table 4 cluster, burst
     /// training hours).
     #[arg(long, default_value_t = 2_000_000)]
@@ -124,7 +124,7 @@ pub(crate) fn peak_rss_mib() -> Option<f64> {
 /// A section's error; I/O errors.
 pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
     let policies: Vec<PolicyKind> = match &a.policies {
-        Some(names) => names.iter().map(|n| n.kind()).collect(),
+        Some(names) => names.iter().map(|n| n.0).collect(),
         None => PolicyKind::ALL.to_vec(),
     };
     if a.scale {
@@ -311,7 +311,7 @@ fn simulation_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]
     )?;
     for &kind in policies
         .iter()
-        .filter(|&&k| !(default_policies && k == PolicyKind::Milp))
+        .filter(|&&k| !(default_policies && k.is_solver()))
     {
         let t0 = Instant::now();
         let r = setup.run(kind, &jobs);

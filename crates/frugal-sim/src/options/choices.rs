@@ -11,106 +11,47 @@ use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::{Arg, Command, ValueEnum};
 use serde::Serialize;
 
-use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams};
+use frugal_core::PolicySpec;
+use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams, PolicySpecError};
 use frugal_core::{BillingGranularity, Cluster, HybridRule, PolicyKind, Preset, PricingModel};
 use frugal_core::{ClusterConfig, QueueDiscipline};
 
-/// Built-in placement policies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PolicyName {
-    /// Spark's default spread, FIFO/RR: one executor per VM in turn (paper 000 §6.2,
-    /// paper 002 §7.1)
-    RoundRobin,
-    /// Spark's consolidating round robin, FIFO-C/RRC (paper 000 §6.2, paper 002 §7.1)
-    RoundRobinConsolidate,
-    /// First Fit, FF (paper 000 Alg. 1)
-    FirstFit,
-    /// Best Fit Decreasing with resource unification, BFD (paper 004 Alg. 3)
-    BestFitDecreasing,
-    /// Greedy Iterative Optimisation, GIO (paper 000 Alg. 2)
-    Gio,
-    /// AsQ: local-only or cloud-only, never split (paper 000 §6.2)
-    Asq,
-    /// Morpheus low-cost packing (paper 004 §6.1.3)
-    Morpheus,
-    /// Adaptive Executor Placement, AEP (paper 002 §7.1)
-    Aep,
-    /// Exact per-job optimum of paper 000 Eq. 16 (capped knapsack DP)
-    Optimal,
-    /// Per-job MILP through a solver (paper 004 Alg. 2, paper 000 Eq. 16)
-    Milp,
-}
+/// A built-in policy as a clap value: its name and description come from
+/// [`PolicyKind::ALL`], the one list of built-in policies, so `--help` lists them and a typo
+/// gets clap's suggestion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuiltinPolicy(pub PolicyKind);
 
-impl PolicyName {
-    /// The core policy.
-    pub fn kind(self) -> PolicyKind {
-        match self {
-            PolicyName::RoundRobin => PolicyKind::RoundRobin,
-            PolicyName::RoundRobinConsolidate => PolicyKind::RoundRobinConsolidate,
-            PolicyName::FirstFit => PolicyKind::FirstFit,
-            PolicyName::BestFitDecreasing => PolicyKind::BestFitDecreasing,
-            PolicyName::Gio => PolicyKind::Gio,
-            PolicyName::Asq => PolicyKind::Asq,
-            PolicyName::Morpheus => PolicyKind::Morpheus,
-            PolicyName::Aep => PolicyKind::Aep,
-            PolicyName::Optimal => PolicyKind::Optimal,
-            PolicyName::Milp => PolicyKind::Milp,
-        }
+static BUILTIN: std::sync::LazyLock<Vec<BuiltinPolicy>> =
+    std::sync::LazyLock::new(|| PolicyKind::ALL.map(BuiltinPolicy).to_vec());
+
+impl ValueEnum for BuiltinPolicy {
+    fn value_variants<'a>() -> &'a [Self] {
+        &BUILTIN
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.description()))
     }
 }
 
-/// A policy named on the command line: built in, or a trained agent (`rl:<checkpoint>`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum PolicyChoice {
-    /// One of the built-in policies.
-    Builtin(PolicyKind),
-    /// A checkpoint written by `frugal train` (paper 002 §5).
-    Rl(PathBuf),
-    /// Not an online policy: the best schedule a search that knows every job finds, with
-    /// the proven lower bound on any schedule's bill (`frugal_sim::offline`).
-    Offline,
-}
-
-impl Serialize for PolicyChoice {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.label())
-    }
-}
-
-impl PolicyChoice {
-    /// Every built-in policy, in table order.
-    pub fn all_builtin() -> Vec<PolicyChoice> {
-        PolicyKind::ALL.map(PolicyChoice::Builtin).to_vec()
-    }
-
-    /// Name in tables and output directories.
-    pub fn label(&self) -> String {
-        match self {
-            PolicyChoice::Builtin(k) => k.name().to_string(),
-            PolicyChoice::Rl(p) => format!("rl:{}", p.display()),
-            PolicyChoice::Offline => "offline".to_string(),
-        }
-    }
-
-    /// A fresh instance for `cluster`; `agents` loads the trained agents (`rl:`), which
-    /// this crate does not know (`frugal_agents::load_policy`).
-    ///
-    /// # Errors
-    /// The loader's (an unreadable checkpoint, or one trained on a cluster of another
-    /// shape); `offline`, which is a search over whole runs, not a policy.
-    pub fn build(
-        &self,
-        params: &PolicyParams,
-        cluster: &Cluster,
-        agents: &AgentLoader,
-    ) -> anyhow::Result<Box<dyn PlacementPolicy>> {
-        match self {
-            PolicyChoice::Builtin(k) => Ok(k.build(params)),
-            PolicyChoice::Rl(p) => agents(p, cluster),
-            PolicyChoice::Offline => {
-                anyhow::bail!("offline searches over whole runs; it is not an online policy")
-            }
+/// Builds the policy `spec` names, fresh, for `cluster`; `agents` loads the trained agents
+/// (`rl:`), which this crate does not know (`frugal_agents::load_policy`).
+///
+/// # Errors
+/// The loader's (an unreadable checkpoint, or one trained on a cluster of another shape);
+/// `offline`, which is a search over whole runs, not a policy.
+pub fn build_policy(
+    spec: &PolicySpec,
+    params: &PolicyParams,
+    cluster: &Cluster,
+    agents: &AgentLoader,
+) -> anyhow::Result<Box<dyn PlacementPolicy>> {
+    match spec {
+        PolicySpec::Builtin(k) => Ok(k.build(params)),
+        PolicySpec::Rl(p) => agents(p, cluster),
+        PolicySpec::Offline => {
+            anyhow::bail!("offline searches over whole runs; it is not an online policy")
         }
     }
 }
@@ -121,7 +62,10 @@ pub type AgentLoader = dyn Fn(&Path, &Cluster) -> anyhow::Result<Box<dyn Placeme
 
 /// An [`AgentLoader`] for front-ends without agents: every `rl:` policy is an error.
 pub fn no_agents(path: &Path, _: &Cluster) -> anyhow::Result<Box<dyn PlacementPolicy>> {
-    anyhow::bail!("rl:{}: this build runs no trained agents", path.display())
+    anyhow::bail!(
+        "{}: this build runs no trained agents",
+        PolicySpec::Rl(path.to_path_buf())
+    )
 }
 
 /// The checkpoints an `rl:` path names: the path itself, or, with `*`, `?` or `[`, every
@@ -144,39 +88,37 @@ pub fn checkpoints_matching(pattern: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// Parses a built-in policy name (clap's possible values and suggestions) or
-/// `rl:<checkpoint>`.
+/// Parses a [`PolicySpec`] (its [`FromStr`](std::str::FromStr)); a built-in name that is
+/// not one gets clap's error, with its possible values and suggestion.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PolicyParser;
 
 impl TypedValueParser for PolicyParser {
-    type Value = PolicyChoice;
+    type Value = PolicySpec;
 
     fn parse_ref(
         &self,
         cmd: &Command,
         arg: Option<&Arg>,
         value: &OsStr,
-    ) -> Result<PolicyChoice, clap::Error> {
-        if let Some(path) = value.to_str().and_then(|s| s.strip_prefix("rl:")) {
-            if path.is_empty() {
-                return Err(clap::Error::raw(
-                    clap::error::ErrorKind::InvalidValue,
-                    "rl: needs a checkpoint path, e.g. rl:agent.safetensors\n",
-                )
-                .with_cmd(cmd));
+    ) -> Result<PolicySpec, clap::Error> {
+        let text = value.to_str().unwrap_or_default();
+        match text.parse::<PolicySpec>() {
+            Ok(spec) => Ok(spec),
+            Err(e @ PolicySpecError::NoCheckpoint) => Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("{e}\n"),
+            )
+            .with_cmd(cmd)),
+            Err(PolicySpecError::Unknown { .. }) => {
+                let name = EnumValueParser::<BuiltinPolicy>::new().parse_ref(cmd, arg, value)?;
+                Ok(PolicySpec::Builtin(name.0))
             }
-            return Ok(PolicyChoice::Rl(PathBuf::from(path)));
         }
-        if value == "offline" {
-            return Ok(PolicyChoice::Offline);
-        }
-        let name = EnumValueParser::<PolicyName>::new().parse_ref(cmd, arg, value)?;
-        Ok(PolicyChoice::Builtin(name.kind()))
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        let builtin = PolicyName::value_variants()
+        let builtin = BuiltinPolicy::value_variants()
             .iter()
             .filter_map(ValueEnum::to_possible_value);
         let rl = PossibleValue::new("rl:<checkpoint>")

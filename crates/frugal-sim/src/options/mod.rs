@@ -7,6 +7,7 @@ pub mod choices;
 mod plan;
 mod run;
 
+use frugal_core::PolicySpec;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, ValueEnum};
@@ -17,7 +18,7 @@ pub use run::{Runs, aggregate, compute};
 
 use choices::{
     BackfillArg, BillingArg, ClusterParser, ClusterSource, HybridRuleArg, MilpBackendArg,
-    PolicyChoice, PolicyParser, PricingArg, QueueArg, number_in,
+    PolicyParser, PricingArg, QueueArg, number_in,
 };
 
 /// Load levels of the default SWIM replay and of the synthetic generator.
@@ -136,14 +137,14 @@ pub struct SimulateOptions {
     pub vm_events: Option<PathBuf>,
     /// Comma-separated policies [default: every built-in one].
     #[arg(long, value_delimiter = ',', value_parser = PolicyParser)]
-    pub policies: Option<Vec<PolicyChoice>>,
+    pub policies: Option<Vec<PolicySpec>>,
     /// Simulations the `offline` search may run per workload and repetition, in
     /// [1, 10,000,000] [default: 20,000].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub offline_budget: Option<u64>,
     /// Policy the "vs" column compares with; run as well if not among --policies.
     #[arg(long, default_value = "round-robin", value_parser = PolicyParser)]
-    pub baseline: PolicyChoice,
+    pub baseline: PolicySpec,
     /// Queue discipline for every policy [default: each policy's published one].
     #[arg(long, value_enum)]
     pub queue: Option<QueueArg>,

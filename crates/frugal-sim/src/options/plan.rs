@@ -21,8 +21,9 @@ use frugal_traces::alibaba::Pod;
 pub use frugal_traces::sha256_hex;
 use frugal_traces::swf::SwfLog;
 
-use super::choices::{AgentLoader, ClusterSource, PolicyChoice, PresetName, checkpoints_matching};
+use super::choices::{AgentLoader, ClusterSource, PresetName, build_policy, checkpoints_matching};
 use super::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateOptions};
+use frugal_core::PolicySpec;
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
 /// cluster is 180 VMs.
@@ -92,7 +93,7 @@ pub struct Plan {
     /// Conditions shared by every run.
     pub setup: Setup,
     /// The policies, the baseline included.
-    pub policies: Vec<PolicyChoice>,
+    pub policies: Vec<PolicySpec>,
     /// The workloads.
     pub workloads: Vec<Workload>,
     /// Seed of repetition 0.
@@ -135,28 +136,27 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
     }
     let (cluster, billing) = a.cluster.build(a.pricing, a.billing, a.cluster_scale)?;
     let mut policies =
-        expand_checkpoints(a.policies.clone().unwrap_or_else(PolicyChoice::all_builtin))?;
+        expand_checkpoints(a.policies.clone().unwrap_or_else(PolicySpec::all_builtin))?;
     // One MILP per decision over every VM: past the papers' cluster sizes each decision
     // runs into its time limit, so the default set leaves it out there (and says so).
     let milp_left_out = a.policies.is_none() && cluster.len() > MILP_DEFAULT_MAX_VMS;
     if milp_left_out {
-        policies.retain(|p| *p != PolicyChoice::Builtin(PolicyKind::Milp));
+        policies.retain(|p| !matches!(p, PolicySpec::Builtin(k) if k.is_solver()));
     }
     if !policies.contains(&a.baseline) {
         policies.insert(0, a.baseline.clone());
     }
     let queue = a.queue.map(|q| q.discipline());
     let params = policy_params(a, &policies, queue)?;
-    if a.offline_budget.is_some() && !policies.contains(&PolicyChoice::Offline) {
+    if a.offline_budget.is_some() && !policies.contains(&PolicySpec::Offline) {
         bail!("--offline-budget applies to the offline search, which is not among --policies");
     }
-    if a.baseline == PolicyChoice::Offline {
+    if a.baseline == PolicySpec::Offline {
         bail!("--baseline offline: the baseline is an online policy");
     }
     for p in &policies {
-        if let PolicyChoice::Rl(path) = p {
-            p.build(&params, &cluster, agents)
-                .context("--policies / --baseline")?;
+        if let PolicySpec::Rl(path) = p {
+            build_policy(p, &params, &cluster, agents).context("--policies / --baseline")?;
             for (role, file) in [
                 ("checkpoint", path.clone()),
                 ("checkpoint", {
@@ -166,7 +166,7 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
                 }),
             ] {
                 let bytes = std::fs::read(&file)
-                    .with_context(|| format!("--policies rl:{}", file.display()))?;
+                    .with_context(|| format!("--policies {}", PolicySpec::Rl(file.clone())))?;
                 inputs.push(Input {
                     role,
                     path: file.display().to_string(),
@@ -272,15 +272,15 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
 }
 
 /// Every `rl:` pattern replaced by the checkpoints it matches ([`checkpoints_matching`]).
-fn expand_checkpoints(policies: Vec<PolicyChoice>) -> Result<Vec<PolicyChoice>> {
+fn expand_checkpoints(policies: Vec<PolicySpec>) -> Result<Vec<PolicySpec>> {
     let mut out = Vec::new();
     for p in policies {
         match &p {
-            PolicyChoice::Rl(path) => out.extend(
+            PolicySpec::Rl(path) => out.extend(
                 checkpoints_matching(path)
-                    .with_context(|| format!("--policies rl:{}", path.display()))?
+                    .with_context(|| format!("--policies {p}"))?
                     .into_iter()
-                    .map(PolicyChoice::Rl),
+                    .map(PolicySpec::Rl),
             ),
             _ => out.push(p),
         }
@@ -291,10 +291,10 @@ fn expand_checkpoints(policies: Vec<PolicyChoice>) -> Result<Vec<PolicyChoice>> 
 /// RUT and MILP settings; refuses those no run would use.
 fn policy_params(
     a: &SimulateOptions,
-    policies: &[PolicyChoice],
+    policies: &[PolicySpec],
     queue: Option<QueueDiscipline>,
 ) -> Result<PolicyParams> {
-    let uses = |k: PolicyKind| policies.contains(&PolicyChoice::Builtin(k));
+    let uses = |k: PolicyKind| policies.contains(&PolicySpec::Builtin(k));
     let mut params = PolicyParams::default();
     if let Some(alpha) = a.alpha {
         let deadline_first = queue == Some(QueueDiscipline::DeadlineFirst)

@@ -6,11 +6,12 @@ use rayon::prelude::*;
 
 use frugal_core::progress::Progress;
 
-use super::choices::{AgentLoader, PolicyChoice};
+use super::choices::{AgentLoader, build_policy};
 use super::{Plan, SimulateOptions, plan};
 use crate::RunResult;
 use crate::experiment::{AggregateRow, RunRow};
 use crate::offline;
+use frugal_core::PolicySpec;
 
 /// One run of the plan.
 pub struct RunKey {
@@ -68,19 +69,19 @@ pub fn compute(
                 let jobs =
                     plan.workloads[k.workload].jobs_for(plan.seed.wrapping_add(k.repetition));
                 let choice = &plan.policies[k.policy];
-                let mut r = if *choice == PolicyChoice::Offline {
+                let mut r = if *choice == PolicySpec::Offline {
                     offline::search(
                         &plan.setup,
                         &jobs,
-                        &offline::CANDIDATES,
+                        &offline::candidates(),
                         plan.offline_budget,
                     )
                     .best
                 } else {
-                    let policy = choice.build(&plan.setup.policy, plan.cluster(), agents)?;
+                    let policy = build_policy(choice, &plan.setup.policy, plan.cluster(), agents)?;
                     plan.setup.run_with(policy, &jobs)
                 };
-                r.summary.policy = choice.label();
+                r.summary.policy = choice.to_string();
                 progress.tick();
                 Ok(r)
             })
@@ -129,7 +130,7 @@ pub fn aggregate(runs: &Runs, baseline: &str) -> Vec<(usize, Vec<AggregateRow>)>
                 .plan
                 .policies
                 .iter()
-                .map(|p| AggregateRow::new(&of(&p.label()), baseline, base_cost))
+                .map(|p| AggregateRow::new(&of(&p.to_string()), baseline, base_cost))
                 .collect();
             (w, rows)
         })

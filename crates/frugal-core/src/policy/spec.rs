@@ -1,0 +1,165 @@
+//! A policy as every face of frugal names it — the command line, experiment files, the
+//! service's configuration and its stored starts, `whatif`, Python: a built-in policy
+//! ([`PolicyKind::ALL`] is the one list), a trained agent `rl:<checkpoint>` (paper 002 §5),
+//! or `offline` (the search over whole runs that knows every job). Parsed by [`FromStr`]
+//! and printed by [`Display`] here and nowhere else, so a printed name parses back to the
+//! same policy.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use super::PolicyKind;
+
+/// A policy named by the user.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PolicySpec {
+    /// One of the built-in policies.
+    Builtin(PolicyKind),
+    /// A checkpoint written by `frugal train` (paper 002 §5), as `rl:<path>`.
+    Rl(PathBuf),
+    /// Not an online policy: the best schedule a search that knows every job finds, with
+    /// the proven lower bound on any schedule's bill (`frugal_sim::offline`).
+    Offline,
+}
+
+/// The prefix of a trained agent's name.
+const RL: &str = "rl:";
+
+impl PolicySpec {
+    /// Every built-in policy, in table order.
+    pub fn all_builtin() -> Vec<PolicySpec> {
+        PolicyKind::ALL.map(PolicySpec::Builtin).to_vec()
+    }
+
+    /// The checkpoint of an `rl:` policy.
+    pub fn checkpoint(&self) -> Option<&Path> {
+        match self {
+            PolicySpec::Rl(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Every accepted form, as error messages and `--help` list them.
+    pub fn forms() -> String {
+        let mut names: Vec<&str> = PolicyKind::ALL.iter().map(PolicyKind::name).collect();
+        names.extend(["rl:<checkpoint>", "offline"]);
+        names.join(", ")
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicySpec::Builtin(k) => f.write_str(k.name()),
+            PolicySpec::Rl(p) => write!(f, "{RL}{}", p.display()),
+            PolicySpec::Offline => f.write_str("offline"),
+        }
+    }
+}
+
+/// Why a policy name was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PolicySpecError {
+    /// `rl:` without a path.
+    #[error("rl: needs a checkpoint path, e.g. rl:agent.safetensors")]
+    NoCheckpoint,
+    /// Not a policy frugal knows; `suggestion` is the closest built-in name, if close.
+    #[error("unknown policy '{name}'{}; valid: {}",
+            suggestion.map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default(),
+            PolicySpec::forms())]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The closest built-in name (Jaro–Winkler similarity above 0.8, as clap's).
+        suggestion: Option<&'static str>,
+    },
+}
+
+impl FromStr for PolicySpec {
+    type Err = PolicySpecError;
+
+    fn from_str(s: &str) -> Result<PolicySpec, PolicySpecError> {
+        if let Some(path) = s.strip_prefix(RL) {
+            return if path.is_empty() {
+                Err(PolicySpecError::NoCheckpoint)
+            } else {
+                Ok(PolicySpec::Rl(PathBuf::from(path)))
+            };
+        }
+        if s == "offline" {
+            return Ok(PolicySpec::Offline);
+        }
+        if let Some(k) = PolicyKind::ALL.into_iter().find(|k| k.name() == s) {
+            return Ok(PolicySpec::Builtin(k));
+        }
+        let suggestion = PolicyKind::ALL
+            .iter()
+            .map(|k| (strsim::jaro_winkler(s, k.name()), k.name()))
+            .filter(|(score, _)| *score > 0.8)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, name)| name);
+        Err(PolicySpecError::Unknown {
+            name: s.to_string(),
+            suggestion,
+        })
+    }
+}
+
+impl serde::Serialize for PolicySpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PolicySpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PolicySpec, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_form_prints_and_parses_back() {
+        let mut all = PolicySpec::all_builtin();
+        all.extend([
+            PolicySpec::Rl("a/b.safetensors".into()),
+            PolicySpec::Offline,
+        ]);
+        for p in all {
+            assert_eq!(p.to_string().parse::<PolicySpec>(), Ok(p.clone()));
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<PolicySpec>(&json).unwrap(), p);
+        }
+        assert_eq!(
+            "rl:x".parse::<PolicySpec>().unwrap().checkpoint(),
+            Some(Path::new("x"))
+        );
+    }
+
+    #[test]
+    fn a_bad_name_is_refused_with_the_closest_one_and_every_form() {
+        let e = "gi".parse::<PolicySpec>().unwrap_err();
+        assert_eq!(
+            e,
+            PolicySpecError::Unknown {
+                name: "gi".into(),
+                suggestion: Some("gio")
+            }
+        );
+        let text = e.to_string();
+        assert!(text.contains("did you mean 'gio'"), "{text}");
+        assert!(text.contains("round-robin, ") && text.ends_with("rl:<checkpoint>, offline"));
+        let far = "zzz".parse::<PolicySpec>().unwrap_err().to_string();
+        assert!(!far.contains("did you mean"), "{far}");
+        assert_eq!(
+            "rl:".parse::<PolicySpec>(),
+            Err(PolicySpecError::NoCheckpoint)
+        );
+        assert!(serde_json::from_str::<PolicySpec>("\"first_fit\"").is_err());
+    }
+}
