@@ -150,15 +150,18 @@ fn single(vm: VmId, n: u32) -> Placement {
     }
 }
 
-/// The controller; see the module doc.
-pub struct Controller {
+/// The controller; see the module doc. `J` is its job table, indexed by slot: a table it
+/// fills as jobs come (`Vec<Job>`, a service: [`Controller::add`]), or a workload known in
+/// advance that it reads in place (a simulation's `&[Job]`: [`Controller::arrive`]), so a
+/// run of a million jobs keeps no second copy of them.
+pub struct Controller<J = Vec<Job>> {
     cluster: Cluster,
     empty: Cluster,
     /// None for a driver that places executors itself ([`Controller::reserve`]).
     scheduler: Option<Scheduler>,
     cfg: ControlConfig,
     /// The scheduler's job table (slot-indexed).
-    jobs: Vec<Job>,
+    jobs: J,
     records: Vec<Option<JobRecord>>,
     free: Vec<usize>,
     fleet: Fleet,
@@ -189,19 +192,96 @@ pub struct Controller {
 impl Controller {
     /// A controller of `cluster` (emptied: every VM off and free) scheduled by
     /// `scheduler` — or, without one, by a driver that places executors itself
-    /// ([`Controller::reserve`], [`Controller::start`]; boot latency `boot_latency_s`).
+    /// ([`Controller::reserve`], [`Controller::start`]; [`Controller::over`] gives such a
+    /// driver's completion-time model and boot latency).
     pub fn new(cluster: &Cluster, scheduler: Option<Scheduler>, cfg: ControlConfig) -> Controller {
-        Controller::with_driver(cluster, scheduler, cfg, DriverConfig::default())
+        Controller::over(Vec::new(), cluster, scheduler, cfg, DriverConfig::default())
     }
 
-    /// [`Controller::new`]; without a scheduler, `driver` gives the completion-time model
-    /// and boot latency.
-    pub fn with_driver(
+    /// A free slot for `job` (the lowest freed one, or a new one).
+    fn slot(&mut self, job: Job) -> usize {
+        match self.free.pop() {
+            Some(i) => {
+                self.jobs[i] = job;
+                i
+            }
+            None => {
+                self.jobs.push(job);
+                self.records.push(None);
+                self.jobs.len() - 1
+            }
+        }
+    }
+
+    /// Adds `job` at `now`, queued — or unschedulable, if the policy cannot place it even
+    /// on the empty cluster (with a reason and a change to persist). `max_cost_usd` caps
+    /// what its placement may cost. Returns its index.
+    pub fn add(&mut self, job: Job, max_cost_usd: Option<f64>, now: f64) -> (usize, Vec<Effect>) {
+        let idx = self.slot(job);
+        let effects = self.queue(idx, max_cost_usd, now);
+        (idx, effects)
+    }
+
+    /// Adds a job that had already ended (a service restarting from its store).
+    pub fn add_ended(&mut self, job: Job, record: JobRecord) -> usize {
+        let idx = self.slot(job);
+        self.records[idx] = Some(record);
+        idx
+    }
+
+    /// Adds a job whose executors still run on `placement` (a service restarting),
+    /// reserving them; its start and estimated finish as stored. A start after `now`
+    /// means its VMs were still booting: they are ready at its start.
+    pub fn add_running(
+        &mut self,
+        job: Job,
+        mut record: JobRecord,
+        placement: Placement,
+        now: f64,
+    ) -> usize {
+        self.advance(now);
+        let idx = self.slot(job);
+        let demand = self.jobs[idx].executor_demand;
+        let mut on = Vec::new();
+        let boot = record.start.map_or(0.0, |s| (s - now).max(0.0));
+        let ready = self
+            .cluster
+            .reserve(&placement, &demand, now, boot, &mut on)
+            .expect("a restored placement fits the cluster it was made on");
+        for &vm in &on {
+            if ready > now {
+                self.ready_at[vm as usize] = Some(ready);
+                self.arm(ready);
+            }
+            for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
+                self.on_capacity[d] += u64::from(*c);
+            }
+        }
+        self.add_used(demand.times(placement.executors()), true);
+        if let Some(f) = record.finish {
+            self.cluster.extend_busy(&placement, f);
+        }
+        record.state = JobState::Running;
+        record.placement = Some(placement);
+        self.records[idx] = Some(record);
+        idx
+    }
+}
+
+impl<J: AsRef<[Job]>> Controller<J> {
+    /// [`Controller::new`] over the job table `jobs` (a workload known in advance: each
+    /// job joins at [`Controller::arrive`]); without a scheduler, `driver` gives the
+    /// completion-time model and boot latency.
+    pub fn over(
+        jobs: J,
         cluster: &Cluster,
         scheduler: Option<Scheduler>,
         cfg: ControlConfig,
         driver: DriverConfig,
-    ) -> Controller {
+    ) -> Controller<J> {
+        let records = std::iter::repeat_with(|| None)
+            .take(jobs.as_ref().len())
+            .collect();
         let empty = cluster.emptied();
         let n = empty.len();
         let driver = scheduler.as_ref().map_or(driver, |s| DriverConfig {
@@ -216,8 +296,8 @@ impl Controller {
             empty,
             scheduler,
             cfg,
-            jobs: Vec::new(),
-            records: Vec::new(),
+            jobs,
+            records,
             free: Vec::new(),
             off_at: vec![None; n],
             ready_at: vec![None; n],
@@ -277,7 +357,12 @@ impl Controller {
 
     /// The job in slot `idx`.
     pub fn job(&self, idx: usize) -> &Job {
-        &self.jobs[idx]
+        &self.jobs.as_ref()[idx]
+    }
+
+    /// The job table, by slot.
+    pub fn jobs(&self) -> &[Job] {
+        self.jobs.as_ref()
     }
 
     /// The settings.
@@ -312,7 +397,10 @@ impl Controller {
 
     /// The index the next added job gets.
     pub fn next_index(&self) -> usize {
-        self.free.last().copied().unwrap_or(self.jobs.len())
+        self.free
+            .last()
+            .copied()
+            .unwrap_or(self.jobs.as_ref().len())
     }
 
     /// Jobs started and not ended.
@@ -516,47 +604,16 @@ impl Controller {
 
     // ---- Jobs. ------------------------------------------------------------------------
 
-    /// A free slot for `job` (the lowest freed one, or a new one).
-    fn slot(&mut self, job: Job) -> usize {
-        match self.free.pop() {
-            Some(i) => {
-                self.jobs[i] = job;
-                i
-            }
-            None => self.slot_at(self.jobs.len(), job),
-        }
-    }
-
-    /// Slot `idx` for `job`, growing the table (slots between stay free).
-    fn slot_at(&mut self, idx: usize, job: Job) -> usize {
-        while self.jobs.len() <= idx {
-            self.jobs.push(job.clone());
-            self.records.push(None);
-        }
-        self.jobs[idx] = job;
-        idx
-    }
-
-    /// Adds `job` at `now`, queued — or unschedulable, if the policy cannot place it even
-    /// on the empty cluster (with a reason and a change to persist). `max_cost_usd` caps
-    /// what its placement may cost. Returns its index.
-    pub fn add(&mut self, job: Job, max_cost_usd: Option<f64>, now: f64) -> (usize, Vec<Effect>) {
-        let idx = self.slot(job);
-        let effects = self.queue(idx, max_cost_usd, now);
-        (idx, effects)
-    }
-
-    /// [`Controller::add`] into slot `idx` (a driver whose jobs have fixed indices: the
-    /// scheduler breaks ties by index).
-    pub fn add_at(&mut self, idx: usize, job: Job, now: f64) -> Vec<Effect> {
-        self.slot_at(idx, job);
+    /// Job `idx` of the table arrives at `now`: queued as by [`Controller::add`] (a
+    /// driver whose jobs have fixed indices: the scheduler breaks ties by index).
+    pub fn arrive(&mut self, idx: usize, now: f64) -> Vec<Effect> {
         self.queue(idx, None, now)
     }
 
-    /// Adds `job` into slot `idx`, queued for a driver that places executors itself.
-    pub fn add_unqueued(&mut self, idx: usize, job: Job, now: f64) {
+    /// Job `idx` of the table arrives at `now`, queued for a driver that places executors
+    /// itself.
+    pub fn arrive_unqueued(&mut self, idx: usize, now: f64) {
         self.advance(now);
-        self.slot_at(idx, job);
         self.records[idx] = Some(JobRecord::new(JobState::Queued));
     }
 
@@ -577,8 +634,8 @@ impl Controller {
         s.cap_cost(idx, max_cost_usd);
         let mut r = JobRecord::new(JobState::Queued);
         let mut effects = Vec::new();
-        if s.can_ever_place(&self.jobs[idx], &self.empty) {
-            s.enqueue(idx, &self.jobs[idx], &self.cluster);
+        if s.can_ever_place(&self.jobs.as_ref()[idx], &self.empty) {
+            s.enqueue(idx, &self.jobs.as_ref()[idx], &self.cluster);
             self.fresh.push(idx);
         } else {
             r.state = JobState::Unschedulable;
@@ -588,51 +645,6 @@ impl Controller {
         }
         self.records[idx] = Some(r);
         effects
-    }
-
-    /// Adds a job that had already ended (a service restarting from its store).
-    pub fn add_ended(&mut self, job: Job, record: JobRecord) -> usize {
-        let idx = self.slot(job);
-        self.records[idx] = Some(record);
-        idx
-    }
-
-    /// Adds a job whose executors still run on `placement` (a service restarting),
-    /// reserving them; its start and estimated finish as stored. A start after `now`
-    /// means its VMs were still booting: they are ready at its start.
-    pub fn add_running(
-        &mut self,
-        job: Job,
-        mut record: JobRecord,
-        placement: Placement,
-        now: f64,
-    ) -> usize {
-        self.advance(now);
-        let idx = self.slot(job);
-        let demand = self.jobs[idx].executor_demand;
-        let mut on = Vec::new();
-        let boot = record.start.map_or(0.0, |s| (s - now).max(0.0));
-        let ready = self
-            .cluster
-            .reserve(&placement, &demand, now, boot, &mut on)
-            .expect("a restored placement fits the cluster it was made on");
-        for &vm in &on {
-            if ready > now {
-                self.ready_at[vm as usize] = Some(ready);
-                self.arm(ready);
-            }
-            for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                self.on_capacity[d] += u64::from(*c);
-            }
-        }
-        self.add_used(demand.times(placement.executors()), true);
-        if let Some(f) = record.finish {
-            self.cluster.extend_busy(&placement, f);
-        }
-        record.state = JobState::Running;
-        record.placement = Some(placement);
-        self.records[idx] = Some(record);
-        idx
     }
 
     /// Restores a VM's stored power interval `(on, off)` (`off` = `None`: still open) at
@@ -683,6 +695,12 @@ impl Controller {
         }
     }
 
+    /// Every slot's record, taken out (the slots are left empty): for a driver that is
+    /// done with the controller and keeps the records in another form.
+    pub fn take_records(&mut self) -> Vec<Option<JobRecord>> {
+        std::mem::take(&mut self.records)
+    }
+
     /// Frees slot `idx` of an ended job (the service keeps it in its store only).
     pub fn remove(&mut self, idx: usize) -> Option<JobRecord> {
         let r = self.records.get_mut(idx)?.take()?;
@@ -716,7 +734,7 @@ impl Controller {
             .scheduler
             .as_mut()
             .expect("a controller with a scheduler");
-        scheduler.run_pass(&self.jobs, &mut self.cluster, now, &mut decisions);
+        scheduler.run_pass(self.jobs.as_ref(), &mut self.cluster, now, &mut decisions);
         let duration = scheduler.config().duration;
         for d in decisions.drain(..) {
             match d {
@@ -730,10 +748,10 @@ impl Controller {
                 } => {
                     self.powered_on(&powered_on, start, &mut effects);
                     self.busy(&placement);
-                    let demand = self.jobs[job].executor_demand;
+                    let demand = self.jobs.as_ref()[job].executor_demand;
                     self.add_used(demand.times(placement.executors()), true);
                     let hybrid = duration.is_hybrid(&self.cluster, &placement);
-                    let mismatch = duration.is_kind_mismatch(&self.jobs[job], &placement);
+                    let mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[job], &placement);
                     let r = self.record_mut(job);
                     r.state = JobState::Running;
                     r.placement = Some(placement);
@@ -789,7 +807,7 @@ impl Controller {
         now: f64,
     ) -> Result<f64, crate::cluster::ClusterError> {
         self.wake(now);
-        let demand = self.jobs[idx].executor_demand;
+        let demand = self.jobs.as_ref()[idx].executor_demand;
         let mut on = Vec::new();
         let boot = self.boot_latency_s();
         let ready = self
@@ -808,7 +826,7 @@ impl Controller {
         self.cluster.extend_busy(&placement, finish);
         let duration = self.duration;
         let hybrid = duration.is_hybrid(&self.cluster, &placement);
-        let mismatch = duration.is_kind_mismatch(&self.jobs[idx], &placement);
+        let mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[idx], &placement);
         let r = self.record_mut(idx);
         r.state = JobState::Running;
         r.start = Some(start);
@@ -849,7 +867,7 @@ impl Controller {
 
     /// Frees `part` of job `idx`'s executors at `now`; VMs left idle go idle.
     fn release(&mut self, idx: usize, part: &Placement, now: f64) {
-        let demand = self.jobs[idx].executor_demand;
+        let demand = self.jobs.as_ref()[idx].executor_demand;
         self.cluster.release(part, &demand);
         self.add_used(demand.times(part.executors()), false);
         self.freed();
@@ -909,7 +927,7 @@ impl Controller {
             let n = self
                 .take_executors(idx, vm, None)
                 .expect("the job has executors on vm");
-            let demand = self.jobs[idx].executor_demand;
+            let demand = self.jobs.as_ref()[idx].executor_demand;
             self.cluster.release(&single(vm, n), &demand);
             self.add_used(demand.times(n), false);
             lost.push((idx, n));
@@ -998,7 +1016,7 @@ impl Controller {
     /// Places `n` replacement executors for running job `idx` at `now`; fails the job if
     /// the policy cannot.
     fn replace(&mut self, idx: usize, n: u32, why: &str, now: f64, effects: &mut Vec<Effect>) {
-        let mut part = self.jobs[idx].clone();
+        let mut part = self.jobs.as_ref()[idx].clone();
         part.executors = n;
         let until = self.record(idx).finish.unwrap_or(now).max(now);
         let placed = match &mut self.scheduler {
@@ -1056,7 +1074,7 @@ impl Controller {
             JobState::Queued => {
                 self.advance(now);
                 if let Some(s) = &mut self.scheduler {
-                    s.cancel(idx, &self.jobs[idx], &self.cluster);
+                    s.cancel(idx, &self.jobs.as_ref()[idx], &self.cluster);
                 }
                 let r = self.record_mut(idx);
                 r.state = JobState::Cancelled;

@@ -125,9 +125,9 @@ pub struct Batch {
 /// resources and start jobs (or [`Simulation::schedule`] with a scheduler), and
 /// [`Simulation::finish`] for the results. Job `j` lives in the controller's slot `j`.
 pub struct Simulation<J: AsRef<[Job]>> {
-    jobs: J,
     cfg: SimConfig,
-    ctl: Controller,
+    /// The controller over the run's jobs (read in place, not copied).
+    ctl: Controller<J>,
     events: BinaryHeap<EventKey>,
     seq: u64,
     now: f64,
@@ -185,8 +185,14 @@ pub fn simulate_with(
     cluster.keep_busy_groups(policy.ranks_by_remaining_time());
     let mut scheduler = Scheduler::new(policy, cfg.scheduler);
     scheduler.set_budget_per_hour(cfg.budget_per_hour);
-    let ctl = Controller::new(&cluster, Some(scheduler), cfg.control());
-    let mut sim = Simulation::arriving(ctl, jobs, cfg, inputs.offered_at.as_deref());
+    let ctl = Controller::over(
+        jobs,
+        &cluster,
+        Some(scheduler),
+        cfg.control(),
+        DriverConfig::default(),
+    );
+    let mut sim = Simulation::arriving(ctl, cfg, inputs.offered_at.as_deref());
     sim.run_times = inputs.run_times.clone();
     sim.failed = vec![false; jobs.len()];
     for &j in &inputs.failures {
@@ -218,8 +224,8 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             duration: cfg.scheduler.duration,
             boot_latency_s: cfg.scheduler.boot_latency_s,
         };
-        let ctl = Controller::with_driver(cluster, None, cfg.control(), driver);
-        Simulation::around(ctl, jobs, cfg)
+        let ctl = Controller::over(jobs, cluster, None, cfg.control(), driver);
+        Simulation::arriving(ctl, cfg, None)
     }
 
     /// A run driven by `scheduler` ([`Simulation::schedule`]).
@@ -229,17 +235,14 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         cfg: SimConfig,
         scheduler: Scheduler,
     ) -> Self {
-        let ctl = Controller::new(cluster, Some(scheduler), cfg.control());
-        Simulation::around(ctl, jobs, cfg)
+        let driver = DriverConfig::default();
+        let ctl = Controller::over(jobs, cluster, Some(scheduler), cfg.control(), driver);
+        Simulation::arriving(ctl, cfg, None)
     }
 
-    fn around(ctl: Controller, jobs: J, cfg: SimConfig) -> Self {
-        Simulation::arriving(ctl, jobs, cfg, None)
-    }
-
-    fn arriving(ctl: Controller, jobs: J, cfg: SimConfig, offered: Option<&[Option<f64>]>) -> Self {
-        let arrivals: Vec<f64> = jobs
-            .as_ref()
+    fn arriving(ctl: Controller<J>, cfg: SimConfig, offered: Option<&[Option<f64>]>) -> Self {
+        let arrivals: Vec<f64> = ctl
+            .jobs()
             .iter()
             .enumerate()
             .map(|(i, j)| {
@@ -248,7 +251,6 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             })
             .collect();
         let mut sim = Simulation {
-            jobs,
             cfg,
             ctl,
             events: BinaryHeap::with_capacity(arrivals.len() * 2),
@@ -282,11 +284,11 @@ impl<J: AsRef<[Job]>> Simulation<J> {
 
     /// The jobs of this run.
     pub fn jobs(&self) -> &[Job] {
-        self.jobs.as_ref()
+        self.ctl.jobs()
     }
 
     /// The controller (the jobs' states, the fleet's bill).
-    pub fn controller(&self) -> &Controller {
+    pub fn controller(&self) -> &Controller<J> {
         &self.ctl
     }
 
@@ -372,11 +374,10 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                     self.changed_now = true;
                 }
                 EventKind::Arrival(j) => {
-                    let job = self.jobs.as_ref()[j].clone();
                     if self.ctl.has_scheduler() {
-                        self.ctl.add_at(j, job, t);
+                        self.ctl.arrive(j, t);
                     } else {
-                        self.ctl.add_unqueued(j, job, t);
+                        self.ctl.arrive_unqueued(j, t);
                     }
                     batch.arrived.push(j);
                 }
@@ -463,22 +464,29 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                 intervals: self.ctl.fleet().intervals(v.id, end),
             })
             .collect();
+        // Moved out of the controller, which the run no longer needs; the collect reuses
+        // the records' buffer (a metrics record is no larger, which the assertion below
+        // keeps true), so a run of a million jobs does not hold both tables at once.
+        const _: () = assert!(
+            std::mem::size_of::<JobRecord>()
+                <= std::mem::size_of::<Option<frugal_core::control::JobRecord>>()
+        );
         let records = self
-            .jobs
-            .as_ref()
-            .iter()
+            .ctl
+            .take_records()
+            .into_iter()
             .enumerate()
-            .map(|(j, job)| {
-                let mut r = JobRecord::waiting(job);
-                if let Some(c) = self.ctl.get(j) {
+            .map(|(j, c)| {
+                let mut r = JobRecord::waiting(self.ctl.job(j));
+                if let Some(c) = c {
                     r.status = c.state;
                     r.start = c.start;
                     // Only a started job has a finish in the records (a drop has none).
                     r.finish = c.start.and(c.finish);
                     r.hybrid = c.hybrid;
                     r.kind_mismatch = c.kind_mismatch;
-                    if let Some(p) = &c.placement {
-                        r.placement = p.executors_per_vm.clone();
+                    if let Some(p) = c.placement {
+                        r.placement = p.executors_per_vm;
                     }
                 }
                 r
