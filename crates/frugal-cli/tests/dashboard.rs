@@ -352,6 +352,63 @@ fn the_dashboard_shows_the_queue_and_the_timeline_live_in_chromium() {
         let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/book/src/service");
         std::fs::write(book.join("dashboard.png"), &board).unwrap();
     }
+
+    // Restarted with no retention, the ended jobs live only in the database: the tiles
+    // still count every accepted job, as /jobs lists them, with the same deadline figures.
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let mut serve = spawn_serve(
+        port,
+        &[
+            "--db",
+            db.to_str().unwrap(),
+            "--policy",
+            "first-fit",
+            "--speedup",
+            "120",
+            "--retention",
+            "0",
+        ],
+        &dir.join("serve-again.log"),
+        Duration::from_secs(30),
+    );
+    let d = wait_for(
+        Duration::from_secs(30),
+        "the ended jobs to leave memory",
+        || {
+            let d = get(port, "/dashboard");
+            d["ended"]
+                .as_array()
+                .is_some_and(Vec::is_empty)
+                .then_some(d)
+        },
+    );
+    let jobs = get(port, "/jobs")["jobs"].as_array().unwrap().clone();
+    let in_state = |s: &str| jobs.iter().filter(|j| j["state"] == s).count();
+    assert_eq!(jobs.len(), 7, "{jobs:?}");
+    assert_eq!(
+        d["counts"]["completed"],
+        json!(in_state("completed")),
+        "{d}"
+    );
+    assert_eq!(d["counts"]["completed"], json!(6), "{d}");
+    assert_eq!(d["counts"]["deadline_met"], json!(5), "{d}");
+    assert_eq!(d["counts"]["deadline_missed"], json!(1), "{d}");
+    b.console.clear();
+    for k in ["completed", "queued", "running"] {
+        b.wait(
+            Duration::from_secs(10),
+            &format!(
+                "document.getElementById('count-{k}').textContent === '{}'",
+                json!(in_state(k))
+            ),
+        );
+    }
+    b.wait(
+        Duration::from_secs(10),
+        "document.querySelectorAll('#ended tbody tr').length === 0 \
+         && document.getElementById('deadlines-detail').textContent.startsWith('5 of 6 decided')",
+    );
     let _ = serve.kill();
     let _ = serve.wait();
 }
