@@ -137,9 +137,14 @@ fn quick_reproduction_writes_every_result_plot_and_claim_whatever_the_threads() 
                 "{id}: {text}: published value"
             );
             assert!(
-                ["holds</td>", "direction only</td>", "does not hold</td>"]
-                    .iter()
-                    .any(|v| row.ends_with(&format!("{v}</tr>"))),
+                [
+                    "holds</td>",
+                    "direction only</td>",
+                    "inconclusive</td>",
+                    "does not hold</td>"
+                ]
+                .iter()
+                .any(|v| row.ends_with(&format!("{v}</tr>"))),
                 "{id}: {text}: verdict in {row}"
             );
         }
@@ -304,8 +309,28 @@ fn the_binary_reproduces_from_an_empty_folder() {
     );
     let (code, _, err) = run(&["experiments", "show", "p999"]);
     assert_eq!(code, Some(2), "{err}");
-    let (code, _, err) = run(&["reproduce", "000", "003", "--quick", "--out", "out"]);
+    let (code, printed, err) = run(&["reproduce", "000", "003", "--quick", "--out", "out"]);
     assert_eq!(code, Some(0), "{err}");
+    // stdout: every claim of the papers run with its verdict, the totals, and the warning
+    // that quick-scale verdicts may differ from the shipped full run's.
+    for (_, e) in experiments() {
+        let paper = e["paper"].as_str().unwrap();
+        for claim in e
+            .get("claim")
+            .and_then(|c| c.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let text = claim["claim"].as_str().unwrap();
+            assert_eq!(
+                printed.contains(text),
+                paper == "000" || paper == "003",
+                "{text}"
+            );
+        }
+    }
+    assert!(printed.contains(" claims: "), "{printed}");
+    assert!(printed.contains("quick-scale"), "{printed}");
     let (code, err) = frugal_in_root(&[
         "reproduce",
         "000",

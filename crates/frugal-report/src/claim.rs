@@ -14,41 +14,23 @@
 //! - `mean = "a"` / `median = "a"`: the mean / median of a, in the metric's unit.
 //!
 //! A numeric claim (`change`, `mean`) has one test: `at_most = x`, `at_least = x` or
-//! `between = [lo, hi]`, widened by `tolerance` (in the value's unit). It **holds** if the
-//! test passes; a `change` that fails it is **direction only** if it has the sign of the
-//! published value (the midpoint of `between`) — a saving, but not as large — and **does
-//! not hold** otherwise. With several groups the verdict is the worst group's, unless
-//! `over = "min"` or `"max"` picks one group by value ("up to 80 % cheaper": the best case).
+//! `between = [lo, hi]`, widened by `tolerance` (in the value's unit). A `change` also
+//! states a direction (`direction = "higher"`, `"lower"` or `"either"`): by default the
+//! sign of a `between` range that excludes 0, lower for `at_most` below 0, higher for
+//! `at_least` above 0; a test that implies none (`at_most = 14`: "about 14 % more" or
+//! "no more than 14 %"?) must say which. The verdict ([`crate::verdict`]) checks sign and
+//! size against the runs' 95 % intervals: a change's from the two series' intervals (delta
+//! method), or, with `paired = "<column>"`, from the per-pair changes of runs that share
+//! that column's value (the same workload); an ordering link's from the difference's.
+//! With several groups the verdict is the worst group's, unless `over = "min"` or `"max"`
+//! picks one group by value ("up to 80 % cheaper": the best case).
 
 use serde::Deserialize;
 
+use frugal_sim::stats::Estimate;
+
 use crate::table::{Filter, Table};
-
-/// A verdict, from best to worst.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Verdict {
-    /// The published claim holds on frugal's runs.
-    Holds,
-    /// The effect has the published direction but not its size (or not every link of an
-    /// ordering holds).
-    DirectionOnly,
-    /// The runs contradict the claim.
-    DoesNotHold,
-    /// No run produced the metric (a failed run or a filter that matches nothing).
-    NoData,
-}
-
-impl Verdict {
-    /// The report's wording.
-    pub fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::DirectionOnly => "direction only",
-            Verdict::DoesNotHold => "does not hold",
-            Verdict::NoData => "no data",
-        }
-    }
-}
+pub use crate::verdict::{Direction, Measured, Region, Verdict, grade};
 
 /// Which group a claim with several groups reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -115,6 +97,13 @@ pub struct Claim {
     /// Unit of a `mean` (a `change` is in percent).
     #[serde(default)]
     pub unit: Option<String>,
+    /// The sign a `change` claims (module doc: derived from the test when it implies one).
+    #[serde(default)]
+    pub direction: Option<Direction>,
+    /// A column whose value pairs the two series' runs (the same workload in each pair):
+    /// intervals come from the per-pair differences.
+    #[serde(default)]
+    pub paired: Option<String>,
     /// Why frugal's number differs from the paper's, shown unless the claim holds.
     #[serde(default)]
     pub note: Option<String>,
@@ -183,7 +172,52 @@ impl Claim {
         if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
             return Err(format!("tolerance {}: must be ≥ 0", self.tolerance));
         }
+        if self.change.is_some() && self.direction.is_none() && self.implied_direction().is_none() {
+            return Err(
+                "the test implies no sign: say `direction = \"higher\"` (an increase of about \
+                 that size), `\"lower\"` or `\"either\"` (a bound only)"
+                    .into(),
+            );
+        }
+        if self.direction.is_some() && self.change.is_none() {
+            return Err("`direction` applies to a `change`".into());
+        }
         Ok(())
+    }
+
+    /// The sign a `change`'s test implies, if any.
+    fn implied_direction(&self) -> Option<Direction> {
+        match (self.at_most, self.at_least, self.between) {
+            (Some(x), _, _) if x < 0.0 => Some(Direction::Lower),
+            (_, Some(x), _) if x > 0.0 => Some(Direction::Higher),
+            (_, _, Some([lo, _])) if lo > 0.0 => Some(Direction::Higher),
+            (_, _, Some([_, hi])) if hi < 0.0 => Some(Direction::Lower),
+            (_, _, Some(_)) => Some(Direction::Either),
+            _ => None,
+        }
+    }
+
+    /// The sign the claim states: a `change`'s (given or implied); none for levels.
+    pub fn stated_direction(&self) -> Direction {
+        match self.change {
+            Some(_) => self
+                .direction
+                .or_else(|| self.implied_direction())
+                .unwrap_or(Direction::Either),
+            None => Direction::Either,
+        }
+    }
+
+    /// The values the test allows, within the stated direction.
+    fn region(&self) -> Region {
+        let t = self.tolerance;
+        let (lo, hi) = match (self.at_most, self.at_least, self.between) {
+            (Some(x), _, _) => (f64::NEG_INFINITY, x + t),
+            (_, Some(x), _) => (x - t, f64::INFINITY),
+            (_, _, Some([lo, hi])) => (lo - t, hi + t),
+            _ => unreachable!("checked"),
+        };
+        Region::new(lo, hi, self.stated_direction())
     }
 
     /// Evaluates the claim on `table`.
@@ -219,9 +253,43 @@ impl Claim {
             });
         }
         let by = table.column(&self.by)?;
-        let mean_of = |rows: &[&[String]], series: &str| -> Result<Option<f64>, String> {
+        let metric = table.column(&self.metric)?;
+        let pair = self
+            .paired
+            .as_deref()
+            .map(|c| table.column(c))
+            .transpose()?;
+        let estimate = |rows: &[&[String]], series: &str| -> Result<Option<Estimate>, String> {
             let of: Vec<&[String]> = rows.iter().copied().filter(|r| r[by] == series).collect();
-            Ok(table.estimate(&of, &self.metric)?.map(|e| e.mean))
+            table.estimate(&of, &self.metric)
+        };
+        // With `paired`: the two series' values run by run, if each pairing value has one
+        // run of each (else the claim falls back to the series' own intervals).
+        let pairs = |rows: &[&[String]], a: &str, b: &str| -> Option<Vec<(f64, f64)>> {
+            let k = pair?;
+            let value = |r: &[String]| {
+                r[metric]
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+            };
+            let of = |s: &str| -> Vec<&[String]> {
+                rows.iter().copied().filter(|r| r[by] == s).collect()
+            };
+            let (ra, rb) = (of(a), of(b));
+            if ra.len() != rb.len() || ra.len() < 2 {
+                return None;
+            }
+            ra.iter()
+                .map(|x| {
+                    let mut same = rb.iter().filter(|y| y[k] == x[k]);
+                    match (same.next(), same.next()) {
+                        (Some(y), None) => Some((value(x)?, value(y)?)),
+                        _ => None,
+                    }
+                })
+                .collect()
         };
         let mut evaluated = Vec::new();
         // `change = ["family:*", b]`: every series named `family:…` against b, each its own
@@ -252,28 +320,45 @@ impl Claim {
         for (label, rows, member) in &expanded {
             let rows = rows.as_slice();
             let (value, shown, verdict) = if let Some(order) = &self.order {
-                let (shown, verdict) = self.order_verdict(order, |s| mean_of(rows, s))?;
+                let (shown, verdict) =
+                    self.order_verdict(order, |s| estimate(rows, s), |a, b| pairs(rows, a, b))?;
                 (None, shown, verdict)
             } else {
-                let v = match (&self.change, &self.mean, &self.median) {
-                    (Some([a, b]), _, _) => match (
-                        mean_of(rows, member.as_deref().unwrap_or(a))?,
-                        mean_of(rows, b)?,
-                    ) {
-                        (Some(a), Some(b)) if b != 0.0 => Some(100.0 * (a / b - 1.0)),
-                        _ => None,
-                    },
-                    (_, Some(a), _) => mean_of(rows, a)?,
+                let m = match (&self.change, &self.mean, &self.median) {
+                    (Some([a, b]), _, _) => {
+                        let a = member.as_deref().unwrap_or(a);
+                        match (estimate(rows, a)?, estimate(rows, b)?) {
+                            (Some(ea), Some(eb)) if eb.mean != 0.0 => {
+                                let paired = pairs(rows, a, b).and_then(|p| {
+                                    let c: Vec<f64> =
+                                        p.iter().map(|(x, y)| 100.0 * (x / y - 1.0)).collect();
+                                    Estimate::of(&c)?.ci95
+                                });
+                                Some(change(ea, eb, paired))
+                            }
+                            _ => None,
+                        }
+                    }
+                    (_, Some(a), _) => estimate(rows, a)?.map(|e| Measured {
+                        value: e.mean,
+                        half: e.ci95.unwrap_or(0.0),
+                    }),
                     (_, _, Some(a)) => {
                         let of: Vec<&[String]> =
                             rows.iter().copied().filter(|r| r[by] == *a).collect();
-                        table.median(&of, &self.metric)?
+                        table
+                            .median(&of, &self.metric)?
+                            .map(|value| Measured { value, half: 0.0 })
                     }
                     _ => unreachable!("checked"),
                 };
-                match v {
+                match m {
                     None => (None, "no data".to_string(), Verdict::NoData),
-                    Some(v) => (Some(v), self.show(v), self.numeric_verdict(v)),
+                    Some(m) => (
+                        Some(m.value),
+                        self.show_measured(m),
+                        grade(m, self.region(), self.stated_direction()),
+                    ),
                 }
             };
             evaluated.push((label.clone(), value, shown, verdict));
@@ -342,61 +427,109 @@ impl Claim {
         }
     }
 
-    fn numeric_verdict(&self, v: f64) -> Verdict {
-        let t = self.tolerance;
-        let (passes, reference) = match (self.at_most, self.at_least, self.between) {
-            (Some(x), _, _) => (v <= x + t, x),
-            (_, Some(x), _) => (v >= x - t, x),
-            (_, _, Some([lo, hi])) => (v >= lo - t && v <= hi + t, (lo + hi) / 2.0),
-            _ => unreachable!("checked"),
-        };
-        if passes {
-            Verdict::Holds
-        } else if self.change.is_some() && v != 0.0 && v.signum() == reference.signum() {
-            Verdict::DirectionOnly
+    /// The value with its interval, if there is one.
+    fn show_measured(&self, m: Measured) -> String {
+        let v = self.show(m.value);
+        if m.half > 0.0 {
+            match self.unit() {
+                "" => format!("{v} ± {:.3}", m.half),
+                u => format!("{v} ± {:.1} {u}", m.half),
+            }
         } else {
-            Verdict::DoesNotHold
+            v
         }
     }
 
+    /// An ordering: each link graded on the difference of its two series (module doc of
+    /// [`crate::verdict`]); **holds** if every link holds, **inconclusive** if none fails
+    /// but some cannot be told, else **direction only** if the ends are ordered (first
+    /// mean below the last) and **does not hold** otherwise.
     fn order_verdict(
         &self,
         order: &[String],
-        mean: impl Fn(&str) -> Result<Option<f64>, String>,
+        estimate: impl Fn(&str) -> Result<Option<Estimate>, String>,
+        pairs: impl Fn(&str, &str) -> Option<Vec<(f64, f64)>>,
     ) -> Result<(String, Verdict), String> {
-        let mut means = Vec::new();
+        let mut est = Vec::new();
         for s in order.iter().step_by(2) {
-            match mean(s)? {
-                Some(m) => means.push(m),
+            match estimate(s)? {
+                Some(e) => est.push(e),
                 None => return Ok((format!("{s}: no data"), Verdict::NoData)),
             }
         }
-        let mut shown = format!("{} {:.3}", order[0], means[0]);
-        let mut all = true;
+        let mut shown = format!("{} {:.3}", order[0], est[0].mean);
+        let mut links = Vec::new();
         for (k, rel) in order.iter().skip(1).step_by(2).enumerate() {
-            let (a, b) = (means[k], means[k + 1]);
-            let ok = if rel == "<" {
-                a < b
+            let (a, b) = (&est[k], &est[k + 1]);
+            let paired = pairs(&order[2 * k], &order[2 * k + 2]).and_then(|p| {
+                let d: Vec<f64> = p.iter().map(|(x, y)| y - x).collect();
+                Estimate::of(&d)?.ci95
+            });
+            let half = paired.unwrap_or_else(|| {
+                let (ha, hb) = (a.ci95.unwrap_or(0.0), b.ci95.unwrap_or(0.0));
+                ha.hypot(hb)
+            });
+            let diff = Measured {
+                value: b.mean - a.mean,
+                half,
+            };
+            let verdict = if rel == "<" {
+                grade(
+                    diff,
+                    Region::new(0.0, f64::INFINITY, Direction::Higher),
+                    Direction::Higher,
+                )
             } else {
-                a <= b * (1.0 + self.tolerance / 100.0)
+                let slack = -b.mean.abs() * self.tolerance / 100.0;
+                grade(
+                    diff,
+                    Region::new(slack, f64::INFINITY, Direction::Either),
+                    Direction::Either,
+                )
             };
-            all &= ok;
-            let sym = match (ok, rel.as_str()) {
-                (true, "<") => "<",
-                (true, _) => "≤",
-                (false, _) if a > b => ">",
-                (false, _) => "=",
+            let sym = match verdict {
+                Verdict::Holds if rel == "<" => "<",
+                Verdict::Holds => "≤",
+                Verdict::Inconclusive => "≈",
+                _ if a.mean > b.mean => ">",
+                _ => "=",
             };
-            shown.push_str(&format!(" {sym} {} {:.3}", order[2 * k + 2], b));
+            shown.push_str(&format!(" {sym} {} {:.3}", order[2 * k + 2], b.mean));
+            links.push(verdict);
         }
-        let verdict = if all {
+        let verdict = if links.iter().all(|v| *v == Verdict::Holds) {
             Verdict::Holds
-        } else if means[0] < *means.last().expect("non-empty") {
+        } else if links
+            .iter()
+            .all(|v| matches!(v, Verdict::Holds | Verdict::Inconclusive))
+        {
+            Verdict::Inconclusive
+        } else if est[0].mean < est.last().expect("non-empty").mean {
             Verdict::DirectionOnly
         } else {
             Verdict::DoesNotHold
         };
         Ok((shown, verdict))
+    }
+}
+
+/// 100 · (a / b − 1) with its 95 % half-width: `paired`'s, or by the delta method from
+/// the two means' intervals (independent runs).
+fn change(a: Estimate, b: Estimate, paired: Option<f64>) -> Measured {
+    let ratio = a.mean / b.mean;
+    let half = paired.unwrap_or_else(|| {
+        let rel = |e: &Estimate| {
+            if e.mean == 0.0 {
+                0.0
+            } else {
+                e.ci95.unwrap_or(0.0) / e.mean
+            }
+        };
+        100.0 * ratio.abs() * rel(&a).hypot(rel(&b))
+    });
+    Measured {
+        value: 100.0 * (ratio - 1.0),
+        half,
     }
 }
 
@@ -416,7 +549,7 @@ mod tests {
     fn table() -> Table {
         Table::from_csv(
             b"load,policy,cost_usd\n\
-              light,gio,6\nlight,gio,8\nlight,ff,8\nlight,fifo,10\n\
+              light,gio,7\nlight,ff,8\nlight,fifo,10\n\
               high,gio,9\nhigh,ff,8\nhigh,fifo,10\n",
         )
         .unwrap()
@@ -437,7 +570,7 @@ mod tests {
         assert_eq!(c.evaluate(&table()).unwrap().verdict, Verdict::DoesNotHold);
         let c = claim("change=['gio','fifo']\nat_most=-32\ntolerance=2\nwhere={load='light'}");
         assert_eq!(c.evaluate(&table()).unwrap().verdict, Verdict::Holds);
-        // gio: 6, 8, 9 → median 8, mean 7.67.
+        // gio: 7, 9 → median 8.
         let c = claim("median='gio'\nbetween=[8,8]\nunit='$'");
         let o = c.evaluate(&table()).unwrap();
         assert_eq!((o.verdict, o.frugal.as_str()), (Verdict::Holds, "8.0 $"));
@@ -493,6 +626,33 @@ mod tests {
     }
 
     #[test]
+    fn intervals_come_from_the_runs_and_pairing_runs_on_one_workload_narrows_them() {
+        // Three workloads: b costs 0.5 more than a on each, the workloads differ by 1.
+        let t = Table::from_csv(
+            b"repetition,policy,cost_usd\n1,a,10\n2,a,11\n3,a,12\n1,b,10.5\n2,b,11.5\n3,b,12.5\n",
+        )
+        .unwrap();
+        let c = claim("order=['a','<','b']");
+        let o = c.evaluate(&t).unwrap();
+        assert_eq!(
+            (o.verdict, o.frugal.as_str()),
+            (Verdict::Inconclusive, "a 11.000 ≈ b 11.500")
+        );
+        let c = claim("order=['a','<','b']\npaired='repetition'");
+        assert_eq!(c.evaluate(&t).unwrap().verdict, Verdict::Holds);
+        // a is 4.3 % cheaper, with the workloads' spread: ± 25 % unpaired.
+        let c = claim("change=['a','b']\nat_most=-3");
+        let o = c.evaluate(&t).unwrap();
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{o:?}");
+        assert!(o.frugal.starts_with("-4.3 % ± "), "{}", o.frugal);
+        let c = claim("change=['a','b']\nat_most=-3\npaired='repetition'");
+        assert_eq!(c.evaluate(&t).unwrap().verdict, Verdict::Holds);
+        // "About 14 % more" (paper 002) must say it is an increase, and then a saving fails.
+        let c = claim("change=['a','b']\nat_most=14\ndirection='higher'\npaired='repetition'");
+        assert_eq!(c.evaluate(&t).unwrap().verdict, Verdict::DoesNotHold);
+    }
+
+    #[test]
     fn malformed_claims_are_refused() {
         let bad = |extra: &str| {
             let c: Claim = toml::from_str(&format!(
@@ -507,5 +667,7 @@ mod tests {
         assert!(bad("order=['a','>','b']").contains("relation"));
         assert!(bad("order=['a','<']").contains("alternates"));
         assert!(bad("mean='a'\nbetween=[2,1]").contains("low above high"));
+        assert!(bad("change=['a','b']\nat_most=14").contains("implies no sign"));
+        assert!(bad("mean='a'\nat_most=1\ndirection='lower'").contains("applies to a `change`"));
     }
 }

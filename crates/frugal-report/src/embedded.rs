@@ -12,6 +12,9 @@ use crate::Experiment;
 
 static EXPERIMENTS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../../experiments");
 
+/// The shipped full run's results table (`docs/report/results.md`).
+pub const SHIPPED_RESULTS: &str = include_str!("../../../docs/report/results.md");
+
 /// The embedded experiment files, by id (file stem), in name order.
 pub fn list() -> Vec<(String, Experiment)> {
     let mut out: Vec<(String, Experiment)> = EXPERIMENTS

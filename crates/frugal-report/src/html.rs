@@ -49,6 +49,7 @@ fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Holds => "holds",
         Verdict::DirectionOnly => "direction",
+        Verdict::Inconclusive => "inconclusive",
         Verdict::DoesNotHold | Verdict::NoData => "fails",
     }
 }
@@ -86,7 +87,9 @@ pub fn html(sections: &[Section], command: &str) -> String {
          number below comes from the runs in <code>results/</code> (one CSV row per run). \
          Verdicts: <span class=\"holds\">holds</span>, <span class=\"direction\">direction \
          only</span> (the effect has the published sign but not its size, or only the ends of \
-         an ordering hold), <span class=\"fails\">does not hold</span>.</p>\n",
+         an ordering hold), <span class=\"inconclusive\">inconclusive</span> (the runs' 95 % \
+         intervals can neither establish nor exclude the claim), <span class=\"fails\">does \
+         not hold</span>.</p>\n",
         escape(command)
     );
     let total: usize = sections.iter().map(|s| s.claims.len()).sum();
@@ -99,9 +102,11 @@ pub fn html(sections: &[Section], command: &str) -> String {
     };
     let _ = writeln!(
         h,
-        "<p>{total} claims: {} hold, {} direction only, {} do not hold, {} without data.</p>",
+        "<p>{total} claims: {} hold, {} direction only, {} inconclusive, {} do not hold, {} \
+         without data.</p>",
         count(Verdict::Holds),
         count(Verdict::DirectionOnly),
+        count(Verdict::Inconclusive),
         count(Verdict::DoesNotHold),
         count(Verdict::NoData)
     );
@@ -217,9 +222,80 @@ pub fn markdown(sections: &[Section]) -> String {
     m
 }
 
+/// The verdicts of a results table written by [`markdown`], by claim text.
+pub fn verdicts_of_markdown(md: &str) -> Vec<(String, String)> {
+    md.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| claim |"))
+        .filter_map(|l| {
+            // Cells are split on `|` not escaped as `\|`.
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .replace("\\|", "\u{0}")
+                .split('|')
+                .map(|c| c.trim().replace('\u{0}', "|"))
+                .collect();
+            (cells.len() == 5).then(|| (cells[0].clone(), cells[4].clone()))
+        })
+        .collect()
+}
+
+/// The plain-text summary `frugal reproduce` prints: per paper, each claim's published
+/// value, frugal's and the verdict, and the totals. With `shipped` (the shipped full run's
+/// verdicts by claim, for a quick run), the verdicts are marked as quick-scale and those
+/// that differ from the shipped ones name both.
+pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> String {
+    let mut t = String::new();
+    let all: Vec<&(Claim, Outcome)> = sections.iter().flat_map(|s| &s.claims).collect();
+    let mut differ = 0;
+    for (paper, secs) in by_paper(sections) {
+        let title = paper_title(paper).map_or_else(|| format!("Experiments {paper}"), String::from);
+        let _ = writeln!(t, "{title}");
+        for s in secs {
+            for (c, o) in &s.claims {
+                let full = shipped.and_then(|v| v.iter().find(|(k, _)| *k == c.claim));
+                let mark = match full {
+                    Some((_, f)) if f != o.verdict.text() => {
+                        differ += 1;
+                        format!(" (full run: {f})")
+                    }
+                    _ => String::new(),
+                };
+                let _ = writeln!(
+                    t,
+                    "  {:<14} {}\n                 published {} · frugal {}{mark}",
+                    o.verdict.text(),
+                    c.claim,
+                    c.published,
+                    o.frugal
+                );
+            }
+        }
+    }
+    let count = |v: Verdict| all.iter().filter(|(_, o)| o.verdict == v).count();
+    let _ = writeln!(
+        t,
+        "{} claims: {} hold, {} direction only, {} inconclusive, {} do not hold, {} without data",
+        all.len(),
+        count(Verdict::Holds),
+        count(Verdict::DirectionOnly),
+        count(Verdict::Inconclusive),
+        count(Verdict::DoesNotHold),
+        count(Verdict::NoData)
+    );
+    if shipped.is_some() {
+        let _ = writeln!(
+            t,
+            "These verdicts are quick-scale (--quick: fewer repetitions, smaller scales and \
+             budgets); {differ} of {} differ from the shipped full run's, marked above.",
+            all.len()
+        );
+    }
+    t
+}
+
 const CSS: &str = "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;width:100%;margin:1em 0}th,td{border:1px solid #ccc;padding:4px 8px;\
 vertical-align:top;text-align:left}th{background:#f3f3f3}td.num{white-space:nowrap}\
-.holds{color:#1a7f37;font-weight:600}.direction{color:#9a6700;font-weight:600}.fails{color:#cf222e;font-weight:600}\
+.holds{color:#1a7f37;font-weight:600}.direction{color:#9a6700;font-weight:600}.inconclusive{color:#57606a;font-weight:600}.fails{color:#cf222e;font-weight:600}\
 tr.why td{background:#fafafa;font-size:90%}p.meta{color:#555;font-size:90%}figure{margin:1em 0}\
 figure svg{max-width:100%;height:auto}figcaption{font-size:90%;color:#555}";

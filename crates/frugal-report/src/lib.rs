@@ -17,6 +17,7 @@ pub mod html;
 pub mod plot;
 pub mod runner;
 pub mod table;
+pub mod verdict;
 
 pub use claim::{Claim, Outcome, Verdict};
 pub use experiment::{Configuration, Experiment, System};

@@ -353,11 +353,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
     let command = first.command.clone();
     let mut outputs: Vec<Output> = shards.into_iter().flat_map(|s| s.outputs).collect();
     outputs.sort_by_key(|o| o.configuration);
-    write(&experiments, outputs, out, &command)
+    write(&experiments, outputs, out, &command).map(drop)
 }
 
 /// Gathers `outputs` (in configuration order) per experiment and writes `out/results/*.csv`,
-/// `out/plots/*` and `out/report.html` and `out/results.md`.
+/// `out/plots/*` and `out/report.html` and `out/results.md`; returns the report's
+/// sections.
 ///
 /// # Errors
 /// [`Usage`] for a plot or claim the rows cannot make; I/O errors.
@@ -366,7 +367,7 @@ pub fn write(
     outputs: Vec<Output>,
     out: &Path,
     command: &str,
-) -> Result<()> {
+) -> Result<Vec<Section>> {
     for sub in ["results", "plots"] {
         std::fs::create_dir_all(out.join(sub))
             .with_context(|| format!("creating {}", out.join(sub).display()))?;
@@ -449,7 +450,7 @@ pub fn write(
         std::fs::write(&md, html::markdown(&of))
             .with_context(|| format!("writing {}", md.display()))?;
     }
-    Ok(())
+    Ok(sections)
 }
 
 /// Rows as a subcommand's `--out` CSV writes them, read back as a table.

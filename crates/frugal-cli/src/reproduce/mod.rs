@@ -131,8 +131,15 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
         &progress,
     )?;
     progress.finish();
-    runner::write(&experiments, outputs, &a.out, &command)?;
+    let sections = runner::write(&experiments, outputs, &a.out, &command)?;
     tracing::info!(out = %a.out.display(), experiments = experiments.len(), "report written");
+    let shipped = a.quick.then(|| {
+        frugal_report::html::verdicts_of_markdown(frugal_report::embedded::SHIPPED_RESULTS)
+    });
+    print!(
+        "{}",
+        frugal_report::html::summary(&sections, shipped.as_deref())
+    );
     Ok(())
 }
 
@@ -163,7 +170,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     )?;
     progress.finish();
     match a.shard {
-        None => runner::write(&experiments, outputs, &a.out, &command),
+        None => runner::write(&experiments, outputs, &a.out, &command).map(drop),
         Some(shard) => {
             let sources = files
                 .iter()

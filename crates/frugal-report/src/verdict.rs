@@ -1,0 +1,229 @@
+//! Grading one measured value against a published claim: sign and size, with the runs'
+//! 95 % interval where there are several runs.
+//!
+//! A claim's *region* is the set of values it allows: its test (`at_most`, `at_least`,
+//! `between`, widened by the tolerance) intersected with its direction (a claimed increase
+//! allows only values above 0, a claimed decrease only values below 0). A value v with
+//! 95 % half-width h (0 for a single run):
+//!
+//! - **holds** if v is in the region and, for a claimed direction, the interval
+//!   [v − h, v + h] lies on that side of 0 (the sign is established);
+//! - **inconclusive** if it does not hold but the interval reaches the region (the runs
+//!   cannot reject the claim), or v is in the region but the interval crosses 0;
+//! - **direction only** if the interval lies outside the region, on the claimed side of 0
+//!   (an effect of the published sign, not of the published size);
+//! - **does not hold** otherwise: the interval excludes the claim, and either the claim
+//!   states no direction or the sign is not the published one.
+//!
+//! An ordering link `a < b` is a claim of direction on the difference b − a (its region:
+//! above 0); `a ≤ b` allows b − a ≥ −tolerance · b.
+
+use serde::Deserialize;
+
+/// A verdict, from best to worst.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// The published claim holds on frugal's runs.
+    Holds,
+    /// The effect has the published direction but not its size (or not every link of an
+    /// ordering holds).
+    DirectionOnly,
+    /// The runs' intervals cannot tell: the claim is neither established nor excluded.
+    Inconclusive,
+    /// The runs contradict the claim.
+    DoesNotHold,
+    /// No run produced the metric (a failed run or a filter that matches nothing).
+    NoData,
+}
+
+impl Verdict {
+    /// The report's wording.
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DirectionOnly => "direction only",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::NoData => "no data",
+        }
+    }
+}
+
+/// The sign a claim states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// An increase: the value must be above 0.
+    Higher,
+    /// A decrease: the value must be below 0.
+    Lower,
+    /// No sign: only the test counts (a level, or "within x %").
+    Either,
+}
+
+/// A measured value: the point estimate and the half-width of its 95 % interval (0: a
+/// single run, or runs that agree exactly).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// The point estimate.
+    pub value: f64,
+    /// Half-width of the 95 % interval, ≥ 0.
+    pub half: f64,
+}
+
+/// The values a claim allows, [lo, hi] (infinite ends allowed).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Region {
+    /// Lowest allowed value.
+    pub lo: f64,
+    /// Highest allowed value.
+    pub hi: f64,
+}
+
+impl Region {
+    /// A test's region within `direction`: a claimed increase excludes 0 and below.
+    pub fn new(lo: f64, hi: f64, direction: Direction) -> Region {
+        match direction {
+            Direction::Higher => Region {
+                lo: lo.max(f64::MIN_POSITIVE),
+                hi,
+            },
+            Direction::Lower => Region {
+                lo,
+                hi: hi.min(-f64::MIN_POSITIVE),
+            },
+            Direction::Either => Region { lo, hi },
+        }
+    }
+
+    fn contains(&self, v: f64) -> bool {
+        self.lo <= v && v <= self.hi
+    }
+
+    fn meets(&self, lo: f64, hi: f64) -> bool {
+        lo <= self.hi && hi >= self.lo
+    }
+}
+
+/// The verdict on `m` for a claim allowing `region` with `direction` (module doc).
+pub fn grade(m: Measured, region: Region, direction: Direction) -> Verdict {
+    let (lo, hi) = (m.value - m.half, m.value + m.half);
+    let on_side = match direction {
+        Direction::Higher => lo > 0.0,
+        Direction::Lower => hi < 0.0,
+        Direction::Either => true,
+    };
+    if region.contains(m.value) {
+        return if on_side {
+            Verdict::Holds
+        } else {
+            Verdict::Inconclusive
+        };
+    }
+    if region.meets(lo, hi) {
+        Verdict::Inconclusive
+    } else if direction != Direction::Either && on_side {
+        Verdict::DirectionOnly
+    } else {
+        Verdict::DoesNotHold
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(value: f64, half: f64) -> Measured {
+        Measured { value, half }
+    }
+
+    #[test]
+    fn the_opposite_sign_never_holds() {
+        // Paper 002: "about 14 % more than AEP" (at_most = 14, an increase), measured
+        // −13.5 % — the old upper-bound-only test passed it.
+        let up_to_14 = Region::new(f64::NEG_INFINITY, 14.0, Direction::Higher);
+        assert_eq!(
+            grade(m(-13.5, 0.0), up_to_14, Direction::Higher),
+            Verdict::DoesNotHold
+        );
+        assert_eq!(
+            grade(m(-12.8, 3.0), up_to_14, Direction::Higher),
+            Verdict::DoesNotHold
+        );
+        assert_eq!(
+            grade(m(11.3, 0.0), up_to_14, Direction::Higher),
+            Verdict::Holds
+        );
+        // A wide interval that crosses 0 cannot tell the sign.
+        assert_eq!(
+            grade(m(8.7, 12.0), up_to_14, Direction::Higher),
+            Verdict::Inconclusive
+        );
+        // A claimed decrease measured as an increase.
+        let cut = Region::new(-30.0, -25.0, Direction::Lower);
+        assert_eq!(
+            grade(m(4.0, 1.0), cut, Direction::Lower),
+            Verdict::DoesNotHold
+        );
+    }
+
+    #[test]
+    fn a_tie_inside_the_intervals_is_inconclusive() {
+        // "β = 0.75 is cheaper than β = 1": the difference b − a = −0.034 ± 0.12.
+        let above_0 = Region::new(0.0, f64::INFINITY, Direction::Higher);
+        assert_eq!(
+            grade(m(-0.034, 0.12), above_0, Direction::Higher),
+            Verdict::Inconclusive
+        );
+        // The same point with no interval (single runs) does not hold.
+        assert_eq!(
+            grade(m(-0.034, 0.0), above_0, Direction::Higher),
+            Verdict::DoesNotHold
+        );
+        // A positive point whose interval crosses 0: the sign is not established.
+        assert_eq!(
+            grade(m(0.05, 0.12), above_0, Direction::Higher),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            grade(m(0.05, 0.01), above_0, Direction::Higher),
+            Verdict::Holds
+        );
+    }
+
+    #[test]
+    fn just_inside_and_just_outside_the_published_range() {
+        let cut = Region::new(-30.0, -25.0, Direction::Lower);
+        assert_eq!(grade(m(-25.0, 0.0), cut, Direction::Lower), Verdict::Holds);
+        assert_eq!(grade(m(-30.0, 0.0), cut, Direction::Lower), Verdict::Holds);
+        assert_eq!(
+            grade(m(-24.99, 0.0), cut, Direction::Lower),
+            Verdict::DirectionOnly
+        );
+        assert_eq!(
+            grade(m(-30.01, 0.0), cut, Direction::Lower),
+            Verdict::DirectionOnly
+        );
+        // Just outside, but the interval reaches the range: the runs cannot reject it.
+        assert_eq!(
+            grade(m(-24.0, 1.5), cut, Direction::Lower),
+            Verdict::Inconclusive
+        );
+        // Outside by more than the interval: the size is rejected, the sign stands.
+        assert_eq!(
+            grade(m(-20.0, 1.5), cut, Direction::Lower),
+            Verdict::DirectionOnly
+        );
+        // A claim without a direction ("within ±5 %") fails outside its range.
+        let near = Region::new(-5.0, 5.0, Direction::Either);
+        assert_eq!(grade(m(5.0, 0.0), near, Direction::Either), Verdict::Holds);
+        assert_eq!(
+            grade(m(7.0, 0.5), near, Direction::Either),
+            Verdict::DoesNotHold
+        );
+        assert_eq!(
+            grade(m(7.0, 2.5), near, Direction::Either),
+            Verdict::Inconclusive
+        );
+    }
+}
