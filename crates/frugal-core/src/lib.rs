@@ -23,6 +23,7 @@ pub mod queue;
 pub mod resources;
 pub mod rut;
 pub mod scheduler;
+pub mod text_serde;
 
 pub use billing::BillingGranularity;
 pub use cluster::{Cluster, InstanceType, PowerState, Site, Vm, VmId};

@@ -106,18 +106,7 @@ impl FromStr for PolicySpec {
     }
 }
 
-impl serde::Serialize for PolicySpec {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PolicySpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PolicySpec, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_as_text!(PolicySpec);
 
 #[cfg(test)]
 mod tests {

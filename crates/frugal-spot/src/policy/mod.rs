@@ -24,8 +24,6 @@ mod uniform;
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
-
 use crate::model::{Job, Mode, POLICY_DONE_S, Slack};
 use crate::optimum::{LookaheadPlan, OptimumPlan};
 
@@ -270,18 +268,7 @@ impl FromStr for PolicySpec {
     }
 }
 
-impl Serialize for PolicySpec {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for PolicySpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PolicySpec, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+frugal_core::serde_as_text!(PolicySpec);
 
 #[cfg(test)]
 mod tests {
