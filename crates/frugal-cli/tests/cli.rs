@@ -16,18 +16,7 @@ fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
     assert!(out.contains(
         "high load: FB-2009_samples_24_times_1hr_0.tsv hour 6, first 100 jobs (100 jobs)"
     ));
-    for p in [
-        "round-robin",
-        "round-robin-consolidate",
-        "first-fit",
-        "best-fit-decreasing",
-        "gio",
-        "asq",
-        "morpheus",
-        "aep",
-        "optimal",
-        "milp",
-    ] {
+    for p in frugal_core::PolicyKind::ALL.map(|k| k.name()) {
         let rows = out
             .lines()
             .filter(|l| l.split_whitespace().next() == Some(p));

@@ -37,6 +37,39 @@ fn bfd_reproduces_paper_004_figure_3() {
     assert_eq!(vms(&p2), vec![(1, 2)]);
 }
 
+/// Spark's consolidate (spreadOut = false), hand-computed: idle VMs of 2, 8, 4 and 8
+/// cores. The two 8-core VMs tie on free cores; the higher id (3) comes first and takes
+/// four 2-core executors, VM 1 the fifth. A second job then goes to VM 1 (6 cores free),
+/// not to the emptier small VMs' ids.
+#[test]
+fn spark_consolidate_fills_the_vm_with_most_free_cores_first() {
+    let mut c = cluster(&[
+        (2, 64, Cloud, 1.0),
+        (8, 64, Cloud, 4.0),
+        (4, 64, Cloud, 2.0),
+        (8, 64, Cloud, 4.0),
+    ]);
+    let mut sc = SparkConsolidate::default();
+    let j1 = job("job-1", 5, 2, 1, 100.0);
+    let p1 = sc.place(&j1, &c, 0.0).unwrap();
+    assert_eq!(vms(&p1), vec![(3, 4), (1, 1)]);
+    reserve(&mut c, &j1, &p1, 100.0);
+    let p2 = sc.place(&job("job-2", 2, 1, 1, 100.0), &c, 0.0).unwrap();
+    assert_eq!(vms(&p2), vec![(1, 2)]);
+    // Paper 004 Fig. 3b: a one-core job on an idle cluster lands on the largest VM.
+    let idle = cluster(&[
+        (2, 64, Cloud, 1.0),
+        (4, 64, Cloud, 2.0),
+        (8, 64, Cloud, 4.0),
+    ]);
+    assert_eq!(
+        vms(&sc.place(&job("j", 1, 1, 1, 10.0), &idle, 0.0).unwrap()),
+        vec![(2, 1)]
+    );
+    // All or nothing: 8 × 2 cores do not fit in 14 cores.
+    assert!(sc.place(&job("big", 8, 2, 1, 10.0), &idle, 0.0).is_none());
+}
+
 #[test]
 fn bfd_fills_the_tightest_active_vm_first() {
     let mut c = cluster(&[

@@ -24,6 +24,11 @@
 //! that column's value (the same workload); an ordering link's from the difference's.
 //! With several groups the verdict is the worst group's, unless `over = "min"` or `"max"`
 //! picks one group by value ("up to 80 % cheaper": the best case).
+//!
+//! Each claim names its [`Setting`] (`setting = "paper"`, the default, `"authors-code"` or
+//! `"extension"`) and whether the paper measured it on a real cluster
+//! (`real_cluster = true`): only the paper's setting gives the verdict on a published
+//! claim; the others are labelled rows beside it.
 
 use serde::Deserialize;
 
@@ -43,6 +48,39 @@ pub enum Over {
     Min,
     /// The group with the largest value.
     Max,
+}
+
+/// The setting a claim is judged in (module doc of [`crate::claim`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Setting {
+    /// The paper's own setting as its text states it: workload generator or trace,
+    /// deadline rule, baseline as the paper defines it, its duration-penalty model and its
+    /// cluster. The verdict on the paper's claim.
+    #[default]
+    Paper,
+    /// The paper's setting as the authors' published code or data implements it where that
+    /// differs from the text (the reading is named in the experiment's description).
+    AuthorsCode,
+    /// frugal's own variation (another trace or hour, a held-out protocol, another
+    /// workload): informative, never the verdict on the paper's claim.
+    Extension,
+}
+
+impl Setting {
+    /// Every setting, in report order.
+    pub const ALL: [Setting; 3] = [Setting::Paper, Setting::AuthorsCode, Setting::Extension];
+
+    /// The label of a claim row; `real_cluster` marks a paper setting the paper measured
+    /// on a real cluster and frugal simulates.
+    pub fn label(self, real_cluster: bool) -> &'static str {
+        match (self, real_cluster) {
+            (Setting::Paper, false) => "paper",
+            (Setting::Paper, true) => "paper (real cluster; simulated here)",
+            (Setting::AuthorsCode, _) => "authors' code",
+            (Setting::Extension, _) => "extension",
+        }
+    }
 }
 
 /// One published claim (`[[claim]]` in an experiment file).
@@ -107,6 +145,13 @@ pub struct Claim {
     /// Why frugal's number differs from the paper's, shown unless the claim holds.
     #[serde(default)]
     pub note: Option<String>,
+    /// The setting the claim is judged in.
+    #[serde(default)]
+    pub setting: Setting,
+    /// The paper measured this on a real cluster; frugal's rows are simulated until a live
+    /// run replaces them.
+    #[serde(default)]
+    pub real_cluster: bool,
 }
 
 /// A group of rows to evaluate: its label, its rows, and the family member it compares

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::claim::{Claim, Outcome, Verdict};
+use crate::claim::{Claim, Outcome, Setting, Verdict};
 use crate::experiment::Experiment;
 
 /// One experiment's part of the report.
@@ -92,24 +92,28 @@ pub fn html(sections: &[Section], command: &str) -> String {
          not hold</span>.</p>\n",
         escape(command)
     );
-    let total: usize = sections.iter().map(|s| s.claims.len()).sum();
-    let count = |v: Verdict| {
-        sections
-            .iter()
-            .flat_map(|s| &s.claims)
-            .filter(|(_, o)| o.verdict == v)
-            .count()
-    };
-    let _ = writeln!(
-        h,
-        "<p>{total} claims: {} hold, {} direction only, {} inconclusive, {} do not hold, {} \
-         without data.</p>",
-        count(Verdict::Holds),
-        count(Verdict::DirectionOnly),
-        count(Verdict::Inconclusive),
-        count(Verdict::DoesNotHold),
-        count(Verdict::NoData)
+    h.push_str(
+        "<p>Only the paper's setting gives the verdict on a published claim; rows in the \
+         authors' code or in frugal's extensions are labelled as such.</p><table><thead><tr>\
+         <th>setting</th><th>claims</th><th>holds</th><th>direction only</th>\
+         <th>inconclusive</th><th>does not hold</th><th>no data</th></tr></thead><tbody>\n",
     );
+    for (label, n) in tally(sections) {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td></tr>",
+            escape(label),
+            n.iter().sum::<usize>(),
+            n[0],
+            n[1],
+            n[2],
+            n[3],
+            n[4]
+        );
+    }
+    h.push_str("</tbody></table>\n");
     for (paper, secs) in by_paper(sections) {
         let title = paper_title(paper).map_or_else(|| format!("Experiments {paper}"), String::from);
         let _ = writeln!(
@@ -137,8 +141,8 @@ pub fn html(sections: &[Section], command: &str) -> String {
             }
             if !s.claims.is_empty() {
                 h.push_str(
-                    "<table><thead><tr><th>claim</th><th>source</th><th>published</th>\
-                     <th>frugal</th><th>verdict</th></tr></thead><tbody>\n",
+                    "<table><thead><tr><th>claim</th><th>setting</th><th>source</th>\
+                     <th>published</th><th>frugal</th><th>verdict</th></tr></thead><tbody>\n",
                 );
                 for (c, o) in &s.claims {
                     let detail = if o.groups.len() > 1 {
@@ -161,9 +165,10 @@ pub fn html(sections: &[Section], command: &str) -> String {
                     };
                     let _ = writeln!(
                         h,
-                        "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>\
+                        "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>\
                          <td class=\"{}\">{}</td></tr>",
                         escape(&c.claim),
+                        escape(c.setting.label(c.real_cluster)),
                         escape(&c.source),
                         escape(&c.published),
                         escape(&o.frugal),
@@ -176,7 +181,7 @@ pub fn html(sections: &[Section], command: &str) -> String {
                     {
                         let _ = writeln!(
                             h,
-                            "<tr class=\"why\"><td colspan=\"5\">Why: {}</td></tr>",
+                            "<tr class=\"why\"><td colspan=\"6\">Why: {}</td></tr>",
                             escape(n)
                         );
                     }
@@ -197,25 +202,108 @@ pub fn html(sections: &[Section], command: &str) -> String {
     h
 }
 
-/// The claims as Markdown: one table per paper (the book's results, `results.md`).
+/// Verdict counts per setting, and the total, for the claims of `sections`.
+fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 5])> {
+    let order = [
+        Verdict::Holds,
+        Verdict::DirectionOnly,
+        Verdict::Inconclusive,
+        Verdict::DoesNotHold,
+        Verdict::NoData,
+    ];
+    let count = |keep: &dyn Fn(&Claim) -> bool| {
+        let mut n = [0; 5];
+        for (c, o) in sections.iter().flat_map(|s| &s.claims) {
+            if keep(c) {
+                n[order.iter().position(|v| *v == o.verdict).unwrap_or(4)] += 1;
+            }
+        }
+        n
+    };
+    let mut rows: Vec<(&'static str, [usize; 5])> = vec![
+        (
+            "paper's setting, simulated by the paper",
+            count(&|c| c.setting == Setting::Paper && !c.real_cluster),
+        ),
+        (
+            "paper's setting, real cluster in the paper (simulated here)",
+            count(&|c| c.setting == Setting::Paper && c.real_cluster),
+        ),
+        (
+            "the authors' code",
+            count(&|c| c.setting == Setting::AuthorsCode),
+        ),
+        (
+            "frugal's extensions",
+            count(&|c| c.setting == Setting::Extension),
+        ),
+    ];
+    rows.retain(|(_, n)| n.iter().sum::<usize>() > 0);
+    rows.push(("all", count(&|_| true)));
+    rows
+}
+
+/// The claims as Markdown (the book's results, `results.md`, and each paper chapter's):
+/// the verdicts counted per setting, then one table per paper, each followed by the reason
+/// for every claim that does not hold, with the rows and the command behind it.
 pub fn markdown(sections: &[Section]) -> String {
     let mut m = String::new();
+    m.push_str(
+        "| setting | claims | holds | direction only | inconclusive | does not hold | no data |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for (label, n) in tally(sections) {
+        let _ = writeln!(
+            m,
+            "| {label} | {} | {} | {} | {} | {} | {} |",
+            n.iter().sum::<usize>(),
+            n[0],
+            n[1],
+            n[2],
+            n[3],
+            n[4]
+        );
+    }
+    m.push('\n');
     for (paper, secs) in by_paper(sections) {
         let title = paper_title(paper).map_or_else(|| format!("Experiments {paper}"), String::from);
         let _ = writeln!(m, "**{title}**\n");
-        m.push_str("| claim | source | published | frugal | verdict |\n|---|---|---|---|---|\n");
+        m.push_str(
+            "| claim | setting | source | published | frugal | verdict |\n|---|---|---|---|---|---|\n",
+        );
+        let mut why = String::new();
         for s in secs {
             for (c, o) in &s.claims {
                 let _ = writeln!(
                     m,
-                    "| {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} |",
                     c.claim.replace('|', "\\|"),
+                    c.setting.label(c.real_cluster),
                     c.source.replace('|', "\\|"),
                     c.published.replace('|', "\\|"),
                     o.frugal.replace('|', "\\|"),
                     o.verdict.text()
                 );
+                if o.verdict != Verdict::Holds
+                    && let Some(n) = &c.note
+                {
+                    let _ = writeln!(
+                        why,
+                        "- *{}* ({}; rows in `results/{}.csv`): {}",
+                        c.claim,
+                        o.verdict.text(),
+                        s.id,
+                        n
+                    );
+                }
             }
+        }
+        if !why.is_empty() {
+            let _ = write!(
+                m,
+                "\nWhy frugal's numbers differ (re-run with `frugal reproduce {paper} --out DIR`; \
+                 the rows are then in `DIR/results/`):\n\n{why}"
+            );
         }
         m.push('\n');
     }
@@ -234,7 +322,7 @@ pub fn verdicts_of_markdown(md: &str) -> Vec<(String, String)> {
                 .split('|')
                 .map(|c| c.trim().replace('\u{0}', "|"))
                 .collect();
-            (cells.len() == 5).then(|| (cells[0].clone(), cells[4].clone()))
+            (cells.len() == 6).then(|| (cells[0].clone(), cells[5].clone()))
         })
         .collect()
 }
@@ -260,9 +348,13 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
                     }
                     _ => String::new(),
                 };
+                let setting = match c.setting.label(c.real_cluster) {
+                    "paper" => String::new(),
+                    label => format!(" [{label}]"),
+                };
                 let _ = writeln!(
                     t,
-                    "  {:<14} {}\n                 published {} · frugal {}{mark}",
+                    "  {:<14} {}{setting}\n                 published {} · frugal {}{mark}",
                     o.verdict.text(),
                     c.claim,
                     c.published,
@@ -271,17 +363,19 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
             }
         }
     }
-    let count = |v: Verdict| all.iter().filter(|(_, o)| o.verdict == v).count();
-    let _ = writeln!(
-        t,
-        "{} claims: {} hold, {} direction only, {} inconclusive, {} do not hold, {} without data",
-        all.len(),
-        count(Verdict::Holds),
-        count(Verdict::DirectionOnly),
-        count(Verdict::Inconclusive),
-        count(Verdict::DoesNotHold),
-        count(Verdict::NoData)
-    );
+    for (label, n) in tally(sections) {
+        let _ = writeln!(
+            t,
+            "{label}: {} claims: {} hold, {} direction only, {} inconclusive, {} do not hold, {} \
+             without data",
+            n.iter().sum::<usize>(),
+            n[0],
+            n[1],
+            n[2],
+            n[3],
+            n[4]
+        );
+    }
     if shipped.is_some() {
         let _ = writeln!(
             t,

@@ -8,12 +8,23 @@
 //!   with 95 % intervals.
 //! - `timeline`: one run (the first that matches `where`): each VM's powered-on intervals
 //!   as a Gantt chart above the cumulative bill.
+//!
+//! A `[[plot]]` of an experiment file has `name` (file stem), `title` (caption), `kind`,
+//! `x` and `y` (columns; `x` numeric for lines), `series` (the column whose values make
+//! the clusters of bars or the lines), `where` (only rows with these column values),
+//! `x_label` and `y_label` (axis captions with their units; default: the column names;
+//! bars name each cluster under it, caption the clusters with the `series` column and
+//! title the legend of `x` values with `x_label`). Each policy keeps one colour
+//! in every figure of the report (its place in the list of built-in policies); lines also
+//! differ by marker and dash; ticks of whole numbers print without decimals.
 
 use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
 use frugal_sim::stats::Estimate;
@@ -217,30 +228,44 @@ impl PlotSpec {
                 let colours = colours(bars);
                 let mut chart = ChartBuilder::on(&plot)
                     .margin(px(12))
-                    .x_label_area_size(px(40))
+                    .x_label_area_size(px(44))
                     .y_label_area_size(px(70))
                     .build_cartesian_2d(0.0..width * clusters.len() as f64, 0.0..top)
                     .map_err(err)?;
-                // Cluster names go in the axis caption, left to right: plotters puts ticks at
-                // round numbers, not at the clusters' centres.
-                let caption = match (&self.series, clusters.len()) {
-                    (Some(s), n) if n > 1 => {
-                        format!("{s}, left to right: {}", clusters.join(" · "))
-                    }
-                    _ => String::new(),
-                };
-                let mut mesh = chart.configure_mesh();
-                mesh.label_style(font(12))
+                chart
+                    .configure_mesh()
+                    .label_style(font(12))
                     .axis_desc_style(font(14))
                     .disable_x_mesh()
                     .x_labels(0)
-                    .y_desc(y_label);
-                // No empty caption: its blank text line would end the SVG's HTML block where
-                // the book includes the SVG into a page.
-                if !caption.is_empty() {
-                    mesh.x_desc(caption);
+                    .y_label_formatter(&|v| tick(*v))
+                    .y_desc(y_label)
+                    .draw()
+                    .map_err(err)?;
+                // Each cluster's name under its centre (plotters puts ticks at round
+                // numbers, not at the clusters), and the series column's name below them.
+                let label_style =
+                    TextStyle::from(font(12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+                for (c, name) in clusters.iter().enumerate() {
+                    let (x, y) = chart.backend_coord(&(c as f64 * width + width / 2.0, 0.0));
+                    root.draw(&Text::new(
+                        name.clone(),
+                        (x, y + px(6) as i32),
+                        label_style.clone(),
+                    ))
+                    .map_err(err)?;
                 }
-                mesh.draw().map_err(err)?;
+                if let (Some(series), true) = (&self.series, clusters.len() > 1) {
+                    let (x0, y) = chart.backend_coord(&(0.0, 0.0));
+                    let (x1, _) = chart.backend_coord(&(width * clusters.len() as f64, 0.0));
+                    root.draw(&Text::new(
+                        series.clone(),
+                        ((x0 + x1) / 2, y + px(24) as i32),
+                        TextStyle::from(font(14).into_font())
+                            .pos(Pos::new(HPos::Center, VPos::Top)),
+                    ))
+                    .map_err(err)?;
+                }
                 for (b, colour) in colours.iter().enumerate() {
                     let at = |c: usize| c as f64 * width + 0.5 + b as f64;
                     chart
@@ -269,7 +294,7 @@ impl PlotSpec {
                         }))
                         .map_err(err)?;
                 }
-                legend(&key, bars, &colours, false, s).map_err(err)?;
+                legend(&key, self.x_label.as_deref(), bars, &colours, false, s).map_err(err)?;
             }
             Figure::Lines(lines) => {
                 // The y range fits the data (with its confidence band) and a margin; it
@@ -288,8 +313,18 @@ impl PlotSpec {
                     (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
                 }
                 if x1 <= x0 {
-                    x1 = x0 + 1.0;
+                    // One x value (a quick run): centre it.
+                    (x0, x1) = (x0 - 1.0, x1 + 1.0);
                 }
+                let xs: Vec<f64> = {
+                    let mut v: Vec<f64> = lines
+                        .iter()
+                        .flat_map(|(_, p)| p.iter().map(|q| q.0))
+                        .collect();
+                    v.sort_by(f64::total_cmp);
+                    v.dedup();
+                    v
+                };
                 if y0 > 0.0 && y0 < 0.25 * y1 {
                     y0 = 0.0;
                 }
@@ -303,15 +338,20 @@ impl PlotSpec {
                     .y_label_area_size(px(70))
                     .build_cartesian_2d(x0..x1, y0..y1)
                     .map_err(err)?;
+                // With few x values, one tick at each.
+                let x_ticks = if xs.len() <= 12 { xs.len().max(2) } else { 10 };
                 chart
                     .configure_mesh()
                     .label_style(font(12))
                     .axis_desc_style(font(14))
+                    .x_labels(x_ticks)
+                    .x_label_formatter(&|v| tick(*v))
+                    .y_label_formatter(&|v| tick(*v))
                     .x_desc(x_label)
                     .y_desc(y_label)
                     .draw()
                     .map_err(err)?;
-                for ((_, pts), &colour) in lines.iter().zip(&colours) {
+                for (k, ((_, pts), &colour)) in lines.iter().zip(&colours).enumerate() {
                     // The 95 % confidence band over the repetitions (seeds), where there
                     // are several.
                     if pts.iter().any(|(_, e)| e.ci95.is_some()) {
@@ -328,20 +368,29 @@ impl PlotSpec {
                             .draw_series(std::iter::once(Polygon::new(band, colour.mix(0.18))))
                             .map_err(err)?;
                     }
-                    chart
-                        .draw_series(LineSeries::new(
-                            pts.iter().map(|(x, e)| (*x, e.mean)),
-                            colour.stroke_width(px(2)),
-                        ))
-                        .map_err(err)?;
-                    chart
-                        .draw_series(
-                            pts.iter()
-                                .map(|(x, e)| Circle::new((*x, e.mean), px(3), colour.filled())),
-                        )
-                        .map_err(err)?;
+                    let line = pts.iter().map(|(x, e)| (*x, e.mean));
+                    if k % 2 == 0 {
+                        chart
+                            .draw_series(LineSeries::new(line, colour.stroke_width(px(2))))
+                            .map_err(err)?;
+                    } else {
+                        chart
+                            .draw_series(DashedLineSeries::new(
+                                line,
+                                px(8),
+                                px(5),
+                                colour.stroke_width(px(2)),
+                            ))
+                            .map_err(err)?;
+                    }
+                    for (x, e) in pts {
+                        chart
+                            .plotting_area()
+                            .draw(&marker(k, (*x, e.mean), px(4), &colour))
+                            .map_err(err)?;
+                    }
                 }
-                legend(&key, &names, &colours, true, s).map_err(err)?;
+                legend(&key, None, &names, &colours, true, s).map_err(err)?;
             }
             Figure::Timeline { vms, cost } => {
                 let end = vms
@@ -373,6 +422,7 @@ impl PlotSpec {
                     .label_style(font(11))
                     .axis_desc_style(font(14))
                     .disable_y_mesh()
+                    .x_label_formatter(&|v| tick(*v))
                     .y_labels(vms.len().min(30))
                     .y_label_formatter(&label)
                     .draw()
@@ -402,6 +452,8 @@ impl PlotSpec {
                 line.configure_mesh()
                     .label_style(font(12))
                     .axis_desc_style(font(14))
+                    .x_label_formatter(&|v| tick(*v))
+                    .y_label_formatter(&|v| tick(*v))
                     .x_desc("simulated time (s)")
                     .y_desc("bill so far ($)")
                     .draw()
@@ -417,10 +469,12 @@ impl PlotSpec {
     }
 }
 
-/// Draws the legend of `names` in their `colours` down the `area` column: a swatch (a
-/// line for line plots) and the name, one entry per row; lengths `s` times the SVG's.
+/// Draws the legend of `names` in their `colours` down the `area` column, under `title`: a
+/// swatch (a line with its marker and dash for line plots) and the name, one entry per
+/// row; lengths `s` times the SVG's.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
+    title: Option<&str>,
     names: &[String],
     colours: &[RGBColor],
     lines: bool,
@@ -429,13 +483,26 @@ fn legend<DB: DrawingBackend>(
     let s = s as i32;
     let font = ("sans-serif", f64::from(13 * s)).into_font();
     let row = ((SIZE.1 as i32 - 60) / names.len().max(1) as i32).clamp(10, 20) * s;
+    if let Some(t) = title {
+        area.draw(&Text::new(t.to_string(), (4 * s, 20 * s), font.clone()))?;
+    }
     for (k, (name, colour)) in names.iter().zip(colours).enumerate() {
         let y = 48 * s + k as i32 * row;
         if lines {
-            area.draw(&PathElement::new(
-                vec![(6 * s, y), (24 * s, y)],
-                colour.stroke_width(3 * s as u32),
-            ))?;
+            if k % 2 == 0 {
+                area.draw(&PathElement::new(
+                    vec![(4 * s, y), (26 * s, y)],
+                    colour.stroke_width(2 * s as u32),
+                ))?;
+            } else {
+                area.draw(&DashedPathElement::new(
+                    vec![(4 * s, y), (26 * s, y)],
+                    6 * s,
+                    3 * s,
+                    colour.stroke_width(2 * s as u32),
+                ))?;
+            }
+            area.draw(&marker(k, (15 * s, y), 4 * s as u32, colour))?;
         } else {
             area.draw(&Rectangle::new(
                 [(8 * s, y - 5 * s), (20 * s, y + 5 * s)],
@@ -450,10 +517,52 @@ fn legend<DB: DrawingBackend>(
 /// Width in pixels of the legend column beside bars and lines.
 const LEGEND_WIDTH: u32 = 250;
 
-/// One colour per series name, none reused within a plot: trained agents (`rl:<agent>-…`)
-/// get shades of one hue per agent, dark to light in order (so the β of a family reads
-/// as a ramp), set apart from the baselines, which take the distinct colours of
-/// [`PALETTE`] in order.
+/// A marker told apart by shape as well as colour: circle, triangle, cross, square, in
+/// turn, centred at `at`.
+fn marker<'a, DB: DrawingBackend + 'a, C: Clone + 'static>(
+    k: usize,
+    at: C,
+    size: u32,
+    colour: &RGBColor,
+) -> DynElement<'a, DB, C> {
+    let filled = colour.filled();
+    match k % 4 {
+        0 => Circle::new(at, size, filled).into_dyn(),
+        1 => TriangleMarker::new(at, size + 1, filled).into_dyn(),
+        2 => Cross::new(at, size, colour.stroke_width(2)).into_dyn(),
+        _ => (EmptyElement::at(at)
+            + Rectangle::new(
+                [(-(size as i32), -(size as i32)), (size as i32, size as i32)],
+                filled,
+            ))
+        .into_dyn(),
+    }
+}
+
+/// A tick label: whole numbers without decimals, others with up to three significant
+/// decimals and no trailing zeros.
+fn tick(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 * v.abs().max(1.0) {
+        return format!("{}", v.round() as i64);
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let t = format!("{v:.digits$}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The colour a name always gets: a built-in placement policy's own, by its place in
+/// [`frugal_core::PolicyKind::ALL`] (so FIFO, GIO… look the same in every figure).
+fn fixed_colour(name: &str) -> Option<usize> {
+    frugal_core::PolicyKind::ALL
+        .iter()
+        .position(|k| k.name() == name)
+}
+
+/// One colour per series name, none reused within a plot: a built-in policy keeps its own
+/// ([`fixed_colour`]); trained agents (`rl:<agent>-…`) get shades of one hue per agent,
+/// dark to light in order (so the β of a family reads as a ramp), set apart from the
+/// baselines; every other name takes the next [`PALETTE`] colour no fixed name of the plot
+/// holds.
 fn colours(names: &[String]) -> Vec<RGBColor> {
     let family = |n: &str| -> Option<String> {
         let spec: frugal_core::PolicySpec = n.parse().ok()?;
@@ -468,16 +577,16 @@ fn colours(names: &[String]) -> Vec<RGBColor> {
             families.push(f);
         }
     }
-    let mut baseline = 0;
+    let taken: Vec<usize> = names.iter().filter_map(|n| fixed_colour(n)).collect();
+    let mut free = (0..PALETTE.len()).filter(|i| !taken.contains(i)).cycle();
     let mut seen: Vec<(String, usize)> = Vec::new();
     names
         .iter()
         .map(|n| match family(n) {
-            None => {
-                let c = PALETTE[baseline % PALETTE.len()];
-                baseline += 1;
-                c
-            }
+            None => match fixed_colour(n) {
+                Some(i) => PALETTE[i % PALETTE.len()],
+                None => PALETTE[free.next().unwrap_or(0)],
+            },
             Some(f) => {
                 let size = names
                     .iter()
@@ -527,9 +636,10 @@ const SIZE: (u32, u32) = (900, 480);
 /// 300 dpi), every length and font scaled alike.
 const PNG_SCALE: u32 = 2;
 
-/// Tableau 10 without its blue and purple (the agents' ramps), with olive and a dark grey:
-/// distinguishable, and readable by most colour-blind viewers.
-const PALETTE: [RGBColor; 10] = [
+/// Tableau 10 without its blue and purple (the agents' ramps), with olive, a dark grey, a
+/// dark teal and a dark red: distinguishable, and readable by most colour-blind viewers.
+/// At least as many as the built-in policies, so each keeps its own.
+const PALETTE: [RGBColor; 12] = [
     RGBColor(242, 142, 43),
     RGBColor(225, 87, 89),
     RGBColor(118, 183, 178),
@@ -540,7 +650,12 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(186, 176, 172),
     RGBColor(188, 189, 34),
     RGBColor(80, 80, 80),
+    RGBColor(0, 109, 119),
+    RGBColor(140, 29, 64),
 ];
+
+// Every built-in policy has a colour of its own.
+const _: () = assert!(PALETTE.len() >= frugal_core::PolicyKind::ALL.len());
 
 fn register_font() {
     static FONT: Once = Once::new();
@@ -596,6 +711,127 @@ mod tests {
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The text of every `<text>` element of an SVG, trimmed.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_string())
+            })
+            .collect()
+    }
+
+    fn has_texts(svg: &str, want: &[&str]) {
+        let all = texts(svg);
+        for w in want {
+            assert!(all.iter().any(|t| t == w), "{w:?} not among {all:?}");
+        }
+        assert!(
+            !all.iter().any(|t| t.ends_with(".0")),
+            "a tick ends in .0: {all:?}"
+        );
+    }
+
+    fn hex(c: RGBColor) -> String {
+        format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+    }
+
+    /// Renders `figure` with `spec`, returns the SVG and checks the PNG was written.
+    fn render(spec: &PlotSpec, figure: &Figure) -> String {
+        let dir =
+            std::env::temp_dir().join(format!("frugal-plot-{}-{}", std::process::id(), spec.name));
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = dir.join("p.png");
+        let svg = spec.render(figure, &png).unwrap();
+        assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+        std::fs::remove_dir_all(dir).unwrap();
+        svg
+    }
+
+    #[test]
+    fn bars_name_their_clusters_and_keep_each_policys_colour() {
+        let t = Table::from_csv(
+            b"load,policy,cost_usd\nlight,gio,1\nlight,round-robin,3\nhigh,gio,2\nhigh,round-robin,4\n",
+        )
+        .unwrap();
+        let mut s = spec("bars");
+        s.name = "bars-a".into();
+        s.x_label = Some("policy (legend)".into());
+        let svg = render(&s, &s.figure(&t).unwrap());
+        // Each cluster's name under it, the series column as the caption, the legend's title.
+        has_texts(&svg, &["light", "high", "load", "policy (legend)"]);
+        // GIO has its own colour whatever else is in the figure.
+        let gio = hex(PALETTE[fixed_colour("gio").unwrap()]);
+        let t2 =
+            Table::from_csv(b"load,policy,cost_usd\nlight,asq,1\nlight,first-fit,2\nlight,gio,3\n")
+                .unwrap();
+        let mut s2 = spec("bars");
+        s2.name = "bars-b".into();
+        let svg2 = render(&s2, &s2.figure(&t2).unwrap());
+        assert!(svg.contains(&gio) && svg2.contains(&gio), "{gio}");
+    }
+
+    #[test]
+    fn lines_differ_by_marker_and_dash_and_tick_whole_numbers() {
+        let t = Table::from_csv(
+            b"load,policy,cost_usd\n1,gio,1\n2,gio,2\n3,gio,2\n1,first-fit,3\n2,first-fit,1\n3,first-fit,1\n",
+        )
+        .unwrap();
+        let mut s = spec("lines");
+        s.name = "lines".into();
+        s.x = Some("load".into());
+        s.series = Some("policy".into());
+        s.x_label = Some("load (jobs/s)".into());
+        s.y_label = Some("bill ($)".into());
+        let svg = render(&s, &s.figure(&t).unwrap());
+        // The second line is dashed (many short segments) and marked by triangles.
+        assert!(
+            svg.contains("<circle") && svg.contains("<polygon"),
+            "markers"
+        );
+        let polylines = svg.matches("<polyline").count();
+        assert!(
+            polylines > 6,
+            "{polylines} polylines: the dashed line is missing"
+        );
+        has_texts(&svg, &["load (jobs/s)", "bill ($)", "2"]);
+        // A quick run's single x value is centred, not at the left edge.
+        let one = Table::from_csv(b"load,policy,cost_usd\n4,gio,1\n").unwrap();
+        let svg = render(&s, &s.figure(&one).unwrap());
+        has_texts(&svg, &["4"]);
+    }
+
+    #[test]
+    fn a_timeline_draws_the_vms_and_the_bill() {
+        let s: PlotSpec = toml::from_str("name='tl'\ntitle='t'\nkind='timeline'").unwrap();
+        let f = Figure::Timeline {
+            vms: vec![
+                ("0 m1.large".into(), vec![(0.0, 50.0)]),
+                ("1 m2.xlarge".into(), vec![(10.0, 90.0)]),
+            ],
+            cost: vec![(0.0, 0.0), (50.0, 1.0), (90.0, 2.5)],
+        };
+        let svg = render(&s, &f);
+        has_texts(
+            &svg,
+            &[
+                "0 m1.large",
+                "1 m2.xlarge",
+                "bill so far ($)",
+                "simulated time (s)",
+            ],
+        );
+    }
+
+    #[test]
+    fn ticks_drop_trailing_zeros() {
+        assert_eq!(
+            [4.0, 0.25, 1500.0, 0.123_456, -2.0].map(tick),
+            ["4", "0.25", "1500", "0.1235", "-2"]
+        );
     }
 
     #[test]

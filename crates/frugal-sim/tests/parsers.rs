@@ -66,7 +66,8 @@ proptest! {
     #[test]
     fn job_csv_round_trips(n in 1usize..20, seed in any::<u64>()) {
         let jobs = frugal_sim::workload::synthetic(&frugal_sim::workload::SyntheticConfig {
-            load: frugal_sim::workload::Load::High, jobs: n, hybrid_penalty: 0.3, seed,
+            load: frugal_sim::workload::Load::High,
+            reading: frugal_core::Reading::PaperText, jobs: n, hybrid_penalty: 0.3, seed,
         });
         let back = read_jobs_csv(&write_jobs_csv(&jobs), "j.csv", 0.3).unwrap().jobs;
         prop_assert_eq!(back.len(), jobs.len());

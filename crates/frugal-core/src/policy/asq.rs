@@ -12,6 +12,11 @@ use crate::queue::QueueDiscipline;
 /// place in the cloud; otherwise wait. Within the chosen site it fills active VMs in id
 /// order, then turns on the cheapest off VMs (First Fit restricted to one site), which
 /// maximises use of the private site as AsQ intends.
+///
+/// Source: paper 000 §6.2's text. The authors' simulator (RM-Simulator
+/// `AQSScheduler.java`) goes local only when the local VMs have room at once, ranks VMs
+/// within the site by GIO's cost rule, and fails jobs that neither site could ever hold
+/// (as frugal never runs them); the model chapter's table of readings lists this.
 #[derive(Clone, Debug, Default)]
 pub struct Asq {
     scratch: Vec<Candidate>,

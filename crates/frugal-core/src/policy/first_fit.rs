@@ -12,6 +12,10 @@ use crate::queue::QueueDiscipline;
 /// one executor (ties: lower id) and fill it. The active VMs with room come from the
 /// placement index's first-fit tree, O(log m) each, and the off VMs from its classes
 /// ([`crate::index`]).
+///
+/// Source: the paper's text. The authors' simulator (RM-Simulator
+/// `FirstFitScheduler.java`) orders the running VMs by price, then size, rather than by
+/// id; the model chapter's table of readings compares the two.
 #[derive(Clone, Debug, Default)]
 pub struct FirstFit {
     scratch: Vec<Candidate>,

@@ -1,22 +1,42 @@
 //! Greedy Iterative Optimisation (paper 000 Alg. 2).
 
 use super::objective::vm_cost;
-use super::{Candidate, PlacementPolicy, fill, needed, push_all, sort_candidates};
+use super::{Candidate, PlacementPolicy, Reading, fill, needed, push_all, sort_candidates};
 use crate::cluster::{Cluster, Site};
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
 
-/// GIO, paper 000 §5.2, Alg. 2, Eq. 17–18. If the local VMs (on or off) have room for
-/// all E executors, only local VMs are candidates and T_C = T_C^L; otherwise every VM is
-/// and T_C = T_C^H (Eq. 5). Candidates are sorted by the cost of one more executor,
-/// Cost_Je = max(0, T_C − T_vm) · P_vm (T_vm: remaining active time, 0 when idle or off),
-/// ties broken by lower id, and filled greedily, turning off VMs on. The cost is the same
-/// for every VM of an index group with one busy key ([`crate::index`]), so a decision
-/// costs O(G log G) over those groups.
+/// GIO, paper 000 §5.2, Alg. 2, Eq. 17–18. Candidates are sorted by the cost of one more
+/// executor, Cost_Je = max(0, T_C − T_vm) · P_vm (T_vm: remaining active time, 0 when idle
+/// or off), ties broken by lower id, and filled greedily, turning off VMs on. The cost is
+/// the same for every VM of an index group with one busy key ([`crate::index`]), so a
+/// decision costs O(G log G) over those groups.
+///
+/// Which VMs are candidates and which T_C they are scored with depends on the [`Reading`]:
+///
+/// - [`Reading::PaperText`] (default), §6.3.1: GIO "only goes for a hybrid placement if
+///   there are not sufficient local resources". If the local VMs (on or off) have room
+///   for all E executors, only local VMs are candidates and T_C = T_C^L; otherwise every
+///   VM is and T_C = T_C^H (Eq. 5).
+/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/GIOScheduler.java` (commit 8c959db):
+///   every VM is a candidate and T_C = T_C^L (the job's estimate, `getT_est`) whatever
+///   the site; the code picks executor by executor the VM of least cost, which fills the
+///   cheapest VM before the next as the sorted fill here does.
 #[derive(Clone, Debug, Default)]
 pub struct Gio {
+    reading: Reading,
     scratch: Vec<Candidate>,
+}
+
+impl Gio {
+    /// GIO following `reading`.
+    pub fn new(reading: Reading) -> Self {
+        Gio {
+            reading,
+            scratch: Vec::new(),
+        }
+    }
 }
 
 impl PlacementPolicy for Gio {
@@ -26,11 +46,19 @@ impl PlacementPolicy for Gio {
 
     fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
         let (d, e) = (&job.executor_demand, job.executors);
-        let local_only = cluster.slots(d, |s| s == Site::Local) >= u64::from(e);
-        let t_c = if local_only {
-            job.t_local
-        } else {
-            job.t_hybrid
+        let (local_only, t_c) = match self.reading {
+            Reading::PaperText => {
+                let local_only = cluster.slots(d, |s| s == Site::Local) >= u64::from(e);
+                (
+                    local_only,
+                    if local_only {
+                        job.t_local
+                    } else {
+                        job.t_hybrid
+                    },
+                )
+            }
+            Reading::AuthorsCode => (false, job.t_local),
         };
         let score = |v: &crate::cluster::Vm| {
             (!local_only || v.site == Site::Local).then(|| vm_cost(v, t_c, now))

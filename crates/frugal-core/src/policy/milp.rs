@@ -52,6 +52,10 @@ impl MilpBackend {
 /// unit; with remaining active times T_j that sunk cost is already priced in (an on VM
 /// with T_j ≥ T_C costs 0), and forcing y would charge VMs the job does not use.
 ///
+/// Source: the papers' text. The authors' simulator (RM-Simulator `ILPScheduler.java`)
+/// scores every VM with T_C^L whatever the site and forces running VMs into the
+/// objective; the model chapter's table of readings compares the two.
+///
 /// A solve that hits the time limit falls back to [`Gio`] (paper 004 §6.7 recommends the
 /// best heuristic; GIO minimises this objective greedily), keeping the solver's incumbent
 /// if it is cheaper. A solver error also falls back.

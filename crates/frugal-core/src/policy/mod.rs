@@ -15,6 +15,7 @@ mod morpheus;
 pub mod objective;
 mod optimal;
 mod round_robin;
+mod spark_consolidate;
 mod spec;
 
 pub use aep::Aep;
@@ -26,6 +27,7 @@ pub use milp::{Milp, MilpBackend};
 pub use morpheus::Morpheus;
 pub use optimal::Optimal;
 pub use round_robin::{RoundRobin, RoundRobinConsolidate};
+pub use spark_consolidate::SparkConsolidate;
 pub use spec::{PolicySpec, PolicySpecError};
 
 use std::time::Duration;
@@ -35,6 +37,7 @@ use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
+pub use crate::reading::Reading;
 use crate::resources::Resources;
 use crate::rut::Rut;
 
@@ -78,6 +81,8 @@ pub enum PolicyKind {
     RoundRobin,
     /// Spark's consolidating round robin (FIFO-C / RRC), [`RoundRobinConsolidate`].
     RoundRobinConsolidate,
+    /// Spark standalone's consolidation (paper 004 §6.1.3's FIFO), [`SparkConsolidate`].
+    SparkConsolidate,
     /// First Fit (paper 000 Alg. 1), [`FirstFit`].
     FirstFit,
     /// Best Fit Decreasing with RUT (paper 004 Alg. 3), [`BestFitDecreasing`].
@@ -100,6 +105,8 @@ pub enum PolicyKind {
 /// Parameters some policies need, with the papers' defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolicyParams {
+    /// The paper's text or the authors' code, for the policies where they differ.
+    pub reading: Reading,
     /// RUT for BFD (paper 004 Eq. 5–8).
     pub rut: Rut,
     /// Solver of the `milp` policy.
@@ -111,6 +118,7 @@ pub struct PolicyParams {
 impl Default for PolicyParams {
     fn default() -> Self {
         PolicyParams {
+            reading: Reading::PaperText,
             rut: Rut::default(),
             milp_backend: MilpBackend::Microlp,
             milp_time_limit: Duration::from_secs(1),
@@ -120,9 +128,10 @@ impl Default for PolicyParams {
 
 impl PolicyKind {
     /// Every built-in policy, in table order.
-    pub const ALL: [PolicyKind; 10] = [
+    pub const ALL: [PolicyKind; 11] = [
         PolicyKind::RoundRobin,
         PolicyKind::RoundRobinConsolidate,
+        PolicyKind::SparkConsolidate,
         PolicyKind::FirstFit,
         PolicyKind::BestFitDecreasing,
         PolicyKind::Gio,
@@ -138,6 +147,7 @@ impl PolicyKind {
         match self {
             PolicyKind::RoundRobin => "round-robin",
             PolicyKind::RoundRobinConsolidate => "round-robin-consolidate",
+            PolicyKind::SparkConsolidate => "spark-consolidate",
             PolicyKind::FirstFit => "first-fit",
             PolicyKind::BestFitDecreasing => "best-fit-decreasing",
             PolicyKind::Gio => "gio",
@@ -158,6 +168,10 @@ impl PolicyKind {
             }
             PolicyKind::RoundRobinConsolidate => {
                 "Spark's consolidating round robin, FIFO-C/RRC (paper 000 §6.2, paper 002 §7.1)"
+            }
+            PolicyKind::SparkConsolidate => {
+                "Spark standalone's consolidation (spreadOut=false): the VM with most free \
+                 cores filled first; paper 004's FIFO (§6.1.3)"
             }
             PolicyKind::FirstFit => "First Fit, FF (paper 000 Alg. 1)",
             PolicyKind::BestFitDecreasing => {
@@ -186,9 +200,10 @@ impl PolicyKind {
         match self {
             PolicyKind::RoundRobin => Box::new(RoundRobin::default()),
             PolicyKind::RoundRobinConsolidate => Box::new(RoundRobinConsolidate::default()),
+            PolicyKind::SparkConsolidate => Box::new(SparkConsolidate::default()),
             PolicyKind::FirstFit => Box::new(FirstFit::default()),
             PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(params.rut)),
-            PolicyKind::Gio => Box::new(Gio::default()),
+            PolicyKind::Gio => Box::new(Gio::new(params.reading)),
             PolicyKind::Asq => Box::new(Asq::default()),
             PolicyKind::Morpheus => Box::new(Morpheus::default()),
             PolicyKind::Aep => Box::new(Aep::default()),

@@ -45,6 +45,10 @@ fn deal(
 /// turn over all VMs of the cluster, on or off, continuing from where the previous job
 /// stopped; off VMs are turned on when dealt an executor. Spreads load, wastes money.
 /// Its cost is O(E) plus the full VMs it steps over.
+///
+/// Source: the papers' text. The authors' simulator (RM-Simulator `RRScheduler.java`)
+/// restarts every job at the first VM of its list instead of keeping the cursor; the
+/// model chapter's table of readings says why that is not implemented.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
     cursor: usize,
@@ -83,6 +87,11 @@ impl PlacementPolicy for RoundRobin {
 /// in turn over the active VMs only (from the VM after the last one used); when they
 /// have no room left, turn on the lowest-id off VM that fits an executor, add it to the
 /// rotation and go on.
+///
+/// Source: paper 000 §6.2's text ("packing executors on the already running VMs to avoid
+/// choosing the unused VMs"). The authors' simulator (RM-Simulator `RRConsolidate.java`)
+/// instead sorts every VM by free cores, fullest first, and fills each before the next;
+/// Spark's own consolidation option is [`super::SparkConsolidate`].
 ///
 /// Only active VMs with room for one executor can be dealt to, and in one pass each takes
 /// one, so the rotation is read (from the placement index's tree, or a scan) as the first

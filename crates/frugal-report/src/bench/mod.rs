@@ -16,6 +16,7 @@ use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use frugal_core::Reading;
 use frugal_core::policy::{PolicyKind, PolicyParams};
 use frugal_core::{Cluster, Placement, Preset, PricingModel, QueueDiscipline};
 use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
@@ -175,6 +176,7 @@ pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
 fn placement_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
+        reading: Reading::PaperText,
         jobs: 4096,
         hybrid_penalty: 0.3,
         seed: a.seed,
@@ -235,6 +237,7 @@ fn gap_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Re
     use frugal_core::policy::{Optimal, PlacementPolicy};
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
+        reading: Reading::PaperText,
         jobs: 4096,
         hybrid_penalty: 0.3,
         seed: a.seed,
@@ -295,6 +298,7 @@ fn simulation_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]
     let setup = bench_setup(Preset::LargeHybrid);
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
+        reading: Reading::PaperText,
         jobs: a.jobs,
         hybrid_penalty: 0.3,
         seed: a.seed,
@@ -368,6 +372,7 @@ fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
     let swim = swim_days(10_000, seed)?;
     let high = synthetic(&SyntheticConfig {
         load: Load::High,
+        reading: Reading::PaperText,
         jobs: 10_000,
         hybrid_penalty: 0.3,
         seed,

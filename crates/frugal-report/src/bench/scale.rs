@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use frugal_core::Reading;
 use frugal_core::policy::PolicyKind;
 use frugal_core::{Preset, PricingModel};
 use frugal_sim::experiment::Setup;
@@ -78,6 +79,7 @@ pub(super) fn bench(
 ) -> Result<()> {
     let base = synthetic(&SyntheticConfig {
         load: Load::High,
+        reading: Reading::PaperText,
         jobs,
         hybrid_penalty: 0.3,
         seed,

@@ -12,9 +12,10 @@ use clap::{Arg, Command, ValueEnum};
 use serde::Serialize;
 
 use frugal_core::PolicySpec;
+use frugal_core::job::JobKind;
 use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams, PolicySpecError};
 use frugal_core::{BillingGranularity, Cluster, HybridRule, PolicyKind, Preset, PricingModel};
-use frugal_core::{ClusterConfig, QueueDiscipline};
+use frugal_core::{ClusterConfig, QueueDiscipline, Reading};
 
 /// A built-in policy as a clap value: its name and description come from
 /// [`PolicyKind::ALL`], the one list of built-in policies, so `--help` lists them and a typo
@@ -364,6 +365,53 @@ impl QueueArg {
             QueueArg::Edf => QueueDiscipline::Edf,
             QueueArg::DeadlineFirst => QueueDiscipline::DeadlineFirst,
             QueueArg::Morpheus => QueueDiscipline::Morpheus,
+        }
+    }
+}
+
+/// The application of every SWIM job (paper 004 §6.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApplicationArg {
+    /// Each job's kind from its shuffle/input ratio (the mixed workload)
+    Mixed,
+    /// Every job is WordCount (cpu_bound)
+    Wordcount,
+    /// Every job is Sort (memory_bound)
+    Sort,
+    /// Every job is PageRank (network_bound)
+    Pagerank,
+}
+
+impl ApplicationArg {
+    /// The forced job kind, `None` for the mixed workload.
+    pub fn kind(self) -> Option<JobKind> {
+        match self {
+            ApplicationArg::Mixed => None,
+            ApplicationArg::Wordcount => Some(JobKind::CpuBound),
+            ApplicationArg::Sort => Some(JobKind::MemoryBound),
+            ApplicationArg::Pagerank => Some(JobKind::NetworkBound),
+        }
+    }
+}
+
+/// The paper's text or the authors' published code (`--synthetic-reading`,
+/// `--policy-reading`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadingArg {
+    /// The paper's text
+    PaperText,
+    /// The authors' published code (RM-Simulator for paper 000)
+    AuthorsCode,
+}
+
+impl ReadingArg {
+    /// The generator's reading.
+    pub fn reading(self) -> Reading {
+        match self {
+            ReadingArg::PaperText => Reading::PaperText,
+            ReadingArg::AuthorsCode => Reading::AuthorsCode,
         }
     }
 }

@@ -17,8 +17,8 @@ pub use plan::{Input, MILP_DEFAULT_MAX_VMS, Plan, Workload, plan, sha256_hex};
 pub use run::{Runs, aggregate, compute};
 
 use choices::{
-    BackfillArg, BillingArg, ClusterParser, ClusterSource, HybridRuleArg, MilpBackendArg,
-    PolicyParser, PricingArg, QueueArg, number_in,
+    ApplicationArg, BackfillArg, BillingArg, ClusterParser, ClusterSource, HybridRuleArg,
+    MilpBackendArg, PolicyParser, PricingArg, QueueArg, ReadingArg, number_in,
 };
 
 /// Load levels of the default SWIM replay and of the synthetic generator.
@@ -110,6 +110,11 @@ pub struct SimulateOptions {
     /// The synthetic workload of paper 000 §6.1 at the --load level(s).
     #[arg(long, conflicts_with_all = ["trace", "hour", "jobs_csv"])]
     pub synthetic: bool,
+    /// Which reading of paper 000 §6.1 --synthetic follows: the paper's text or the
+    /// workloads the authors published with their simulator (RM-Simulator); they differ in
+    /// arrival gaps, deadline slack and memory (model chapter).
+    #[arg(long, value_enum, default_value = "paper-text", requires = "synthetic")]
+    pub synthetic_reading: ReadingArg,
     /// An SWF log instead of the SWIM trace: `nasa` or `kth` (shipped) or an SWF file,
     /// plain or gzip; each record becomes a job of one 1-core executor per processor
     /// (mapping in the README). With --jobs: the first N jobs.
@@ -170,6 +175,16 @@ pub struct SimulateOptions {
     /// (paper 002 §7.1), in [0, 100].
     #[arg(long, default_value_t = 0.3, value_parser = number_in(0.0, 100.0))]
     pub kind_penalty: f64,
+    /// Which reading of the policies whose paper text and authors' code differ (gio: the
+    /// text's local-first rule, or the code's cheapest VM anywhere scored with T_C^L;
+    /// model chapter).
+    #[arg(long, value_enum, default_value = "paper-text")]
+    pub policy_reading: ReadingArg,
+    /// SWIM jobs: the application every job runs (paper 004 §6.1.2's one-application
+    /// workloads), or `mixed`: each job's from its shuffle/input ratio (mapping in the
+    /// README).
+    #[arg(long, value_enum, default_value = "mixed", conflicts_with_all = ["synthetic", "swf", "alibaba", "paper002", "jobs_csv"])]
+    pub application: ApplicationArg,
     /// Trace jobs: share given a deadline, in [0, 1] [default: 0.5].
     #[arg(long, value_parser = number_in(0.0, 1.0))]
     pub deadline_share: Option<f64>,

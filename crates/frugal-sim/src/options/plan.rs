@@ -16,12 +16,14 @@ use crate::workload::{
 use frugal_core::job::Job;
 use frugal_core::policy::{PolicyKind, PolicyParams};
 use frugal_core::queue::QueueDiscipline;
-use frugal_core::{Cluster, DurationModel, Rut};
+use frugal_core::{Cluster, DurationModel, Reading, Rut};
 use frugal_traces::alibaba::Pod;
 pub use frugal_traces::sha256_hex;
 use frugal_traces::swf::SwfLog;
 
-use super::choices::{AgentLoader, ClusterSource, PresetName, build_policy, checkpoints_matching};
+use super::choices::{
+    AgentLoader, ClusterSource, PresetName, ReadingArg, build_policy, checkpoints_matching,
+};
 use super::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateOptions};
 use frugal_core::PolicySpec;
 
@@ -320,6 +322,10 @@ fn policy_params(
     if let Some(b) = a.milp_backend {
         params.milp_backend = b.backend()?;
     }
+    if a.policy_reading != ReadingArg::PaperText && !uses(PolicyKind::Gio) {
+        bail!("--policy-reading applies to gio, which is not among --policies");
+    }
+    params.reading = a.policy_reading.reading();
     if let Some(t) = a.milp_time_limit {
         params.milp_time_limit = Duration::try_from_secs_f64(t).context("--milp-time-limit")?;
     }
@@ -429,12 +435,17 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
             .map(|load| Workload {
                 copies: 1,
                 label: format!(
-                    "synthetic {} load, {n} jobs (paper 000 §6.1)",
-                    if load == Load::Light { "light" } else { "high" }
+                    "synthetic {} load, {n} jobs (paper 000 §6.1, {})",
+                    if load == Load::Light { "light" } else { "high" },
+                    match a.synthetic_reading.reading() {
+                        Reading::PaperText => "paper's text",
+                        Reading::AuthorsCode => "authors' published workloads",
+                    }
                 ),
                 jobs: n,
                 source: Source::Synthetic(SyntheticConfig {
                     load,
+                    reading: a.synthetic_reading.reading(),
                     jobs: n,
                     hybrid_penalty,
                     seed: 0,
@@ -555,6 +566,7 @@ fn trace_mapping(a: &SimulateOptions, hybrid_penalty: f64) -> TraceMapping {
         deadline_share: a.deadline_share.unwrap_or(0.5),
         deadline_factor: a.deadline_factor.unwrap_or(2.0),
         seed: 0,
+        application: a.application.kind(),
     }
 }
 

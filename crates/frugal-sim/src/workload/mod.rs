@@ -24,7 +24,7 @@ pub use swim::{
 pub use synthetic::{Load, SyntheticConfig, synthetic};
 pub use vm_events::{parse_vm_events, read_vm_events};
 
-use frugal_core::job::Job;
+use frugal_core::job::{Job, JobKind};
 use rand::RngExt;
 
 /// How trace records become jobs' deadlines and cross-site slowdown ([`map_swim`],
@@ -40,6 +40,10 @@ pub struct TraceMapping {
     pub deadline_factor: f64,
     /// Seed of the choice of deadline jobs.
     pub seed: u64,
+    /// SWIM jobs: every job is this application (paper 004 §6.1.2 runs a WordCount, a
+    /// Sort and a PageRank workload besides the mixed one); `None`: each job's kind
+    /// from its shuffle/input ratio (the mixed workload, [`map_swim`]).
+    pub application: Option<JobKind>,
 }
 
 impl Default for TraceMapping {
@@ -49,6 +53,7 @@ impl Default for TraceMapping {
             deadline_share: 0.5,
             deadline_factor: 2.0,
             seed: 1,
+            application: None,
         }
     }
 }
@@ -124,11 +129,13 @@ impl WorkloadError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use frugal_core::Reading;
 
     #[test]
     fn copies_follow_their_original() {
         let jobs = synthetic(&SyntheticConfig {
             load: Load::High,
+            reading: Reading::PaperText,
             jobs: 3,
             hybrid_penalty: 0.3,
             seed: 1,

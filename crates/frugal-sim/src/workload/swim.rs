@@ -7,7 +7,7 @@
 //!
 //! | quantity | rule |
 //! | --- | --- |
-//! | kind | r = shuffle/input: r < 0.5 (incl. map-only) → `cpu_bound` (WordCount); 0.5 ≤ r ≤ 2 → `memory_bound` (Sort); r > 2 → `network_bound` (PageRank) |
+//! | kind | r = shuffle/input: r < 0.5 (incl. map-only) → `cpu_bound` (WordCount); 0.5 ≤ r ≤ 2 → `memory_bound` (Sort); r > 2 → `network_bound` (PageRank); with [`TraceMapping::application`] every job is that application (a one-application workload of paper 004 §6.1.2) |
 //! | input size | `1 + 19·s(input)` GB, s(b) = clamp((log10 b − 3)/9, 0, 1): 1 KB ↦ 1 GB, 1 TB ↦ 20 GB |
 //! | PageRank iterations | `5 + round(10·s(shuffle))` |
 //! | executors E | `clamp(ceil(input GB / 2.5), 1, 8)` |
@@ -203,13 +203,13 @@ pub fn map_swim(selected: &[(f64, &SwimRecord)], m: &TraceMapping) -> Vec<Job> {
         .iter()
         .map(|&(arrival, r)| {
             let ratio = r.shuffle_bytes as f64 / r.input_bytes.max(1) as f64;
-            let kind = if ratio < 0.5 {
+            let kind = m.application.unwrap_or(if ratio < 0.5 {
                 JobKind::CpuBound
             } else if ratio <= 2.0 {
                 JobKind::MemoryBound
             } else {
                 JobKind::NetworkBound
-            };
+            });
             let input_mb = (1.0 + 19.0 * log_scale(r.input_bytes)) * 1024.0;
             let executors = ((input_mb / 1024.0 / 2.5).ceil() as u32).clamp(1, 8);
             let (cores, mem_gib, work_mb, rate) = match kind {

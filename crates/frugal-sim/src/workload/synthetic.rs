@@ -2,8 +2,9 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Exp};
+use rand_distr::{Distribution, Exp, Poisson};
 
+use frugal_core::Reading;
 use frugal_core::job::{Job, JobKind};
 use frugal_core::resources::Resources;
 
@@ -21,6 +22,17 @@ pub enum Load {
 pub struct SyntheticConfig {
     /// Load level.
     pub load: Load,
+    /// [`Reading::PaperText`]: paper 000 §6.1 as written — exponential gaps of mean 100 s
+    /// (light) or 5 s (high); T_C^L ~ Exp(0.01), at least 1 s; deadline = arrival + T_C^L +
+    /// 1000 s (light) or 5000 s (high); cores U{1..6}, memory U{1..10} GiB, executors
+    /// U{1..8}. [`Reading::AuthorsCode`]: the workloads the authors published with their
+    /// simulator (RM-Simulator at 8c959db, `workload_jobs_{low,high}_load.csv`, generated
+    /// by `Workload/SimpleGen.java`): Poisson-distributed whole-second gaps of mean 50 s
+    /// (light) or 25 s (high); T_C^L = ⌊10 + Exp(0.01)⌋ s; deadline = arrival + T_C^L +
+    /// U{0..299} s; cores U{1..6}, memory U{4..12} GiB, executors U{1..8} — each checked
+    /// against the 1,000-job files (gap mean 49.7 s / 25.2 s with variance ≈ mean, slack
+    /// 0–299 s, memory 4–12 GiB). The deadline figures (Fig. 4) move with the slack.
+    pub reading: Reading,
     /// Number of jobs.
     pub jobs: usize,
     /// T_C^H = T_C^L · (1 + hybrid_penalty); default 0.3.
@@ -29,24 +41,41 @@ pub struct SyntheticConfig {
     pub seed: u64,
 }
 
-/// Paper 000 §6.1: Poisson arrivals (exponential gaps, mean 5 s high / 100 s light),
-/// T_C^L ~ Exp(λ = 0.01) (mean 100 s, at least 1 s), deadline = arrival + T_C^L + 1000 s
-/// (light) or 5000 s (high), executor cores U{1..6}, memory U{1..10} GiB, executors
-/// U{1..8}; kinds uniform over the three classes (paper 002 §7.1). First arrival at the
-/// first gap.
+/// Paper 000 §6.1's workload in the chosen [`Reading`]; kinds uniform over the
+/// three classes (paper 002 §7.1; they matter only with a kind penalty). First arrival at
+/// the first gap. Draws per job, in this order: gap, T_C^L, (slack,) kind, executors,
+/// cores, memory — the paper-text order is the one every earlier release used, so its
+/// workloads are unchanged. T_C^H = (1 + `hybrid_penalty`) · T_C^L.
 pub fn synthetic(cfg: &SyntheticConfig) -> Vec<Job> {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let (mean_gap, slack) = match cfg.load {
-        Load::Light => (100.0, 1000.0),
-        Load::High => (5.0, 5000.0),
-    };
-    let gap = Exp::<f64>::new(1.0 / mean_gap).expect("positive rate");
     let duration = Exp::<f64>::new(0.01).expect("positive rate");
     let mut t = 0.0;
     (0..cfg.jobs)
         .map(|i| {
-            t += gap.sample(&mut rng);
-            let t_local: f64 = duration.sample(&mut rng).max(1.0);
+            let (gap, t_local, slack, memory_gib) = match cfg.reading {
+                Reading::PaperText => {
+                    let (mean_gap, slack) = match cfg.load {
+                        Load::Light => (100.0, 1000.0),
+                        Load::High => (5.0, 5000.0),
+                    };
+                    let gap = Exp::<f64>::new(1.0 / mean_gap).expect("positive rate");
+                    let gap = gap.sample(&mut rng);
+                    let t_local: f64 = duration.sample(&mut rng).max(1.0);
+                    (gap, t_local, slack, 1..=10)
+                }
+                Reading::AuthorsCode => {
+                    let mean_gap = match cfg.load {
+                        Load::Light => 50.0,
+                        Load::High => 25.0,
+                    };
+                    let gap = Poisson::<f64>::new(mean_gap).expect("positive mean");
+                    let gap = gap.sample(&mut rng);
+                    let t_local = (10.0 + duration.sample(&mut rng)).floor();
+                    let slack = f64::from(rng.random_range(0..300u32));
+                    (gap, t_local, slack, 4..=12)
+                }
+            };
+            t += gap;
             let kind = [
                 JobKind::CpuBound,
                 JobKind::MemoryBound,
@@ -58,7 +87,7 @@ pub fn synthetic(cfg: &SyntheticConfig) -> Vec<Job> {
                 executors: rng.random_range(1..=8),
                 executor_demand: Resources::from_gib(
                     rng.random_range(1..=6),
-                    rng.random_range(1..=10),
+                    rng.random_range(memory_gib),
                 ),
                 arrival: t,
                 deadline: Some(t + t_local + slack),
@@ -77,6 +106,7 @@ mod tests {
     fn statistics_match_the_paper_setup() {
         let jobs = synthetic(&SyntheticConfig {
             load: Load::High,
+            reading: Reading::PaperText,
             jobs: 20_000,
             hybrid_penalty: 0.3,
             seed: 7,
@@ -93,6 +123,7 @@ mod tests {
             jobs,
             synthetic(&SyntheticConfig {
                 load: Load::High,
+                reading: Reading::PaperText,
                 jobs: 20_000,
                 hybrid_penalty: 0.3,
                 seed: 7
