@@ -281,6 +281,84 @@ fn a_sweep_split_in_shards_and_merged_is_the_unsplit_run_byte_for_byte() {
 
 /// What `cargo install` gives: the binary alone, run from an empty folder, reproduces
 /// with the experiments and checkpoints built into it, and lists and shows them.
+/// `[recorded]`: `--rerecord` runs the recorded configurations and writes their rows; a
+/// later run reads the shipped rows instead, adds them to its own and says so; rows whose
+/// columns differ are refused naming the file.
+#[test]
+fn recorded_rows_are_made_by_rerecord_and_read_back_unchanged() {
+    let dir = tmp("recorded");
+    let exp = dir.join("experiments");
+    std::fs::create_dir_all(&exp).unwrap();
+    std::fs::write(
+        exp.join("rec.toml"),
+        "title = 't'\npaper = 'x'\nsystem = 'simulate'\n\
+         [args]\ncluster = 'small-hybrid'\nhour = 0\njobs = 5\npolicies = ['first-fit']\nbaseline = 'first-fit'\n\
+         [sweep]\npricing = [1, 2]\n\
+         [recorded]\nrows = 'rows.csv'\nquick_rows = 'quick.csv'\nargs = { policies = ['gio'], baseline = 'gio' }\n\
+         note = 'gio recorded once'\n\
+         [[claim]]\nclaim = 'GIO no dearer than FF'\nsource = 's'\npublished = 'p'\n\
+         metric = 'cost_usd'\norder = ['gio', '<=', 'first-fit']\nper = ['pricing']\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = run(&[
+        "reproduce",
+        "--experiments",
+        "experiments",
+        "--rerecord",
+        "--out",
+        "a",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let made = std::fs::read_to_string(dir.join("a/recorded/rows.csv")).unwrap();
+    assert_eq!(
+        made.lines().count(),
+        3,
+        "a header and gio under two pricing models: {made}"
+    );
+    assert!(made.lines().skip(1).all(|l| l.contains(",gio,")), "{made}");
+    std::fs::copy(dir.join("a/recorded/rows.csv"), exp.join("rows.csv")).unwrap();
+    let (code, printed, err) = run(&["reproduce", "--experiments", "experiments", "--out", "b"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        printed.contains("recorded rows: gio recorded once"),
+        "{printed}"
+    );
+    let results = |d: &str| std::fs::read_to_string(dir.join(d).join("results/rec.csv")).unwrap();
+    assert_eq!(results("a"), results("b"));
+    assert_eq!(
+        results("b").lines().filter(|l| l.contains(",gio,")).count(),
+        2
+    );
+    // Quick runs read the quick rows, which are missing here.
+    let (code, _, err) = run(&[
+        "reproduce",
+        "--experiments",
+        "experiments",
+        "--quick",
+        "--out",
+        "c",
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("quick.csv"), "{err}");
+    std::fs::write(exp.join("rows.csv"), "other,columns\n1,2\n").unwrap();
+    let (code, _, err) = run(&["reproduce", "--experiments", "experiments", "--out", "d"]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("rec"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn the_binary_reproduces_from_an_empty_folder() {
     let empty = tmp("empty-folder");

@@ -48,6 +48,7 @@ impl Strategy {
             Strategy::Salamander(Planner::Ga) => "salamander-ga",
             Strategy::Salamander(Planner::Ls) => "salamander-ls",
             Strategy::Salamander(Planner::Milp) => "salamander-milp",
+            Strategy::Salamander(Planner::MilpCold) => "salamander-milp-cold",
         }
     }
 }
@@ -80,6 +81,8 @@ pub struct RunSpec {
     pub volatility: f64,
     /// Whether the client's upload of the input is simulated ([`RunConfig::upload`]).
     pub upload: bool,
+    /// The controller's extra check period ([`RunConfig::control_step_s`]).
+    pub control_step_s: Option<f64>,
     /// Plan durations are rounded up to a multiple of this many seconds.
     pub plan_slot_s: u32,
     /// The metaheuristics' effort (GA and LS only).
@@ -252,6 +255,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, workload: &Workload) -> EphemeralRow {
         holders,
         upload: spec.upload,
         qos,
+        control_step_s: spec.control_step_s,
     };
     let outcome = match spec.strategy {
         Strategy::Cuckoo | Strategy::CuckooNewQos | Strategy::CuckooFixedSlots => {

@@ -127,6 +127,7 @@ pub fn solve(
     incumbent: &Plan,
     backend: Backend,
     time_limit_s: f64,
+    warm: bool,
 ) -> Result<Joint, JointError> {
     if !problem.plan_slot_s.is_multiple_of(GRID_S) {
         return Err(JointError::Grid(problem.plan_slot_s));
@@ -151,11 +152,11 @@ pub fn solve(
             gap_pct,
         }
     };
-    if best <= bound {
+    if warm && best <= bound {
         return Ok(result(incumbent.clone(), true));
     }
     let model = Model::new(problem, best / GRID_S);
-    let (found, proven) = model.solve(backend, time_limit_s, incumbent)?;
+    let (found, proven) = model.solve(backend, time_limit_s, warm.then_some(incumbent))?;
     Ok(match found {
         Some(plan) if plan.makespan(problem) < best => result(plan, proven),
         _ => result(incumbent.clone(), proven),
@@ -310,7 +311,7 @@ impl<'a> Model<'a> {
         mut self,
         backend: Backend,
         time_limit_s: f64,
-        incumbent: &Plan,
+        incumbent: Option<&Plan>,
     ) -> Result<(Option<Plan>, bool), JointError> {
         let constraints = self.constraints();
         let vars = std::mem::replace(&mut self.vars, ProblemVariables::new());
@@ -332,11 +333,13 @@ impl<'a> Model<'a> {
             Backend::Highs => {
                 // One thread: the runs around it use the other cores, and the search
                 // repeats.
-                let model = problem
+                let mut model = problem
                     .using(good_lp::highs)
-                    .with_initial_solution(self.values_of(incumbent))
                     .set_time_limit(time_limit_s)
                     .set_threads(1);
+                if let Some(plan) = incumbent {
+                    model = model.with_initial_solution(self.values_of(plan));
+                }
                 model.with_all(constraints).solve().map(|s| {
                     let proven = matches!(s.status(), good_lp::SolutionStatus::Optimal);
                     (self.plan_of(&s), proven)

@@ -197,6 +197,11 @@ pub struct EphemeralOptions {
     /// time) instead of starting with every chunk in place.
     #[arg(long)]
     pub upload: bool,
+    /// Seconds between extra checks of every host by the run-time controller, in
+    /// [0.1, 180] [default: none: it checks when the primary load is injected, every 180 s].
+    /// The paper's controller polls every 100 ms.
+    #[arg(long, value_name = "S", value_parser = number_in(0.1, 180.0))]
+    pub control_step: Option<f64>,
     /// Round plan durations up to a multiple of this many seconds (180 = Table I's
     /// 3-minute grid) [default: 1]. Applies to Salamander strategies only.
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u32).range(1..=3600))]
@@ -291,6 +296,9 @@ pub enum PlannerArg {
     /// The joint optimum by a MILP (HiGHS: needs a build with --features highs, and
     /// --plan-slot-s a multiple of 60)
     Milp,
+    /// The same MILP from scratch: no starting plan, no stop at the construction's bound
+    /// (as the paper ran its CP solver)
+    MilpCold,
 }
 
 impl PlannerArg {
@@ -303,6 +311,7 @@ impl PlannerArg {
             PlannerArg::Ga => Planner::Ga,
             PlannerArg::Ls => Planner::Ls,
             PlannerArg::Milp => Planner::Milp,
+            PlannerArg::MilpCold => Planner::MilpCold,
         }
     }
 }
@@ -429,6 +438,7 @@ pub fn compute(a: &EphemeralOptions, threads: usize, progress: &dyn Progress) ->
                                     forecaster,
                                     volatility,
                                     upload: a.upload,
+                                    control_step_s: a.control_step,
                                     plan_slot_s: a.plan_slot_s.unwrap_or(1),
                                     effort: a.budget.unwrap_or(Effort::Full),
                                     wall_clock: a.wall_clock_s.map(Duration::from_secs_f64),
@@ -533,7 +543,7 @@ pub fn planners(a: &PlannersOptions) -> Result<Vec<SolverRow>> {
             .into());
         }
     }
-    let milp = a.planners.contains(&PlannerArg::Milp);
+    let milp = a.planners.contains(&PlannerArg::Milp) || a.planners.contains(&PlannerArg::MilpCold);
     if a.milp_time_limit_s.is_some() && !milp {
         return Err(Usage(anyhow!(
             "--milp-time-limit-s applies to the milp planner; --planners has none"

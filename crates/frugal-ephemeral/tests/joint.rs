@@ -49,12 +49,21 @@ fn first_in_first_out_is_not_optimal() -> Problem {
     }
 }
 
+/// Solved from scratch — no starting plan, no stop at the construction's bound — the MILP
+/// reaches the same optimum (the construction only sets its horizon).
+#[test]
+fn the_cold_milp_reaches_the_same_optimum() {
+    let p = first_in_first_out_is_not_optimal();
+    let cold = joint::solve(&p, &exact::plan(&p), Backend::Microlp, 0.0, false).unwrap();
+    assert_eq!((cold.makespan_s, cold.proven_optimal), (360, true));
+}
+
 #[test]
 fn the_milp_finds_the_joint_optimum_the_construction_misses() {
     let p = first_in_first_out_is_not_optimal();
     let plan = exact::plan(&p);
     assert_eq!(plan.makespan(&p), 420);
-    let best = joint::solve(&p, &plan, Backend::Microlp, 0.0).unwrap();
+    let best = joint::solve(&p, &plan, Backend::Microlp, 0.0, true).unwrap();
     assert_eq!((best.makespan_s, best.proven_optimal), (360, true));
     assert_eq!(best.gap_pct, 0.0);
     let a = |start| Some(Assignment { node: 0, start });
@@ -65,11 +74,11 @@ fn the_milp_finds_the_joint_optimum_the_construction_misses() {
         plan_slot_s: 1,
         ..p.clone()
     };
-    let e = joint::solve(&fine, &plan, Backend::Microlp, 0.0).unwrap_err();
+    let e = joint::solve(&fine, &plan, Backend::Microlp, 0.0, true).unwrap_err();
     assert!(matches!(e, JointError::Grid(1)), "{e}");
     let mut partial = plan.clone();
     partial.0[1] = vec![None; 2];
-    let e = joint::solve(&p, &partial, Backend::Microlp, 0.0).unwrap_err();
+    let e = joint::solve(&p, &partial, Backend::Microlp, 0.0, true).unwrap_err();
     assert!(matches!(e, JointError::Incumbent), "{e}");
 }
 
@@ -97,7 +106,7 @@ fn the_milp_bounds_the_construction_on_several_jobs() {
             continue;
         }
         let (built, bound) = (plan.makespan(&p), exact::lower_bound(&p, &all));
-        let best = joint::solve(&p, &plan, Backend::Microlp, 0.0).unwrap();
+        let best = joint::solve(&p, &plan, Backend::Microlp, 0.0, true).unwrap();
         assert!(best.proven_optimal, "microlp runs to the end");
         assert!(violations(&p, &best.plan).is_empty());
         assert_eq!(best.plan.jobs_scheduled(), p.jobs.len());
@@ -157,7 +166,7 @@ fn highs_plans_three_paper_jobs_within_its_time_limit() {
     let built = plan.makespan(&p);
     let started = std::time::Instant::now();
     let limit_s = std::env::var("FRUGAL_MILP_S").map_or(10.0, |s| s.parse().expect("seconds"));
-    let best = joint::solve(&p, &plan, Backend::Highs, limit_s).unwrap();
+    let best = joint::solve(&p, &plan, Backend::Highs, limit_s, true).unwrap();
     eprintln!(
         "construction {built} s, HiGHS {} s in {:.1} s (proven {}, gap to the bound {:.1} %, bound {} s)",
         best.makespan_s,

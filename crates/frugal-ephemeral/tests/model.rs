@@ -378,8 +378,8 @@ fn max_min_fairness_by_hand() {
     assert_eq!(r, vec![8.0, 2.0, 2.0]);
 }
 
-#[test]
-fn runs_are_deterministic_and_salamander_runs_local() {
+/// The shipped hosts and the University hosts' workload, forecast by `kinds`.
+fn university(kinds: &[ForecasterKind]) -> (Hosts, experiment::Workload) {
     let hosts = Hosts::embedded();
     let util = Utilisation::embedded();
     let ids: Vec<usize> = hosts
@@ -387,11 +387,17 @@ fn runs_are_deterministic_and_salamander_runs_local() {
         .iter()
         .map(|h| h.host)
         .collect();
+    let workload = experiment::Workload::new(&util, 1.0, &ids, kinds).unwrap();
+    (hosts, workload)
+}
+
+#[test]
+fn runs_are_deterministic_and_salamander_runs_local() {
     let kinds = [
         ForecasterKind::SeasonalQuantile,
         ForecasterKind::QuantileRegression,
     ];
-    let workload = experiment::Workload::new(&util, 1.0, &ids, &kinds).unwrap();
+    let (hosts, workload) = university(&kinds);
     for (strategy, forecaster) in [
         (experiment::Strategy::Cuckoo, kinds[0]),
         (experiment::Strategy::CuckooFixedSlots, kinds[0]),
@@ -408,6 +414,7 @@ fn runs_are_deterministic_and_salamander_runs_local() {
             forecaster,
             volatility: 1.0,
             upload: false,
+            control_step_s: None,
             plan_slot_s: 1,
             effort: Effort::Quick,
             wall_clock: None,
@@ -422,6 +429,42 @@ fn runs_are_deterministic_and_salamander_runs_local() {
             assert!(a.plan_makespan_s > 0);
         }
     }
+}
+
+/// The controller's extra checks: at the injection period they change nothing (a check
+/// right after the injection's finds nothing left to kill), and at Cuckoo's 3-s
+/// heartbeat period the fixed-slot Cuckoo, which refills its slots at every heartbeat,
+/// is killed at least as often as when it is checked every 180 s.
+#[test]
+fn a_finer_controller_clock_kills_at_least_as_often() {
+    let kinds = [ForecasterKind::SeasonalQuantile];
+    let (hosts, workload) = university(&kinds);
+    let spec = |control_step_s| experiment::RunSpec {
+        dc: DataCentre::University,
+        job: JobSpec::paper(256),
+        jobs: 1,
+        margin_pct: 5,
+        start_hour: 7,
+        strategy: experiment::Strategy::CuckooFixedSlots,
+        forecaster: kinds[0],
+        volatility: 1.0,
+        upload: false,
+        control_step_s,
+        plan_slot_s: 1,
+        effort: Effort::Quick,
+        wall_clock: None,
+        seed: 3,
+    };
+    let coarse = experiment::run(&spec(None), &hosts, &workload);
+    let same = experiment::run(&spec(Some(180.0)), &hosts, &workload);
+    assert_eq!(format!("{coarse:?}"), format!("{same:?}"));
+    let fine = experiment::run(&spec(Some(3.0)), &hosts, &workload);
+    assert!(
+        fine.relaunched_pct >= coarse.relaunched_pct,
+        "{} < {}",
+        fine.relaunched_pct,
+        coarse.relaunched_pct
+    );
 }
 
 /// Volatility scales each host's deviations from its 7-day mean: 1 is the trace, 0 a
@@ -492,6 +535,7 @@ fn several_jobs_end_on_their_own_reduces_and_cuckoo_serves_them_fifo() {
         holders,
         upload: false,
         qos: Qos::Throttle,
+        control_step_s: None,
     };
     let local = || vec![vec![vec![0]; 2]; 2];
     // Plan: job 0's maps at 0 and its reduce at 100; job 1's maps at 100, its reduce at

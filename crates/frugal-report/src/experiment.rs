@@ -95,6 +95,29 @@ pub struct Experiment {
     /// Published values checked against the rows.
     #[serde(default, rename = "claim")]
     pub claims: Vec<Claim>,
+    /// Rows recorded once and shipped, for runs the default build cannot make.
+    #[serde(default)]
+    pub recorded: Option<Recorded>,
+}
+
+/// `[recorded]`: rows of runs that need what the default build leaves out (a solver behind
+/// a cargo feature), made once with the same sweep and `args` and shipped beside the file,
+/// as trained agents are. `frugal reproduce` adds them to the live rows (they must have the
+/// same columns) and says so; `frugal reproduce --rerecord`, in a build that can make them,
+/// runs them again and uses the new rows.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recorded {
+    /// The rows (CSV), relative to the experiment file's folder.
+    pub rows: std::path::PathBuf,
+    /// The rows of the `--quick` configurations, likewise.
+    pub quick_rows: std::path::PathBuf,
+    /// Flags that replace `[args]`'s and `[quick]`'s for the recorded runs (e.g. the
+    /// planners that need the solver; `false` leaves a flag out).
+    pub args: BTreeMap<String, toml::Value>,
+    /// What was recorded, with which build and how to record it again; printed with the
+    /// verdicts.
+    pub note: String,
 }
 
 /// One configuration of an experiment: the swept flags' values and the argument vector.
@@ -207,9 +230,31 @@ impl Experiment {
         out
     }
 
-    /// Makes every relative `rl:` path relative to `dir` (the experiment file's folder),
-    /// so a file runs the checkpoints beside it from any working directory.
+    /// The experiment that makes the recorded rows: `[args]` with `[recorded].args`
+    /// replacing theirs (and `[quick]`'s: the recorded flags hold in both modes), the same
+    /// cases and sweep, no plots, claims or recorded rows.
+    pub fn recording(&self) -> Option<Experiment> {
+        let r = self.recorded.as_ref()?;
+        let mut e = self.clone();
+        e.args.extend(r.args.clone());
+        e.quick.retain(|k, _| !r.args.contains_key(k));
+        e.plots.clear();
+        e.claims.clear();
+        e.recorded = None;
+        Some(e)
+    }
+
+    /// Makes every relative `rl:` path, and the recorded rows' path, relative to `dir` (the
+    /// experiment file's folder), so a file runs the checkpoints and reads the rows beside
+    /// it from any working directory.
     pub fn resolve_agents(&mut self, dir: &std::path::Path) {
+        if let Some(r) = &mut self.recorded {
+            for p in [&mut r.rows, &mut r.quick_rows] {
+                if p.is_relative() {
+                    *p = dir.join(&*p);
+                }
+            }
+        }
         for s in self.agent_paths_mut() {
             if let Ok(frugal_core::PolicySpec::Rl(path)) = s.parse()
                 && path.is_relative()

@@ -99,19 +99,11 @@ pub fn html(sections: &[Section], command: &str) -> String {
          <th>inconclusive</th><th>does not hold</th><th>no data</th></tr></thead><tbody>\n",
     );
     for (label, n) in tally(sections) {
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td></tr>",
-            escape(label),
-            n.iter().sum::<usize>(),
-            n[0],
-            n[1],
-            n[2],
-            n[3],
-            n[4]
-        );
+        let cells: String = n
+            .iter()
+            .map(|c| format!("<td class=\"num\">{c}</td>"))
+            .collect();
+        let _ = writeln!(h, "<tr><td>{}</td>{cells}</tr>", escape(label));
     }
     h.push_str("</tbody></table>\n");
     for (paper, secs) in by_paper(sections) {
@@ -138,6 +130,13 @@ pub fn html(sections: &[Section], command: &str) -> String {
             );
             if let Some(d) = &e.description {
                 let _ = writeln!(h, "<p>{}</p>", escape(d));
+            }
+            if let Some(r) = &e.recorded {
+                let _ = writeln!(
+                    h,
+                    "<p class=\"meta\">Recorded rows: {}</p>",
+                    escape(&r.note)
+                );
             }
             if !s.claims.is_empty() {
                 h.push_str(
@@ -202,8 +201,9 @@ pub fn html(sections: &[Section], command: &str) -> String {
     h
 }
 
-/// Verdict counts per setting, and the total, for the claims of `sections`.
-fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 5])> {
+/// Per setting, and for all: the number of claims of `sections`, then how many hold, hold
+/// in direction only, are inconclusive, do not hold and have no data.
+fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 6])> {
     let order = [
         Verdict::Holds,
         Verdict::DirectionOnly,
@@ -212,15 +212,16 @@ fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 5])> {
         Verdict::NoData,
     ];
     let count = |keep: &dyn Fn(&Claim) -> bool| {
-        let mut n = [0; 5];
+        let mut n = [0; 6];
         for (c, o) in sections.iter().flat_map(|s| &s.claims) {
             if keep(c) {
-                n[order.iter().position(|v| *v == o.verdict).unwrap_or(4)] += 1;
+                n[0] += 1;
+                n[1 + order.iter().position(|v| *v == o.verdict).unwrap_or(4)] += 1;
             }
         }
         n
     };
-    let mut rows: Vec<(&'static str, [usize; 5])> = vec![
+    let mut rows: Vec<(&'static str, [usize; 6])> = vec![
         (
             "paper's setting, simulated by the paper",
             count(&|c| c.setting == Setting::Paper && !c.real_cluster),
@@ -238,7 +239,7 @@ fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 5])> {
             count(&|c| c.setting == Setting::Extension),
         ),
     ];
-    rows.retain(|(_, n)| n.iter().sum::<usize>() > 0);
+    rows.retain(|(_, n)| n[0] > 0);
     rows.push(("all", count(&|_| true)));
     rows
 }
@@ -253,16 +254,8 @@ pub fn markdown(sections: &[Section]) -> String {
          |---|---|---|---|---|---|---|\n",
     );
     for (label, n) in tally(sections) {
-        let _ = writeln!(
-            m,
-            "| {label} | {} | {} | {} | {} | {} | {} |",
-            n.iter().sum::<usize>(),
-            n[0],
-            n[1],
-            n[2],
-            n[3],
-            n[4]
-        );
+        let cells: String = n.iter().map(|c| format!(" {c} |")).collect();
+        let _ = writeln!(m, "| {label} |{cells}");
     }
     m.push('\n');
     for (paper, secs) in by_paper(sections) {
@@ -272,6 +265,9 @@ pub fn markdown(sections: &[Section]) -> String {
             "| claim | setting | source | published | frugal | verdict |\n|---|---|---|---|---|---|\n",
         );
         let mut why = String::new();
+        for s in secs.iter().filter_map(|s| s.experiment.recorded.as_ref()) {
+            let _ = writeln!(why, "- Recorded rows: {}", s.note);
+        }
         for s in secs {
             for (c, o) in &s.claims {
                 let _ = writeln!(
@@ -361,19 +357,16 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
                     o.frugal
                 );
             }
+            if let Some(r) = &s.experiment.recorded {
+                let _ = writeln!(t, "  recorded rows: {}", r.note);
+            }
         }
     }
-    for (label, n) in tally(sections) {
+    for (label, [all, holds, direction, inconclusive, fails, none]) in tally(sections) {
         let _ = writeln!(
             t,
-            "{label}: {} claims: {} hold, {} direction only, {} inconclusive, {} do not hold, {} \
-             without data",
-            n.iter().sum::<usize>(),
-            n[0],
-            n[1],
-            n[2],
-            n[3],
-            n[4]
+            "{label}: {all} claims: {holds} hold, {direction} direction only, {inconclusive} \
+             inconclusive, {fails} do not hold, {none} without data"
         );
     }
     if shipped.is_some() {

@@ -97,7 +97,8 @@ pub fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
 }
 
 /// Runs the configurations of `experiments` (all, or `shard`'s) on `threads` workers (0:
-/// one per core). Every configuration is parsed first.
+/// one per core). Every configuration is parsed first. An experiment's recorded rows
+/// (`[recorded]`, its quick ones under `quick`) are one more output, after its runs.
 ///
 /// # Errors
 /// [`Usage`] naming the experiment and configuration for flags its system refuses; a run's
@@ -129,11 +130,28 @@ pub fn run(
             index += 1;
         }
     }
+    // The recorded rows travel as one more output of the experiment (with the first shard).
+    let mut recorded = Vec::new();
+    if shard.is_none_or(|s| s.index == 0) {
+        for (k, (id, e)) in experiments.iter().enumerate() {
+            let Some(r) = &e.recorded else { continue };
+            let path = if quick { &r.quick_rows } else { &r.rows };
+            let rows_csv = std::fs::read_to_string(path)
+                .with_context(|| format!("{id}: reading the recorded rows {}", path.display()))?;
+            recorded.push(Output {
+                experiment: k,
+                configuration: usize::MAX,
+                labels: Vec::new(),
+                rows_csv,
+                timelines: Vec::new(),
+            });
+        }
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("starting the worker threads")?;
-    pool.install(|| {
+    let live: Result<Vec<Output>> = pool.install(|| {
         work.par_iter()
             .map(|(k, index, c, argv)| {
                 let (id, e) = &experiments[*k];
@@ -152,7 +170,10 @@ pub fn run(
                 })
             })
             .collect()
-    })
+    });
+    let mut outputs = live?;
+    outputs.extend(recorded);
+    Ok(outputs)
 }
 
 /// Runs one configuration (`argv`: its system's flags) through the function every front-end
@@ -451,6 +472,48 @@ pub fn write(
             .with_context(|| format!("writing {}", md.display()))?;
     }
     Ok(sections)
+}
+
+/// Runs the recorded runs of `experiments` again (each one's [`Experiment::recording`]),
+/// writes their rows to `out/recorded/<file name>` and points the experiments there.
+///
+/// # Errors
+/// As [`run`]; an I/O error.
+pub fn rerecord(
+    experiments: &mut [(String, Experiment)],
+    quick: bool,
+    threads: usize,
+    out: &Path,
+    progress: &dyn Progress,
+) -> Result<()> {
+    for (id, e) in experiments.iter_mut() {
+        let Some(recording) = e.recording() else {
+            continue;
+        };
+        let outputs = run(&[(id.clone(), recording)], quick, threads, None, progress)?;
+        let mut table = Table::default();
+        for o in outputs {
+            let rows = Table::from_csv(o.rows_csv.as_bytes())?;
+            table.append(&[], rows).map_err(|m| anyhow!("{id}: {m}"))?;
+        }
+        let r = e.recorded.as_mut().expect("recording() found it");
+        let rows = if quick {
+            &mut r.quick_rows
+        } else {
+            &mut r.rows
+        };
+        let name = rows
+            .file_name()
+            .map(std::ffi::OsStr::to_os_string)
+            .unwrap_or_else(|| format!("{id}.csv").into());
+        let path = out.join("recorded").join(name);
+        std::fs::create_dir_all(out.join("recorded"))?;
+        table
+            .write_csv(&path)
+            .with_context(|| format!("writing {}", path.display()))?;
+        *rows = path;
+    }
+    Ok(())
 }
 
 /// Rows as a subcommand's `--out` CSV writes them, read back as a table.

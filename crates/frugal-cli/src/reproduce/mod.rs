@@ -30,6 +30,11 @@ pub struct ReproduceArgs {
     /// The paper's full budget: about an hour and a half on two cores.
     #[arg(long)]
     pub retrain: bool,
+    /// Run the experiments' recorded runs again (`[recorded]`: paper 001's MILP planner,
+    /// which needs a build with --features highs) instead of reading the shipped rows; the
+    /// new rows go to DIR/recorded/.
+    #[arg(long)]
+    pub rerecord: bool,
     /// Directory of the experiment files [default: the ones built into frugal, with their
     /// checkpoints; `frugal experiments list` shows them].
     #[arg(long, value_name = "DIR")]
@@ -122,7 +127,19 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
     if a.retrain {
         command.push_str(" --retrain");
     }
+    if a.rerecord {
+        command.push_str(" --rerecord");
+    }
     let progress = Progress::new(0);
+    if a.rerecord {
+        runner::rerecord(
+            &mut experiments,
+            a.quick,
+            usize::from(a.threads),
+            &a.out,
+            &progress,
+        )?;
+    }
     let outputs = runner::run(
         &experiments,
         a.quick,
