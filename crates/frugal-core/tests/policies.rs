@@ -70,6 +70,40 @@ fn spark_consolidate_fills_the_vm_with_most_free_cores_first() {
     assert!(sc.place(&job("big", 8, 2, 1, 10.0), &idle, 0.0).is_none());
 }
 
+/// The authors'-code readings of paper 000's FIFO, FIFO-C and FF (RM-Simulator), hand
+/// computed. Local VMs 0 (4 cores, $1) and 1 (8 cores, $2), cloud VMs 2 (4 cores, $4) and 3
+/// (8 cores, $8); the simulator lists the cloud VMs first: 2, 3, 0, 1.
+#[test]
+fn the_authors_code_readings_follow_rm_simulator() {
+    let c = cluster(&[
+        (4, 64, Local, 1.0),
+        (8, 64, Local, 2.0),
+        (4, 64, Cloud, 4.0),
+        (8, 64, Cloud, 8.0),
+    ]);
+    let code = PolicyParams {
+        reading: frugal_core::Reading::AuthorsCode,
+        ..PolicyParams::default()
+    };
+    let place =
+        |kind: PolicyKind, j: &frugal_core::Job| vms(&kind.build(&code).place(j, &c, 0.0).unwrap());
+    // FIFO: every job from the top of the list, one executor per VM in turn.
+    assert_eq!(
+        place(PolicyKind::RoundRobin, &job("a", 3, 2, 1, 10.0)),
+        vec![(2, 1), (3, 1), (0, 1)]
+    );
+    // FIFO-C: by free cores, fewest first, ties in list order (cloud 2 before local 0).
+    assert_eq!(
+        place(PolicyKind::RoundRobinConsolidate, &job("b", 3, 2, 1, 10.0)),
+        vec![(2, 2), (0, 1)]
+    );
+    // FF: running VMs first (none), then by price: local 0, then local 1.
+    assert_eq!(
+        place(PolicyKind::FirstFit, &job("c", 3, 2, 1, 10.0)),
+        vec![(0, 2), (1, 1)]
+    );
+}
+
 #[test]
 fn bfd_fills_the_tightest_active_vm_first() {
     let mut c = cluster(&[

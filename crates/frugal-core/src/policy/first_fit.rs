@@ -1,7 +1,8 @@
 //! First Fit (paper 000 Alg. 1).
 
-use super::{Candidate, PlacementPolicy, active_fitting_from, fill, fill_off};
-use crate::cluster::Cluster;
+use super::authors_code::{self, Rule};
+use super::{Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_off};
+use crate::cluster::{Cluster, VmId};
 use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
@@ -13,12 +14,25 @@ use crate::queue::QueueDiscipline;
 /// placement index's first-fit tree, O(log m) each, and the off VMs from its classes
 /// ([`crate::index`]).
 ///
-/// Source: the paper's text. The authors' simulator (RM-Simulator
-/// `FirstFitScheduler.java`) orders the running VMs by price, then size, rather than by
-/// id; the model chapter's table of readings compares the two.
+/// Source: the paper's text ([`Reading::PaperText`], the default). The authors' simulator
+/// (RM-Simulator `FirstFitScheduler.java`) orders the running VMs by price, then size,
+/// rather than by id, and every VM in its list order ([`Reading::AuthorsCode`],
+/// [`super::authors_code`]); the model chapter's table of readings compares the two.
 #[derive(Clone, Debug, Default)]
 pub struct FirstFit {
+    reading: Reading,
     scratch: Vec<Candidate>,
+    order: Vec<VmId>,
+}
+
+impl FirstFit {
+    /// First Fit following `reading`.
+    pub fn new(reading: Reading) -> Self {
+        FirstFit {
+            reading,
+            ..FirstFit::default()
+        }
+    }
 }
 
 impl PlacementPolicy for FirstFit {
@@ -27,6 +41,9 @@ impl PlacementPolicy for FirstFit {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+        if self.reading == Reading::AuthorsCode {
+            return authors_code::place(Rule::FirstFit, &mut self.order, job, cluster);
+        }
         let d = &job.executor_demand;
         let s = &mut self.scratch;
         let mut p = Placement::with_capacity(4);

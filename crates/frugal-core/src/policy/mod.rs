@@ -7,6 +7,7 @@
 
 mod aep;
 mod asq;
+mod authors_code;
 mod best_fit_decreasing;
 mod first_fit;
 mod gio;
@@ -198,10 +199,12 @@ impl PolicyKind {
     /// A fresh instance.
     pub fn build(&self, params: &PolicyParams) -> Box<dyn PlacementPolicy> {
         match self {
-            PolicyKind::RoundRobin => Box::new(RoundRobin::default()),
-            PolicyKind::RoundRobinConsolidate => Box::new(RoundRobinConsolidate::default()),
+            PolicyKind::RoundRobin => Box::new(RoundRobin::new(params.reading)),
+            PolicyKind::RoundRobinConsolidate => {
+                Box::new(RoundRobinConsolidate::new(params.reading))
+            }
             PolicyKind::SparkConsolidate => Box::new(SparkConsolidate::default()),
-            PolicyKind::FirstFit => Box::new(FirstFit::default()),
+            PolicyKind::FirstFit => Box::new(FirstFit::new(params.reading)),
             PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(params.rut)),
             PolicyKind::Gio => Box::new(Gio::new(params.reading)),
             PolicyKind::Asq => Box::new(Asq::default()),

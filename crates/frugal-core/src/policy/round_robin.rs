@@ -1,6 +1,9 @@
 //! Spark's default round-robin executor placement, spread and consolidate.
 
-use super::{Candidate, PlacementPolicy, active_fitting_from, needed, push_off, sort_candidates};
+use super::authors_code::{self, Rule};
+use super::{
+    Candidate, PlacementPolicy, Reading, active_fitting_from, needed, push_off, sort_candidates,
+};
 use crate::cluster::{Cluster, VmId};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -46,13 +49,24 @@ fn deal(
 /// stopped; off VMs are turned on when dealt an executor. Spreads load, wastes money.
 /// Its cost is O(E) plus the full VMs it steps over.
 ///
-/// Source: the papers' text. The authors' simulator (RM-Simulator `RRScheduler.java`)
-/// restarts every job at the first VM of its list instead of keeping the cursor; the
-/// model chapter's table of readings says why that is not implemented.
+/// Source: the papers' text ([`Reading::PaperText`], the default). The authors'
+/// simulator (RM-Simulator `RRScheduler.java`) restarts every job at the first VM of its
+/// list, cloud VMs first ([`Reading::AuthorsCode`], [`super::authors_code`]).
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
+    reading: Reading,
     cursor: usize,
     all: Vec<VmId>,
+}
+
+impl RoundRobin {
+    /// Round robin following `reading`.
+    pub fn new(reading: Reading) -> Self {
+        RoundRobin {
+            reading,
+            ..RoundRobin::default()
+        }
+    }
 }
 
 impl PlacementPolicy for RoundRobin {
@@ -61,6 +75,9 @@ impl PlacementPolicy for RoundRobin {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+        if self.reading == Reading::AuthorsCode {
+            return authors_code::place(Rule::RoundRobin, &mut self.all, job, cluster);
+        }
         if self.all.len() != cluster.len() {
             self.all = (0..cluster.len() as VmId).collect();
         }
@@ -89,9 +106,11 @@ impl PlacementPolicy for RoundRobin {
 /// rotation and go on.
 ///
 /// Source: paper 000 §6.2's text ("packing executors on the already running VMs to avoid
-/// choosing the unused VMs"). The authors' simulator (RM-Simulator `RRConsolidate.java`)
-/// instead sorts every VM by free cores, fullest first, and fills each before the next;
-/// Spark's own consolidation option is [`super::SparkConsolidate`].
+/// choosing the unused VMs"; [`Reading::PaperText`], the default). The authors' simulator
+/// (RM-Simulator `RRConsolidate.java`) instead sorts every VM by free cores, fullest
+/// first, and fills each before the next ([`Reading::AuthorsCode`],
+/// [`super::authors_code`]); Spark's own consolidation option is
+/// [`super::SparkConsolidate`].
 ///
 /// Only active VMs with room for one executor can be dealt to, and in one pass each takes
 /// one, so the rotation is read (from the placement index's tree, or a scan) as the first
@@ -100,9 +119,20 @@ impl PlacementPolicy for RoundRobin {
 /// where the rotation resumes after an off VM is added cannot change the outcome.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobinConsolidate {
+    reading: Reading,
     last: Option<VmId>,
     candidates: Vec<VmId>,
     off: Vec<Candidate>,
+}
+
+impl RoundRobinConsolidate {
+    /// FIFO-C following `reading`.
+    pub fn new(reading: Reading) -> Self {
+        RoundRobinConsolidate {
+            reading,
+            ..RoundRobinConsolidate::default()
+        }
+    }
 }
 
 impl PlacementPolicy for RoundRobinConsolidate {
@@ -111,6 +141,9 @@ impl PlacementPolicy for RoundRobinConsolidate {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
+        if self.reading == Reading::AuthorsCode {
+            return authors_code::place(Rule::Consolidate, &mut self.candidates, job, cluster);
+        }
         let (d, e) = (&job.executor_demand, job.executors);
         // After the last VM used, then wrapped around to the lowest ids.
         let after = self.last.map_or(0, |last| last as usize + 1);

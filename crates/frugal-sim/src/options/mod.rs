@@ -175,9 +175,8 @@ pub struct SimulateOptions {
     /// (paper 002 §7.1), in [0, 100].
     #[arg(long, default_value_t = 0.3, value_parser = number_in(0.0, 100.0))]
     pub kind_penalty: f64,
-    /// Which reading of the policies whose paper text and authors' code differ (gio: the
-    /// text's local-first rule, or the code's cheapest VM anywhere scored with T_C^L;
-    /// model chapter).
+    /// Which reading of the policies whose paper text and authors' code differ:
+    /// round-robin, round-robin-consolidate, first-fit and gio (model chapter).
     #[arg(long, value_enum, default_value = "paper-text")]
     pub policy_reading: ReadingArg,
     /// SWIM jobs: the application every job runs (paper 004 §6.1.2's one-application

@@ -322,8 +322,17 @@ fn policy_params(
     if let Some(b) = a.milp_backend {
         params.milp_backend = b.backend()?;
     }
-    if a.policy_reading != ReadingArg::PaperText && !uses(PolicyKind::Gio) {
-        bail!("--policy-reading applies to gio, which is not among --policies");
+    let read = [
+        PolicyKind::RoundRobin,
+        PolicyKind::RoundRobinConsolidate,
+        PolicyKind::FirstFit,
+        PolicyKind::Gio,
+    ];
+    if a.policy_reading != ReadingArg::PaperText && !read.into_iter().any(uses) {
+        bail!(
+            "--policy-reading applies to round-robin, round-robin-consolidate, first-fit and \
+             gio, none of which is among --policies"
+        );
     }
     params.reading = a.policy_reading.reading();
     if let Some(t) = a.milp_time_limit {
