@@ -208,7 +208,7 @@ impl PolicyKind {
             PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(params.rut)),
             PolicyKind::Gio => Box::new(Gio::new(params.reading)),
             PolicyKind::Asq => Box::new(Asq::default()),
-            PolicyKind::Morpheus => Box::new(Morpheus::default()),
+            PolicyKind::Morpheus => Box::new(Morpheus::new(params.reading)),
             PolicyKind::Aep => Box::new(Aep::default()),
             PolicyKind::Optimal => Box::new(Optimal::default()),
             PolicyKind::Milp => Box::new(Milp::new(params.milp_backend, params.milp_time_limit)),

@@ -327,11 +327,12 @@ fn policy_params(
         PolicyKind::RoundRobinConsolidate,
         PolicyKind::FirstFit,
         PolicyKind::Gio,
+        PolicyKind::Morpheus,
     ];
     if a.policy_reading != ReadingArg::PaperText && !read.into_iter().any(uses) {
         bail!(
-            "--policy-reading applies to round-robin, round-robin-consolidate, first-fit and \
-             gio, none of which is among --policies"
+            "--policy-reading applies to round-robin, round-robin-consolidate, first-fit, gio \
+             and morpheus, none of which is among --policies"
         );
     }
     params.reading = a.policy_reading.reading();
