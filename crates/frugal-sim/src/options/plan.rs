@@ -445,11 +445,11 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
             .map(|load| Workload {
                 copies: 1,
                 label: format!(
-                    "synthetic {} load, {n} jobs (paper 000 §6.1, {})",
+                    "synthetic {} load, {n} jobs (paper 000 §6.1{})",
                     if load == Load::Light { "light" } else { "high" },
                     match a.synthetic_reading.reading() {
-                        Reading::PaperText => "paper's text",
-                        Reading::AuthorsCode => "authors' published workloads",
+                        Reading::PaperText => "",
+                        Reading::AuthorsCode => ", authors' published workloads",
                     }
                 ),
                 jobs: n,
