@@ -28,6 +28,20 @@ fn frugal_in_root(args: &[&str]) -> (i32, String) {
     )
 }
 
+/// Runs `frugal` in `dir`: its exit code, stdout and stderr.
+fn frugal_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("frugal runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn experiments() -> Vec<(String, toml::Table)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("experiments"))
         .unwrap()
@@ -301,18 +315,7 @@ fn recorded_rows_are_made_by_rerecord_and_read_back_unchanged() {
          metric = 'cost_usd'\norder = ['gio', '<=', 'first-fit']\nper = ['pricing']\n",
     )
     .unwrap();
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let run = |args: &[&str]| frugal_in(&dir, args);
     let (code, _, err) = run(&[
         "reproduce",
         "--experiments",
@@ -363,18 +366,7 @@ fn recorded_rows_are_made_by_rerecord_and_read_back_unchanged() {
 #[test]
 fn the_binary_reproduces_from_an_empty_folder() {
     let empty = tmp("empty-folder");
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_frugal"))
-            .args(args)
-            .current_dir(&empty)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let run = |args: &[&str]| frugal_in(&empty, args);
     let (code, list, err) = run(&["experiments", "list"]);
     assert_eq!(code, Some(0), "{err}");
     for (id, _) in experiments() {

@@ -1,6 +1,6 @@
 //! Spark standalone's consolidating executor placement (`spark.deploy.spreadOut=false`).
 
-use super::PlacementPolicy;
+use super::{PlacementPolicy, fill};
 use crate::cluster::{Cluster, VmId};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -40,14 +40,14 @@ impl PlacementPolicy for SparkConsolidate {
         );
         self.order.sort_unstable_by(|a, b| b.cmp(a));
         let mut p = Placement::with_capacity(job.executors as usize);
-        for &(_, id) in &self.order {
-            let left = job.executors - p.executors();
-            if left == 0 {
-                break;
-            }
-            p.add(id, cluster.vm(id).free.copies_of(d).min(left));
-        }
-        (p.executors() == job.executors).then_some(p)
+        let rem = fill(
+            &mut p,
+            cluster,
+            d,
+            job.executors,
+            self.order.iter().map(|o| o.1),
+        );
+        (rem == 0).then_some(p)
     }
 
     fn default_queue(&self) -> QueueDiscipline {
