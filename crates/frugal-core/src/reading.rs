@@ -4,8 +4,9 @@
 /// The paper's text or the authors' published code. The model chapter lists every
 /// difference found and its measured effect; where the effect is material both readings
 /// are implemented and each experiment names the one it uses. Implemented for paper 000's
-/// round robin, FIFO-C, First Fit and GIO ([`crate::policy`]), paper 004's Morpheus
-/// ([`crate::policy::Morpheus`]) and paper 000's §6.1 workload generator (frugal-sim).
+/// round robin, FIFO-C, First Fit, GIO, AsQ and MILP, paper 004's BFD, Morpheus and ILP
+/// ([`crate::policy`], [`crate::PolicyKind::has_authors_reading`]) and paper 000's §6.1
+/// workload generator (frugal-sim).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Reading {
     /// The paper's text.

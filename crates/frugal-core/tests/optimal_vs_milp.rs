@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::policy::objective::placement_cost;
-use frugal_core::policy::{Milp, MilpBackend, Optimal, PlacementPolicy};
+use frugal_core::policy::{Milp, MilpBackend, Optimal, PlacementPolicy, Reading};
 use frugal_core::{Job, JobKind, Placement, Resources};
 use proptest::prelude::*;
 
@@ -90,7 +90,7 @@ proptest! {
         let now = f64::from(now);
         for &backend in BACKENDS {
             let exact = Optimal::default().place(&job, &cluster, now);
-            let mut milp = Milp::new(backend, Duration::from_secs(30));
+            let mut milp = Milp::new(backend, Duration::from_secs(30), Reading::PaperText);
             let solved = milp.place(&job, &cluster, now);
             prop_assert_eq!(milp.fallbacks(), 0);
             same_cost(&cluster, &job, now, exact, solved)?;

@@ -27,7 +27,7 @@ fn bfd_reproduces_paper_004_figure_3() {
         (6, 64, Cloud, 3.0),
         (8, 64, Cloud, 4.0),
     ]);
-    let mut bfd = BestFitDecreasing::new(Rut::default());
+    let mut bfd = BestFitDecreasing::new(Rut::default(), Reading::PaperText);
     let j1 = job("job-1", 2, 1, 1, 100.0);
     let p1 = bfd.place(&j1, &c, 0.0).unwrap();
     assert_eq!(vms(&p1), vec![(0, 2)]);
@@ -104,6 +104,63 @@ fn the_authors_code_readings_follow_rm_simulator() {
     );
 }
 
+/// The authors'-code readings of paper 000's AsQ and MILP (RM-Simulator) and paper 004's
+/// BFD (SLA-Scheduler) against the text's, hand computed on cases where they part.
+#[test]
+fn asq_milp_and_bfd_as_the_authors_code_places_them() {
+    let both = |kind: PolicyKind, c: &frugal_core::Cluster, j: &frugal_core::Job| {
+        [Reading::PaperText, Reading::AuthorsCode].map(|reading| {
+            let params = PolicyParams {
+                reading,
+                ..PolicyParams::default()
+            };
+            vms(&kind.build(&params).place(j, c, 0.0).unwrap())
+        })
+    };
+    // AsQ. Local VM 1 ($2/s) runs until t = 20 s; local VM 0 ($1/s) is off. A 100-s
+    // executor costs 2·(100 − 20) = 160 on VM 1 and 1·100 = 100 on VM 0: the text's
+    // First Fit takes the running VM 1, the code's cost rule the off VM 0.
+    let mut c = cluster(&[
+        (4, 64, Local, 1.0),
+        (8, 64, Local, 2.0),
+        (4, 64, Cloud, 4.0),
+        (8, 64, Cloud, 8.0),
+    ]);
+    let mut p = Placement::default();
+    p.add(1, 1);
+    reserve(&mut c, &job("x", 1, 2, 1, 20.0), &p, 20.0);
+    let a = job("a", 2, 2, 1, 100.0);
+    assert_eq!(both(PolicyKind::Asq, &c, &a), [vec![(1, 2)], vec![(0, 2)]]);
+    // Six executors do not fit the local site now (2 + 3 slots): both go to the cloud,
+    // cheapest first (4·130 < 8·130 with T_C^H = 130 s).
+    let b = job("b", 6, 2, 1, 100.0);
+    assert_eq!(
+        both(PolicyKind::Asq, &c, &b),
+        [vec![(2, 2), (3, 4)], vec![(2, 2), (3, 4)]]
+    );
+    // MILP. VM 0 ($10/s) runs until t = 20 s with room for one executor; VM 1 ($1/s) is
+    // off. The text pays 10·80 = 800 to keep VM 0 on against 1·100 = 100 to turn VM 1 on;
+    // the code's forced, constant term for a running VM makes VM 0 free.
+    let mut c = cluster(&[(4, 64, Local, 10.0), (8, 64, Local, 1.0)]);
+    let mut p = Placement::default();
+    p.add(0, 1);
+    reserve(&mut c, &job("x", 1, 2, 1, 20.0), &p, 20.0);
+    let m = job("m", 1, 2, 1, 100.0);
+    assert_eq!(both(PolicyKind::Milp, &c, &m), [vec![(1, 1)], vec![(0, 1)]]);
+    // BFD. VM 0 (8 cores, 64 GiB) runs with 2 cores and 63 GiB free; VM 1 (2 cores, 4 GiB)
+    // is off. The text fills running VMs first; the code ranks every agent by
+    // 0.8·free cores + 0.2·free GiB: 0.8·2 + 0.2·63 = 14.2 against 0.8·2 + 0.2·4 = 2.4.
+    let mut c = cluster(&[(8, 64, Cloud, 1.0), (2, 4, Cloud, 1.0)]);
+    let mut p = Placement::default();
+    p.add(0, 1);
+    reserve(&mut c, &job("x", 1, 6, 1, 100.0), &p, 100.0);
+    let f = job("f", 1, 1, 1, 10.0);
+    assert_eq!(
+        both(PolicyKind::BestFitDecreasing, &c, &f),
+        [vec![(0, 1)], vec![(1, 1)]]
+    );
+}
+
 #[test]
 fn bfd_fills_the_tightest_active_vm_first() {
     let mut c = cluster(&[
@@ -119,7 +176,7 @@ fn bfd_fills_the_tightest_active_vm_first() {
     };
     occupy(&mut c, 0, 2); // RA high
     occupy(&mut c, 1, 6); // RA low: 2 cores left
-    let p = BestFitDecreasing::new(Rut::default())
+    let p = BestFitDecreasing::new(Rut::default(), Reading::PaperText)
         .place(&job("j", 3, 1, 1, 5.0), &c, 0.0)
         .unwrap();
     assert_eq!(vms(&p), vec![(1, 2), (0, 1)]);
@@ -176,7 +233,7 @@ fn asq_never_splits_a_job_across_sites() {
         (8, 32, Cloud, 0.004),
         (8, 32, Cloud, 0.004),
     ]);
-    let mut asq = Asq::default();
+    let mut asq = Asq::new(Reading::PaperText);
     assert_eq!(
         vms(&asq.place(&job("a", 2, 2, 4, 10.0), &c, 0.0).unwrap()),
         vec![(0, 2)]

@@ -1,39 +1,82 @@
 //! AsQ-style site selection (paper 000 §6.2 baseline).
 
-use super::{Candidate, PlacementPolicy, active_fitting_from, fill, fill_off};
+use super::objective::vm_cost;
+use super::{
+    Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_off, needed, push_all,
+    sort_candidates,
+};
 use crate::cluster::{Cluster, Site};
 use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
 use crate::queue::QueueDiscipline;
 
-/// AsQ, as described in paper 000 §6.2: never split a job across sites. If the local VMs
-/// (on or off) can hold all E executors, place locally; otherwise, if the cloud VMs can,
-/// place in the cloud; otherwise wait. Within the chosen site it fills active VMs in id
-/// order, then turns on the cheapest off VMs (First Fit restricted to one site), which
-/// maximises use of the private site as AsQ intends.
+/// AsQ, paper 000 §6.2: never split a job across sites. If the local VMs (on or off) have
+/// room for all E executors now, place locally; otherwise, if the cloud VMs have, place in
+/// the cloud; otherwise wait. Jobs that neither site could ever hold are rejected
+/// ([`PlacementPolicy::can_ever_place`]), as the authors' simulator fails them. Which VMs
+/// of the chosen site are filled first depends on the [`Reading`]:
 ///
-/// Source: paper 000 §6.2's text. The authors' simulator (RM-Simulator
-/// `AQSScheduler.java`) goes local only when the local VMs have room at once, ranks VMs
-/// within the site by GIO's cost rule, and fails jobs that neither site could ever hold
-/// (as frugal never runs them); the model chapter's table of readings lists this.
+/// - [`Reading::PaperText`] (default): the text gives no order; AsQ "maximises the use of
+///   the private site", read as First Fit within the site — active VMs in id order, then
+///   the cheapest off VMs.
+/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/AQSScheduler.java` (commit 8c959db):
+///   GIO's cost rule within the site, executor by executor the VM of least
+///   P·max(0, T_C − T_vm) (ties: lower id), with T_C = T_C^L on the local site and
+///   T_C^H = T_C^L·(1 + network penalty) on the cloud. As for GIO, picking executor by
+///   executor fills the cheapest VM before the next, which the sorted fill here does.
 #[derive(Clone, Debug, Default)]
 pub struct Asq {
+    reading: Reading,
     scratch: Vec<Candidate>,
 }
 
 impl Asq {
-    fn place_on(&mut self, site: Site, job: &Job, cluster: &Cluster) -> Option<Placement> {
-        let (d, s) = (&job.executor_demand, &mut self.scratch);
-        if cluster.slots(d, |s| s == site) < u64::from(job.executors) {
+    /// AsQ following `reading`.
+    pub fn new(reading: Reading) -> Self {
+        Asq {
+            reading,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn place_on(
+        &mut self,
+        site: Site,
+        job: &Job,
+        cluster: &Cluster,
+        now: f64,
+    ) -> Option<Placement> {
+        let (d, e, s) = (&job.executor_demand, job.executors, &mut self.scratch);
+        if cluster.slots(d, |s| s == site) < u64::from(e) {
             return None;
         }
         let mut p = Placement::with_capacity(4);
-        let on_site = active_fitting_from(cluster, 0, d, Some(site));
-        let rem = fill(&mut p, cluster, d, job.executors, on_site);
-        let rem = fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |v| {
-            v.site == site
-        });
+        let rem = match self.reading {
+            Reading::PaperText => {
+                let on_site = active_fitting_from(cluster, 0, d, Some(site));
+                let rem = fill(&mut p, cluster, d, e, on_site);
+                fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |v| {
+                    v.site == site
+                })
+            }
+            Reading::AuthorsCode => {
+                let t_c = match site {
+                    Site::Local => job.t_local,
+                    Site::Cloud => job.t_hybrid,
+                };
+                s.clear();
+                push_all(
+                    s,
+                    cluster,
+                    d,
+                    |k| needed(k, e),
+                    |v| (v.site == site).then(|| vm_cost(v, t_c, now)),
+                );
+                sort_candidates(s);
+                fill(&mut p, cluster, d, e, s.iter().map(|c| c.1))
+            }
+        };
         (rem == 0).then_some(p)
     }
 }
@@ -43,13 +86,17 @@ impl PlacementPolicy for Asq {
         "asq"
     }
 
-    fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
-        self.place_on(Site::Local, job, cluster)
-            .or_else(|| self.place_on(Site::Cloud, job, cluster))
+    fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
+        self.place_on(Site::Local, job, cluster, now)
+            .or_else(|| self.place_on(Site::Cloud, job, cluster, now))
     }
 
     fn default_queue(&self) -> QueueDiscipline {
         QueueDiscipline::Edf
+    }
+
+    fn ranks_by_remaining_time(&self) -> bool {
+        self.reading == Reading::AuthorsCode
     }
 
     fn can_ever_place(&self, job: &Job, empty: &Cluster) -> bool {

@@ -1,6 +1,9 @@
 //! Best Fit Decreasing with Resource Unification Thresholds (paper 004 Alg. 3).
 
-use super::{Candidate, PlacementPolicy, fill_active, fill_off};
+use super::{
+    Candidate, PlacementPolicy, Reading, fill, fill_active, fill_off, needed, push_all,
+    sort_candidates,
+};
 use crate::cluster::Cluster;
 use crate::index::OffOrder;
 use crate::job::Job;
@@ -15,17 +18,30 @@ use crate::rut::Rut;
 /// it. The "decreasing" half is the job order: the scheduler of Alg. 1 sorts regular jobs
 /// by RD descending ([`QueueDiscipline::DeadlineFirst`]). O(G log G) per job over the
 /// placement index's G groups ([`crate::index`]).
+///
+/// Source: the paper's text ([`Reading::PaperText`], the default). The authors' prototype
+/// (github.com/tawfiqul-islam/SLA-Scheduler, `Scheduler/BestFitScheduler.java` and
+/// `Entity/Agent.java`) sorts every agent — running or not, as Mesos agents all stay
+/// registered — by its free resources unified without normalising, α·free cores +
+/// β·free GiB (its `resourceTotal`, with `unificationThreshold` = β), smallest first
+/// (ties: lower id, Java's stable sort over the registration order), and fills each in
+/// turn ([`Reading::AuthorsCode`]). An idle VM thus competes with running ones on its
+/// size alone. Its job order (`BestFitDeadlineScheduler.java`: deadline jobs by
+/// deadline, then the others by α·cores·E + β·GiB·E descending) is the text's
+/// deadline-first queue up to that normalisation, which is kept.
 #[derive(Clone, Debug)]
 pub struct BestFitDecreasing {
     rut: Rut,
+    reading: Reading,
     scratch: Vec<Candidate>,
 }
 
 impl BestFitDecreasing {
-    /// BFD with the given thresholds (paper default α = 0.8, β = 0.2).
-    pub fn new(rut: Rut) -> Self {
+    /// BFD with the given thresholds (paper default α = 0.8, β = 0.2), following `reading`.
+    pub fn new(rut: Rut, reading: Reading) -> Self {
         BestFitDecreasing {
             rut,
+            reading,
             scratch: Vec::new(),
         }
     }
@@ -39,6 +55,20 @@ impl PlacementPolicy for BestFitDecreasing {
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
         let (rut, d, s) = (self.rut, &job.executor_demand, &mut self.scratch);
         let mut p = Placement::with_capacity(4);
+        if self.reading == Reading::AuthorsCode {
+            let e = job.executors;
+            s.clear();
+            push_all(
+                s,
+                cluster,
+                d,
+                |k| needed(k, e),
+                |v| Some(rut.alpha * f64::from(v.free.cores()) + rut.beta * v.free.memory_gib()),
+            );
+            sort_candidates(s);
+            let rem = fill(&mut p, cluster, d, e, s.iter().map(|c| c.1));
+            return (rem == 0).then_some(p);
+        }
         let rem = fill_active(s, &mut p, cluster, d, job.executors, |v| {
             Some(rut.resource_availability(&v.free, cluster))
         });

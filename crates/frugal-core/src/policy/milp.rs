@@ -8,7 +8,7 @@ use good_lp::{
 };
 
 use super::objective::{placement_cost, vm_cost};
-use super::{Gio, PlacementPolicy};
+use super::{Gio, PlacementPolicy, Reading};
 use crate::cluster::{Cluster, Site};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -52,9 +52,19 @@ impl MilpBackend {
 /// unit; with remaining active times T_j that sunk cost is already priced in (an on VM
 /// with T_j ≥ T_C costs 0), and forcing y would charge VMs the job does not use.
 ///
-/// Source: the papers' text. The authors' simulator (RM-Simulator `ILPScheduler.java`)
-/// scores every VM with T_C^L whatever the site and forces running VMs into the
-/// objective; the model chapter's table of readings compares the two.
+/// Which objective depends on the [`Reading`]:
+///
+/// - [`Reading::PaperText`] (default): the objective above.
+/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/ILPScheduler.java` (commit 8c959db):
+///   every VM's term is P_j·max(0, T_C^L − T_j) whatever the site (no T_C^H), and every
+///   running VM is forced to y_j = 1. A forced term is a constant, so a running VM costs
+///   this job nothing however far it extends the VM's active time: the optimum uses
+///   running VMs first, in whatever order the solver lands on, and pays only for the off
+///   VMs it turns on (P_j·T_C^L each). Here that is a_j = 0 for running VMs and no h, z;
+///   ties between running VMs fall to the solver, as in the authors' code. Paper 004's
+///   prototype (SLA-Scheduler `Scheduler/LPSolver.java`) builds the same model with
+///   Σ P_j·y_j (no T_C, the same optimum: T_C^L is common to every term) and used agents
+///   forced to 1, so this reading is both papers' code.
 ///
 /// A solve that hits the time limit falls back to [`Gio`] (paper 004 §6.7 recommends the
 /// best heuristic; GIO minimises this objective greedily), keeping the solver's incumbent
@@ -62,17 +72,20 @@ impl MilpBackend {
 pub struct Milp {
     backend: MilpBackend,
     time_limit: Duration,
+    reading: Reading,
     fallback: Gio,
     fallbacks: u64,
 }
 
 impl Milp {
-    /// A MILP policy on `backend` with a per-decision `time_limit`.
-    pub fn new(backend: MilpBackend, time_limit: Duration) -> Self {
+    /// A MILP policy on `backend` with a per-decision `time_limit`, following `reading`
+    /// (its fallback, GIO, follows the same reading).
+    pub fn new(backend: MilpBackend, time_limit: Duration, reading: Reading) -> Self {
         Milp {
             backend,
             time_limit,
-            fallback: Gio::default(),
+            reading,
+            fallback: Gio::new(reading),
             fallbacks: 0,
         }
     }
@@ -92,9 +105,8 @@ impl Milp {
     ) -> Result<Option<Placement>, Option<Placement>> {
         let d = &job.executor_demand;
         let mut vars = ProblemVariables::new();
-        let hybrid = cluster
-            .has_local_site
-            .then(|| vars.add(variable().binary()));
+        let paper_text = self.reading == Reading::PaperText;
+        let hybrid = (cluster.has_local_site && paper_text).then(|| vars.add(variable().binary()));
         struct VmVars {
             id: u32,
             n: Variable,
@@ -110,10 +122,10 @@ impl Milp {
                 continue;
             }
             let a = vm_cost(v, job.t_local, now);
-            let (a, b) = if cluster.has_local_site {
-                (a, vm_cost(v, job.t_hybrid, now) - a)
-            } else {
-                (a, 0.0)
+            let (a, b) = match (paper_text, hybrid.is_some()) {
+                (true, true) => (a, vm_cost(v, job.t_hybrid, now) - a),
+                (true, false) => (a, 0.0),
+                (false, _) => (if v.is_active() { 0.0 } else { a }, 0.0),
             };
             vms.push(VmVars {
                 id: v.id,

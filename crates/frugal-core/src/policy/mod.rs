@@ -189,6 +189,15 @@ impl PolicyKind {
         }
     }
 
+    /// True if the policy has an authors'-code reading ([`Reading::AuthorsCode`]) beside the
+    /// paper's text, chosen by [`PolicyParams::reading`].
+    pub fn has_authors_reading(&self) -> bool {
+        !matches!(
+            self,
+            PolicyKind::SparkConsolidate | PolicyKind::Aep | PolicyKind::Optimal
+        )
+    }
+
     /// True for the policies that solve the per-job objective through a MILP solver: as
     /// costly per decision as they are exact, so runs of every policy leave them out
     /// unless named ([`PolicyKind::Optimal`] reaches the same optimum).
@@ -205,13 +214,19 @@ impl PolicyKind {
             }
             PolicyKind::SparkConsolidate => Box::new(SparkConsolidate::default()),
             PolicyKind::FirstFit => Box::new(FirstFit::new(params.reading)),
-            PolicyKind::BestFitDecreasing => Box::new(BestFitDecreasing::new(params.rut)),
+            PolicyKind::BestFitDecreasing => {
+                Box::new(BestFitDecreasing::new(params.rut, params.reading))
+            }
             PolicyKind::Gio => Box::new(Gio::new(params.reading)),
-            PolicyKind::Asq => Box::new(Asq::default()),
+            PolicyKind::Asq => Box::new(Asq::new(params.reading)),
             PolicyKind::Morpheus => Box::new(Morpheus::new(params.reading)),
             PolicyKind::Aep => Box::new(Aep::default()),
             PolicyKind::Optimal => Box::new(Optimal::default()),
-            PolicyKind::Milp => Box::new(Milp::new(params.milp_backend, params.milp_time_limit)),
+            PolicyKind::Milp => Box::new(Milp::new(
+                params.milp_backend,
+                params.milp_time_limit,
+                params.reading,
+            )),
         }
     }
 }

@@ -402,7 +402,7 @@ impl ApplicationArg {
 pub enum ReadingArg {
     /// The paper's text
     PaperText,
-    /// The authors' published code (RM-Simulator for paper 000)
+    /// The authors' published code (RM-Simulator for paper 000, SLA-Scheduler for 004)
     AuthorsCode,
 }
 

@@ -176,8 +176,9 @@ pub struct SimulateOptions {
     #[arg(long, default_value_t = 0.3, value_parser = number_in(0.0, 100.0))]
     pub kind_penalty: f64,
     /// Which reading of the policies whose paper text and authors' code differ:
-    /// round-robin, round-robin-consolidate, first-fit and gio (paper 000's authors'
-    /// simulator), morpheus (paper 004's authors' prototype; model chapter).
+    /// round-robin, round-robin-consolidate, first-fit, gio, asq and milp (paper 000's
+    /// authors' simulator), best-fit-decreasing, morpheus and milp (paper 004's authors'
+    /// prototype; model chapter).
     #[arg(long, value_enum, default_value = "paper-text")]
     pub policy_reading: ReadingArg,
     /// SWIM jobs: the application every job runs (paper 004 §6.1.2's one-application

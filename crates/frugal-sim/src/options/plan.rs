@@ -322,17 +322,14 @@ fn policy_params(
     if let Some(b) = a.milp_backend {
         params.milp_backend = b.backend()?;
     }
-    let read = [
-        PolicyKind::RoundRobin,
-        PolicyKind::RoundRobinConsolidate,
-        PolicyKind::FirstFit,
-        PolicyKind::Gio,
-        PolicyKind::Morpheus,
-    ];
-    if a.policy_reading != ReadingArg::PaperText && !read.into_iter().any(uses) {
+    let read = PolicyKind::ALL
+        .into_iter()
+        .filter(PolicyKind::has_authors_reading);
+    if a.policy_reading != ReadingArg::PaperText && !read.clone().any(uses) {
+        let names: Vec<_> = read.map(|k| k.name()).collect();
         bail!(
-            "--policy-reading applies to round-robin, round-robin-consolidate, first-fit, gio \
-             and morpheus, none of which is among --policies"
+            "--policy-reading applies to {}, none of which is among --policies",
+            names.join(", ")
         );
     }
     params.reading = a.policy_reading.reading();
