@@ -5,6 +5,7 @@ mod bag_of_tasks;
 mod cluster;
 mod curves;
 mod ephemeral;
+mod live;
 mod loadtest;
 mod progress;
 mod record_exit;
@@ -102,6 +103,11 @@ enum Command {
     /// Replay the service's own history (its database) in the simulator under other
     /// policies: the bill that was paid beside what each would have cost.
     Whatif(Box<whatif::WhatifArgs>),
+    /// Replay a workload live: real Spark jobs on this machine's hybrid testbed (network
+    /// namespaces as hosts, cgroups, rate-limited links between two sites) under `frugal
+    /// serve`, one run per policy; each run's measured bill beside the simulator's
+    /// replay and prediction (root, Java 17, pyspark).
+    Live(Box<live::LiveArgs>),
     /// Run the node agent of one host: it heartbeats to the service and runs the Spark
     /// reservation workers the service orders for its VMs.
     Agent(agent::AgentArgs),
@@ -158,6 +164,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Whatif(args)) => whatif::run(&args),
+        Some(Command::Live(args)) => live::run_live(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),
         Some(Command::Agent(args)) => agent::run(&args),
         Some(Command::Completions { shell }) => {

@@ -15,6 +15,7 @@ use rand::RngExt;
 use frugal_core::policy::{PlacementPolicy, PolicyParams};
 use frugal_core::{DurationModel, SchedulerConfig};
 use frugal_service::backend::{HostTimeouts, HostsConfig, ProvisionerKind, SparkConfig};
+use frugal_service::provision::Testbed;
 use frugal_service::{BackendConfig, Durability, Limits, ServiceConfig, StoreLimits};
 
 use crate::Usage;
@@ -130,6 +131,26 @@ pub struct ServeArgs {
     /// the drivers) is .1, VM k is .(k+2) [default: 10.77.0.0].
     #[arg(long)]
     pub netns_subnet: Option<std::net::Ipv4Addr>,
+    /// netns: a hybrid testbed on this machine — the cloud site's VMs on a second bridge
+    /// behind a rate-limited link, every VM's link rate-limited, and each VM's processes
+    /// in cgroups sized to its instance type (root, cgroup v1 `cpu` and `memory`, `tc`;
+    /// the book's chapter on live experiments).
+    #[arg(long)]
+    pub testbed: bool,
+    /// --testbed: share of one physical core each VM core gets [default: 0.25].
+    #[arg(long, value_name = "SHARE", requires = "testbed")]
+    pub testbed_core_share: Option<f64>,
+    /// --testbed: MiB of this machine's memory per GiB of a VM's instance type
+    /// [default: 1024].
+    #[arg(long, value_name = "MIB", requires = "testbed")]
+    pub testbed_mib_per_gib: Option<u32>,
+    /// --testbed: rate of each VM's link within its site, Mbit/s [default: 1000].
+    #[arg(long, value_name = "MBIT", requires = "testbed")]
+    pub testbed_in_site_mbit: Option<f64>,
+    /// --testbed: rate of the link between the two sites, each direction, Mbit/s
+    /// [default: 300, paper 000 §7.1's 2 Gbit/s within a region to 600 Mbit/s across].
+    #[arg(long, value_name = "MBIT", requires = "testbed")]
+    pub testbed_cross_site_mbit: Option<f64>,
     /// emulated with --provisioner: directory of the hosts' agents (vm<k>/: PID file,
     /// log, workers) [default: frugal-hosts]; spark-standalone keeps them in
     /// <--spark-dir>/hosts.
@@ -389,6 +410,11 @@ fn ec2_settings(a: &ServeArgs) -> Result<frugal_service::provision::ec2::Ec2Sett
 /// where the agents call it (for EC2, at `--ec2-service-url`).
 fn provisioner(a: &ServeArgs, agent_token: &str) -> Result<ProvisionerKind> {
     let chosen = a.provisioner.unwrap_or(ProvisionerArg::Loopback);
+    if a.testbed && chosen != ProvisionerArg::Netns {
+        anyhow::bail!(Usage(anyhow::anyhow!(
+            "--testbed applies to --provisioner netns only"
+        )));
+    }
     if chosen != ProvisionerArg::Ec2
         && let Some((flag, _)) = ec2_flags(a).into_iter().find(|(_, given)| *given)
     {
@@ -429,6 +455,7 @@ fn provisioner(a: &ServeArgs, agent_token: &str) -> Result<ProvisionerKind> {
             subnet: a
                 .netns_subnet
                 .unwrap_or(std::net::Ipv4Addr::new(10, 77, 0, 0)),
+            testbed: testbed(a)?,
         },
         ProvisionerArg::Ec2 => unreachable!("handled above"),
     };
@@ -445,6 +472,21 @@ fn provisioner(a: &ServeArgs, agent_token: &str) -> Result<ProvisionerKind> {
     Ok(kind)
 }
 
+/// The testbed of `--testbed`, sized to the cluster's VMs, or `None`.
+fn testbed(a: &ServeArgs) -> Result<Option<Testbed>> {
+    if !a.testbed {
+        return Ok(None);
+    }
+    let (cluster, _) = a.cluster.build(a.pricing, None, 1)?;
+    Ok(Some(Testbed {
+        core_share: a.testbed_core_share.unwrap_or(0.25),
+        mib_per_gib: a.testbed_mib_per_gib.unwrap_or(1024),
+        in_site_mbit: a.testbed_in_site_mbit.unwrap_or(1000.0),
+        cross_site_mbit: a.testbed_cross_site_mbit.unwrap_or(300.0),
+        vms: cluster.vms.iter().map(|v| (v.site, v.capacity)).collect(),
+    }))
+}
+
 /// A usage error naming the first flag given that the chosen backend (and hosts or
 /// none) cannot use.
 fn reject_flags_that_cannot_apply(a: &ServeArgs) -> Result<()> {
@@ -457,6 +499,7 @@ fn reject_flags_that_cannot_apply(a: &ServeArgs) -> Result<()> {
     let hosts = [
         ("--netns-prefix", a.netns_prefix.is_some()),
         ("--netns-subnet", a.netns_subnet.is_some()),
+        ("--testbed", a.testbed),
         ("--hosts-dir", a.hosts_dir.is_some()),
         ("--agent-token-file", a.agent_token_file.is_some()),
         ("--host-timeout", a.host_timeout.is_some()),

@@ -48,6 +48,10 @@ pub struct WhatifArgs {
     /// Admission control in the replays: on or off [default: as the service ran].
     #[arg(long, value_name = "on|off", value_parser = on_off)]
     pub admission_control: Option<bool>,
+    /// Replay the submitted estimates alone (no measured run times, failures,
+    /// cancellations or lost VMs): what the simulator predicted before the run.
+    #[arg(long)]
+    pub estimates_only: bool,
     /// Also write the replayed jobs (jobs.csv) and cluster (cluster.toml) here, and print
     /// the `frugal simulate` command that replays them.
     #[arg(long, value_name = "DIR")]
@@ -102,6 +106,7 @@ pub fn run(a: &WhatifArgs) -> Result<()> {
         cluster,
         queue: a.queue.map(QueueArg::discipline),
         admission_control: a.admission_control,
+        estimates_only: a.estimates_only,
     };
     let rt = tokio::runtime::Runtime::new()?;
     let report = rt

@@ -14,6 +14,7 @@ pub mod claim;
 pub mod embedded;
 pub mod experiment;
 pub mod html;
+pub mod live;
 pub mod plot;
 pub mod runner;
 pub mod table;

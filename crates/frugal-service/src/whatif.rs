@@ -72,6 +72,10 @@ pub struct WhatIf {
     pub queue: Option<QueueDiscipline>,
     /// Admission control in the replays (default: as recorded).
     pub admission_control: Option<bool>,
+    /// Replays run on the submitted estimates alone — no measured run times, failures,
+    /// cancellations or VM events: what the simulator predicted before the run (the
+    /// live experiments' prediction). The actual row is unchanged.
+    pub estimates_only: bool,
 }
 
 /// One line of the answer: what happened, or one replay.
@@ -205,6 +209,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
             .map(|p| scheduler.duration.duration(&job, &recorded, p));
         // What the service measured, carried to any placement as a multiple of the model.
         let run_time = match (j.state, j.start, j.finish, model) {
+            _ if w.estimates_only => None,
             (JobState::Completed | JobState::Failed, Some(s), Some(f), Some(m)) if m > 0.0 => {
                 measured += 1;
                 if j.state == JobState::Failed {
@@ -219,6 +224,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
             _ => None,
         };
         if j.state == JobState::Cancelled
+            && !w.estimates_only
             && let Some(f) = j.finish
         {
             inputs.cancels.push((k, t(f)));
@@ -238,7 +244,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         .vm_events()
         .await?
         .into_iter()
-        .filter(|&(_, at, _)| at >= origin && at < until)
+        .filter(|&(_, at, _)| at >= origin && at < until && !w.estimates_only)
         .map(|(vm, at, refused)| VmEvent {
             at_s: t(at),
             vm,

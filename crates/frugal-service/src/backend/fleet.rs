@@ -22,7 +22,7 @@ use crate::agent::protocol::{Heartbeat, Orders, WorkerOrder};
 use crate::provision::ec2::Ec2Settings;
 use crate::provision::{
     AgentLaunch, Loopback, Netns, PowerQueue, ProvisionError, Provisioner, RECONCILE_INTERVAL_S,
-    on_subnet,
+    Testbed, on_subnet,
 };
 
 /// Milliseconds between two checks for silent hosts.
@@ -40,6 +40,8 @@ pub enum ProvisionerKind {
         prefix: String,
         /// The /24 subnet `a.b.c.0`.
         subnet: Ipv4Addr,
+        /// Two sites, rate-limited links and per-VM cgroups (`--testbed`).
+        testbed: Option<Testbed>,
     },
     /// VM `k` is an EC2 instance whose user data starts its agent (the `ec2` feature).
     Ec2 {
@@ -137,9 +139,11 @@ impl Fleet {
         };
         let provisioner: Arc<dyn Provisioner> = match &cfg.provisioner {
             ProvisionerKind::Loopback => Arc::new(Loopback::new(launch)),
-            ProvisionerKind::Netns { prefix, subnet } => {
-                Arc::new(Netns::new(prefix, *subnet, launch)?)
-            }
+            ProvisionerKind::Netns {
+                prefix,
+                subnet,
+                testbed,
+            } => Arc::new(Netns::new(prefix, *subnet, launch, testbed.clone())?),
             ProvisionerKind::Ec2 {
                 settings,
                 agent_token,

@@ -15,6 +15,7 @@
 pub mod ec2;
 mod loopback;
 mod netns;
+pub mod testbed;
 
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
@@ -29,6 +30,7 @@ use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
 
 pub use loopback::Loopback;
 pub use netns::{Netns, on_subnet};
+pub use testbed::Testbed;
 
 /// Errors of a provisioner.
 #[derive(Debug, thiserror::Error)]
@@ -171,7 +173,7 @@ impl AgentLaunch {
 }
 
 /// Runs `ip` with `args`; an error carries its stderr.
-fn ip(args: &[&str]) -> Result<(), ProvisionError> {
+pub(crate) fn ip(args: &[&str]) -> Result<(), ProvisionError> {
     let out = Command::new("ip")
         .args(args)
         .output()

@@ -9,12 +9,19 @@
 //! creates the namespace and link and starts the agent inside; power off stops the
 //! agent, kills whatever still runs in the namespace and deletes it (the link goes
 //! with it). Taking `Pv{k}` down is a network partition of VM `k`.
+//!
+//! With a [`Testbed`], the cloud site's VMs sit on a second bridge joined to the first by
+//! a rate-limited link, every VM's link is rate-limited, and each VM's processes run in
+//! cgroups sized to its instance type ([`super::testbed`]).
 
 use std::net::Ipv4Addr;
 use std::process::Command;
 
 use frugal_core::cluster::VmId;
 
+use frugal_core::cluster::Site;
+
+use super::testbed::{Testbed, remove_cgroups};
 use super::{AgentLaunch, ProvisionError, Provisioner, ip};
 
 /// Host `last` (1 = the control node, `k + 2` = VM `k`) of the /24 `subnet`.
@@ -31,18 +38,22 @@ pub struct Netns {
     prefix: String,
     subnet: Ipv4Addr,
     agents: AgentLaunch,
+    testbed: Option<Testbed>,
 }
 
 impl Netns {
     /// Sets up the bridge (if missing) for namespaces named after `prefix` on the /24
-    /// `subnet` (its last octet is ignored).
+    /// `subnet` (its last octet is ignored), and with `testbed` the cloud site's bridge
+    /// and the link between the sites.
     ///
     /// # Errors
-    /// [`ProvisionError`] for a bad prefix or if the bridge cannot be made (not root?).
+    /// [`ProvisionError`] for a bad prefix or testbed, or if the bridges cannot be made
+    /// (not root?).
     pub fn new(
         prefix: &str,
         subnet: Ipv4Addr,
         agents: AgentLaunch,
+        testbed: Option<Testbed>,
     ) -> Result<Netns, ProvisionError> {
         if prefix.is_empty()
             || prefix.len() > MAX_PREFIX
@@ -52,10 +63,14 @@ impl Netns {
                 "--netns-prefix {prefix:?}: use 1–{MAX_PREFIX} ASCII letters or digits"
             )));
         }
+        if let Some(t) = &testbed {
+            t.check()?;
+        }
         let n = Netns {
             prefix: prefix.to_string(),
             subnet,
             agents,
+            testbed,
         };
         let br = n.bridge();
         if !exists(&["link", "show", &br]) {
@@ -71,11 +86,22 @@ impl Netns {
             ])?;
         }
         ip(&["link", "set", &br, "up"])?;
+        if let Some(t) = &n.testbed {
+            t.link_sites(prefix, &br)?;
+        }
         Ok(n)
     }
 
     fn bridge(&self) -> String {
         format!("{}br", self.prefix)
+    }
+
+    /// The bridge of VM `vm`'s site: the cloud site's own with a testbed.
+    fn bridge_of(&self, vm: VmId) -> String {
+        match &self.testbed {
+            Some(t) if t.site(vm) == Site::Cloud => format!("{}cb", self.prefix),
+            _ => self.bridge(),
+        }
     }
 
     /// The namespace of VM `vm`.
@@ -120,14 +146,23 @@ impl Provisioner for Netns {
             ip(&[
                 "link", "add", &link, "type", "veth", "peer", "name", "eth0", "netns", &ns,
             ])?;
-            ip(&["link", "set", &link, "master", &self.bridge(), "up"])?;
+            ip(&["link", "set", &link, "master", &self.bridge_of(vm), "up"])?;
             let cidr = format!("{}/24", self.address(vm));
             ip(&["-n", &ns, "addr", "add", &cidr, "dev", "eth0"])?;
             ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
             ip(&["-n", &ns, "link", "set", "lo", "up"])?;
+            if let Some(t) = &self.testbed {
+                Testbed::shape(None, &link, t.in_site_mbit)?;
+                Testbed::shape(Some(&ns), "eth0", t.in_site_mbit)?;
+            }
         }
-        self.agents
-            .start(&["ip", "netns", "exec", &ns], vm, self.address(vm))
+        let mut wrapper = match &self.testbed {
+            Some(t) => t.enter_cgroups(&self.prefix, vm)?,
+            None => Vec::new(),
+        };
+        wrapper.extend(["ip", "netns", "exec", &ns].map(String::from));
+        let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
+        self.agents.start(&wrapper, vm, self.address(vm))
     }
 
     fn power_off(&self, vm: VmId) -> Result<(), ProvisionError> {
@@ -149,10 +184,17 @@ impl Provisioner for Netns {
         if exists(&["link", "show", &self.link(vm)]) {
             ip(&["link", "del", &self.link(vm)])?;
         }
+        if self.testbed.is_some() {
+            remove_cgroups(&self.prefix, vm);
+        }
         Ok(())
     }
 
     fn teardown(&self) {
-        let _ = ip(&["link", "del", &self.bridge()]);
+        if self.testbed.is_some() {
+            super::testbed::purge(&self.prefix);
+        } else {
+            let _ = ip(&["link", "del", &self.bridge()]);
+        }
     }
 }

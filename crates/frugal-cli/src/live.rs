@@ -1,0 +1,127 @@
+//! `frugal live`: a workload replayed on a real Spark cluster on this machine's hybrid
+//! testbed, once per policy (`frugal_report::live`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use frugal_core::PolicySpec;
+use frugal_report::live::{LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, run};
+use frugal_sim::options::choices::PolicyParser;
+use frugal_sim::workload::read_jobs_csv;
+
+use crate::Usage;
+
+/// Options of `frugal live`.
+#[derive(Args, Debug)]
+pub struct LiveArgs {
+    /// The jobs: a job CSV (the format of `frugal simulate --jobs-csv`); each job runs the
+    /// bundled application of its kind (cpu_bound: WordCount, memory_bound: Sort,
+    /// network_bound: PageRank) with its estimates submitted as they are.
+    #[arg(long, value_name = "FILE")]
+    pub jobs_csv: PathBuf,
+    /// The cluster: a TOML file whose VMs become the testbed's hosts (at most 253).
+    #[arg(long, value_name = "FILE")]
+    pub cluster: PathBuf,
+    /// Comma-separated built-in policies, one live run each.
+    #[arg(long, value_delimiter = ',', value_parser = PolicyParser, required = true)]
+    pub policies: Vec<PolicySpec>,
+    /// Wall-clock seconds per second of the jobs' arrival times.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// Scale of the generated inputs (spark/generate_inputs.py --scale).
+    #[arg(long, default_value_t = 1.0)]
+    pub input_scale: f64,
+    /// Share of one physical core each VM core gets.
+    #[arg(long, default_value_t = 0.25)]
+    pub core_share: f64,
+    /// MiB of this machine's memory per GiB of an instance type.
+    #[arg(long, default_value_t = 1024)]
+    pub mib_per_gib: u32,
+    /// Each VM's link within its site, Mbit/s.
+    #[arg(long, default_value_t = 1000.0)]
+    pub in_site_mbit: f64,
+    /// The link between the sites, Mbit/s (paper 000 §7.1: 2 Gbit/s within a region, 600
+    /// Mbit/s across).
+    #[arg(long, default_value_t = 300.0)]
+    pub cross_site_mbit: f64,
+    /// Python with pyspark.
+    #[arg(long, default_value = "python3")]
+    pub python: PathBuf,
+    /// The applications' directory.
+    #[arg(long, default_value = "spark")]
+    pub apps_dir: PathBuf,
+    /// Prefix of the testbed's namespaces, links and cgroups (1–8 letters or digits).
+    #[arg(long, default_value = "fglive")]
+    pub prefix: String,
+    /// The hosts' subnet is 10.78.N.0/24.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub subnet: u8,
+    /// Longest one run may take, seconds.
+    #[arg(long, default_value_t = 3600.0)]
+    pub timeout: f64,
+    /// Output directory: live.csv (one row per policy), live-jobs.csv (one per job) and
+    /// each run's folder (database, service and Spark logs).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Runs every policy live and writes the rows.
+pub fn run_live(a: &LiveArgs) -> Result<()> {
+    let file = a.jobs_csv.display().to_string();
+    let text = std::fs::read_to_string(&a.jobs_csv).with_context(|| file.clone())?;
+    let jobs = read_jobs_csv(&text, &file, 0.3)
+        .map_err(|e| Usage(e.into()))?
+        .jobs;
+    let settings = LiveSettings {
+        frugal: std::env::current_exe()?,
+        python: a.python.clone(),
+        apps_dir: std::path::absolute(&a.apps_dir)?,
+        cluster: std::path::absolute(&a.cluster)?,
+        testbed: TestbedScale {
+            core_share: a.core_share,
+            mib_per_gib: a.mib_per_gib,
+            in_site_mbit: a.in_site_mbit,
+            cross_site_mbit: a.cross_site_mbit,
+        },
+        time_scale: a.time_scale,
+        input_scale: a.input_scale,
+        prefix: a.prefix.clone(),
+        subnet: a.subnet,
+        dir: a.out.clone(),
+        timeout: Duration::from_secs_f64(a.timeout),
+    };
+    let mut rows: Vec<LiveRow> = Vec::new();
+    let mut job_rows: Vec<LiveJobRow> = Vec::new();
+    for policy in &a.policies {
+        let (row, jobs) = run(
+            &settings,
+            &LiveRun {
+                policy: policy.clone(),
+                jobs: jobs.clone(),
+            },
+        )
+        .with_context(|| format!("live run of {policy}"))?;
+        rows.push(row);
+        job_rows.extend(jobs);
+    }
+    write_csv(&a.out.join("live.csv"), &rows)?;
+    write_csv(&a.out.join("live-jobs.csv"), &job_rows)?;
+    let mut out = csv::Writer::from_writer(std::io::stdout().lock());
+    for r in &rows {
+        out.serialize(r)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn write_csv<T: serde::Serialize>(path: &std::path::Path, rows: &[T]) -> Result<()> {
+    let mut w = csv::Writer::from_path(path).with_context(|| path.display().to_string())?;
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}

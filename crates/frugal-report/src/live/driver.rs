@@ -1,0 +1,478 @@
+//! The live driver's processes: the control namespace, `frugal serve` in it, the HTTP
+//! calls that submit and follow the jobs, and the clean-up that leaves nothing behind.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use frugal_core::lifecycle::{DeadlineOutcome, JobState, deadline_outcome};
+use frugal_service::provision::testbed::{leftovers, purge};
+use frugal_service::whatif::{WhatIf, WhatIfRow, whatif};
+use frugal_service::{Durability, Store, StoreLimits, StoredJob};
+
+use super::{Application, LiveJobRow, LiveRow, LiveRun, LiveSettings, POLL};
+
+/// Set by SIGINT or SIGTERM while a run is under way: the run stops and cleans up.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn interrupted(_: nix::libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// The API token of the driver's services (they listen only inside the control
+/// namespace).
+const TOKEN: &str = "frugal-live";
+
+/// Checks that this machine can run live experiments; the error names what is missing:
+/// root, `ip`/`tc` (iproute2), the cgroup v1 `cpu` and `memory` controllers, Java, a
+/// Python with pyspark, the `frugal` executable, the applications and the cluster file.
+///
+/// # Errors
+/// The first missing piece.
+pub fn preflight(s: &LiveSettings) -> Result<()> {
+    if !nix::unistd::geteuid().is_root() {
+        bail!("live runs need root (network namespaces, cgroups, tc)");
+    }
+    let runs = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|st| st.success())
+    };
+    for (program, args, what) in [
+        ("ip", &["-V"][..], "iproute2's `ip`"),
+        ("tc", &["-V"][..], "iproute2's `tc`"),
+        ("java", &["-version"][..], "Java 17 (`java` on PATH)"),
+    ] {
+        if !runs(program, args) {
+            bail!("live runs need {what}");
+        }
+    }
+    for controller in ["cpu", "memory"] {
+        if !Path::new("/sys/fs/cgroup")
+            .join(controller)
+            .join("cgroup.procs")
+            .exists()
+        {
+            bail!(
+                "live runs need the cgroup v1 `{controller}` controller at /sys/fs/cgroup/{controller}"
+            );
+        }
+    }
+    let python = s.python.display();
+    if !runs(s.python.to_str().unwrap_or(""), &["-c", "import pyspark"]) {
+        bail!("live runs need a Python with pyspark: {python} cannot import it (--python)");
+    }
+    for (path, what) in [
+        (&s.frugal, "the frugal executable"),
+        (
+            &s.apps_dir.join("generate_inputs.py"),
+            "the applications (spark/)",
+        ),
+        (&s.cluster, "the cluster file"),
+    ] {
+        if !path.exists() {
+            bail!("{what}: {} does not exist", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Runs `run` live and returns its row and its jobs' rows. Everything the run starts is
+/// removed when it returns, whether it succeeded, failed or was interrupted.
+///
+/// # Errors
+/// What [`preflight`] finds missing; the service not becoming ready, a job refused, the
+/// timeout, an interruption; the history unreadable; anything left behind.
+pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)> {
+    preflight(s)?;
+    if run.jobs.is_empty() {
+        bail!("a live run needs at least one job");
+    }
+    let name = run.policy.to_string().replace(['/', ':'], "_");
+    let dir = std::path::absolute(s.dir.join(&name))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
+    let input = std::path::absolute(s.dir.join("input"))?;
+    if !input.join("graph.txt").exists() {
+        let status = Command::new(&s.python)
+            .arg(s.apps_dir.join("generate_inputs.py"))
+            .arg(&input)
+            .args(["--scale", &s.input_scale.to_string()])
+            .status()
+            .context("generate_inputs.py")?;
+        if !status.success() {
+            bail!("generate_inputs.py failed ({status})");
+        }
+    }
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    let action = nix::sys::signal::SigAction::new(
+        nix::sys::signal::SigHandler::Handler(interrupted),
+        nix::sys::signal::SaFlags::empty(),
+        nix::sys::signal::SigSet::empty(),
+    );
+    for sig in [nix::sys::signal::SIGINT, nix::sys::signal::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic.
+        unsafe { nix::sys::signal::sigaction(sig, &action) }?;
+    }
+    let started = Instant::now();
+    let history = {
+        let service = Service::start(s, run, &dir)?;
+        service.drive(s, run, &input, &dir)?;
+        dir.join("state.db")
+    };
+    let left = leftovers(&s.prefix);
+    if !left.is_empty() {
+        bail!("the run left behind: {}", left.join(", "));
+    }
+    rows(run, &history, started.elapsed().as_secs_f64())
+}
+
+/// `frugal serve` in the control namespace `<prefix>-ctl`, stopped and purged on drop.
+struct Service {
+    child: Child,
+    prefix: String,
+    control: String,
+    port: u16,
+}
+
+impl Service {
+    fn start(s: &LiveSettings, run: &LiveRun, dir: &Path) -> Result<Service> {
+        purge(&s.prefix);
+        let control = format!("{}-ctl", s.prefix);
+        let port = 18_000;
+        let spawned = spawn_serve(s, run, dir, &control, port);
+        match spawned {
+            Ok(child) => Ok(Service {
+                child,
+                prefix: s.prefix.clone(),
+                control,
+                port,
+            }),
+            Err(e) => {
+                purge(&s.prefix);
+                Err(e)
+            }
+        }
+    }
+
+    /// Waits for the service, submits every job at its instant and waits until all have
+    /// ended; the HTTP calls run on a thread inside the control namespace.
+    fn drive(&self, s: &LiveSettings, run: &LiveRun, input: &Path, dir: &Path) -> Result<()> {
+        let control = self.control.clone();
+        let port = self.port;
+        std::thread::scope(|scope| {
+            scope
+                .spawn(move || -> Result<()> {
+                    let ns = std::fs::File::open(format!("/run/netns/{control}"))?;
+                    nix::sched::setns(&ns, nix::sched::CloneFlags::CLONE_NEWNET)?;
+                    let api = Api { port };
+                    api.ready(Duration::from_secs(180))?;
+                    submit_and_wait(&api, s, run, input, dir)
+                })
+                .join()
+                .map_err(|_| anyhow::anyhow!("the driver's thread panicked"))?
+        })
+    }
+}
+
+/// Makes the control namespace and starts `frugal serve` in it on `port`.
+fn spawn_serve(
+    s: &LiveSettings,
+    run: &LiveRun,
+    dir: &Path,
+    control: &str,
+    port: u16,
+) -> Result<Child> {
+    for args in [
+        &["netns", "add", control][..],
+        &["-n", control, "link", "set", "lo", "up"][..],
+    ] {
+        let ok = Command::new("ip")
+            .args(args)
+            .status()
+            .is_ok_and(|st| st.success());
+        if !ok {
+            bail!("ip {} failed", args.join(" "));
+        }
+    }
+    std::fs::write(dir.join("agent.token"), "frugal-live-agents\n")?;
+    let t = &s.testbed;
+    let path = |p: &Path| p.display().to_string();
+    let log = std::fs::File::create(dir.join("serve.log"))?;
+    let netns = std::fs::File::open(format!("/run/netns/{control}"))?;
+    let mut cmd = Command::new(&s.frugal);
+    cmd.args(["serve", "--bind", &format!("0.0.0.0:{port}")])
+        .args(["--backend", "spark-standalone", "--provisioner", "netns"])
+        .args(["--netns-prefix", &s.prefix])
+        .args(["--netns-subnet", &format!("10.78.{}.0", s.subnet)])
+        .arg("--testbed")
+        .args(["--testbed-core-share", &t.core_share.to_string()])
+        .args(["--testbed-mib-per-gib", &t.mib_per_gib.to_string()])
+        .args(["--testbed-in-site-mbit", &t.in_site_mbit.to_string()])
+        .args(["--testbed-cross-site-mbit", &t.cross_site_mbit.to_string()])
+        .args(["--python", &path(&s.python)])
+        .args(["--apps-dir", &path(&s.apps_dir)])
+        .args(["--cluster", &path(&s.cluster)])
+        .args(["--policy", &run.policy.to_string()])
+        .args(["--db", &path(&dir.join("state.db"))])
+        .args(["--spark-dir", &path(&dir.join("spark"))])
+        .args(["--agent-token-file", &path(&dir.join("agent.token"))])
+        .env("FRUGAL_API_TOKEN", TOKEN)
+        .stdout(Stdio::null())
+        .stderr(log);
+    // SAFETY: setns is one system call; the child does nothing else before exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sched::setns(&netns, nix::sched::CloneFlags::CLONE_NEWNET)
+                .map_err(std::io::Error::from)
+        });
+    }
+    cmd.spawn().context("frugal serve")
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGTERM);
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(30) {
+            if self.child.try_wait().ok().flatten().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        purge(&self.prefix);
+    }
+}
+
+/// The service's API inside the control namespace.
+struct Api {
+    port: u16,
+}
+
+impl Api {
+    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<(u16, Value)> {
+        let url = format!("http://127.0.0.1:{}{path}", self.port);
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .build()
+            .new_agent();
+        let auth = format!("Bearer {TOKEN}");
+        let mut response = match body {
+            Some(b) => agent
+                .post(&url)
+                .header("Authorization", &auth)
+                .send_json(b)?,
+            None => agent.run(
+                ureq::http::Request::builder()
+                    .method(method)
+                    .uri(&url)
+                    .header("Authorization", &auth)
+                    .body(())?,
+            )?,
+        };
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string()?;
+        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
+    fn ready(&self, within: Duration) -> Result<()> {
+        let t0 = Instant::now();
+        while t0.elapsed() < within {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                bail!("interrupted");
+            }
+            if matches!(self.call("GET", "/readyz", None), Ok((200, _))) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        bail!("the service was not ready within {within:?} (see serve.log)")
+    }
+}
+
+/// Submits each job at its instant, then waits until every job has ended, printing the
+/// progress and an estimate of the time left on stderr.
+fn submit_and_wait(
+    api: &Api,
+    s: &LiveSettings,
+    run: &LiveRun,
+    input: &Path,
+    dir: &Path,
+) -> Result<()> {
+    let mut jobs: Vec<_> = run.jobs.iter().collect();
+    jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival).then(a.id.cmp(&b.id)));
+    let t0 = Instant::now();
+    let first = jobs[0].arrival;
+    let mut submitted = Vec::new();
+    let mut ended = 0usize;
+    let check = |t0: Instant| -> Result<()> {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            bail!("interrupted");
+        }
+        if t0.elapsed() > s.timeout {
+            bail!("the run took longer than {:?}", s.timeout);
+        }
+        Ok(())
+    };
+    for job in jobs {
+        let at = Duration::from_secs_f64((job.arrival - first) * s.time_scale);
+        while t0.elapsed() < at {
+            check(t0)?;
+            std::thread::sleep((at - t0.elapsed()).min(Duration::from_millis(200)));
+        }
+        let app = Application::of(job.kind);
+        let body = json!({
+            "id": job.id,
+            "kind": job.kind.as_str(),
+            "executors": job.executors,
+            "executor_cores": job.executor_demand.cores(),
+            "executor_memory_gib": job.executor_demand.memory_gib(),
+            "estimated_duration_s": job.t_local,
+            "hybrid_duration_s": job.t_hybrid,
+            "deadline_s": job.deadline.map(|d| d - job.arrival),
+            "application_path": app.file(),
+            "input_path": input.join(app.input()),
+            "output_path": dir.join("out").join(&job.id),
+            "arguments": app.arguments(),
+        });
+        let (status, answer) = api.call("POST", "/jobs", Some(&body))?;
+        if status != 202 {
+            bail!("job {} refused ({status}): {answer}", job.id);
+        }
+        submitted.push(job.id.clone());
+    }
+    let total = submitted.len();
+    let mut open: Vec<String> = submitted;
+    while !open.is_empty() {
+        check(t0)?;
+        std::thread::sleep(POLL);
+        let mut still = Vec::new();
+        for id in open {
+            let (_, view) = api.call("GET", &format!("/jobs/{id}"), None)?;
+            let state: Option<JobState> = serde_json::from_value(view["state"].clone()).ok();
+            if !state.is_some_and(JobState::has_ended) {
+                still.push(id);
+            }
+        }
+        open = still;
+        if total - open.len() != ended {
+            ended = total - open.len();
+            let elapsed = t0.elapsed().as_secs_f64();
+            let eta = elapsed / ended as f64 * open.len() as f64;
+            eprintln!(
+                "live {}: {ended}/{total} jobs ended after {elapsed:.0} s, about {eta:.0} s left",
+                run.policy
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The run's rows from its stored history.
+fn rows(run: &LiveRun, history: &Path, wall_s: f64) -> Result<(LiveRow, Vec<LiveJobRow>)> {
+    let url = format!("sqlite:{}", history.display());
+    let agents =
+        |_: &Path, _: &frugal_core::Cluster| -> Result<Box<dyn frugal_core::PlacementPolicy>> {
+            bail!("live runs take built-in policies")
+        };
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let measured = tokio.block_on(whatif(&url, &WhatIf::default(), &agents))?;
+    let predicted = tokio.block_on(whatif(
+        &url,
+        &WhatIf {
+            estimates_only: true,
+            ..WhatIf::default()
+        },
+        &agents,
+    ))?;
+    let (actual, replayed, prediction) = (&measured.rows[0], &measured.rows[1], &predicted.rows[1]);
+    let row = LiveRow {
+        policy: run.policy.to_string(),
+        jobs: actual.jobs,
+        completed: actual.completed,
+        cost_usd: actual.cost_usd,
+        replayed_cost_usd: replayed.cost_usd,
+        predicted_cost_usd: prediction.cost_usd,
+        cost_error_pct: error_pct(prediction, actual),
+        deadline_met_pct: actual.deadline_met_pct,
+        predicted_deadline_met_pct: prediction.deadline_met_pct,
+        mean_jct_s: actual.mean_jct_s,
+        predicted_mean_jct_s: prediction.mean_jct_s,
+        wall_s,
+    };
+    let store = tokio.block_on(Store::open(
+        &url,
+        Durability::Process,
+        frugal_service::clock::Clock::new(1.0),
+        StoreLimits::default(),
+    ))?;
+    let stored: Vec<StoredJob> = tokio.block_on(store.jobs())?;
+    let origin = stored
+        .iter()
+        .map(|j| j.arrival)
+        .fold(f64::INFINITY, f64::min);
+    let jobs = stored
+        .iter()
+        .map(|j| job_row(run, j, origin, measured.window.1))
+        .collect();
+    Ok((row, jobs))
+}
+
+/// (predicted − measured) / measured in percent, if the measured bill is not zero.
+fn error_pct(predicted: &WhatIfRow, measured: &WhatIfRow) -> Option<f64> {
+    (measured.cost_usd > 0.0)
+        .then(|| (predicted.cost_usd - measured.cost_usd) / measured.cost_usd * 100.0)
+}
+
+fn job_row(run: &LiveRun, j: &StoredJob, origin: f64, now: f64) -> LiveJobRow {
+    let sub = &j.submission;
+    let deadline = sub.deadline_s.map(|d| j.arrival + d);
+    let outcome = deadline_outcome(deadline, j.state, j.finish, now);
+    let kind = frugal_core::JobKind::parse(&sub.kind).unwrap_or(frugal_core::JobKind::CpuBound);
+    let placement = j
+        .observed
+        .as_ref()
+        .or(j.placement.as_ref())
+        .map(|p| {
+            p.iter()
+                .map(|(vm, n)| format!("{vm}:{n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    LiveJobRow {
+        policy: run.policy.to_string(),
+        job: sub.id.clone(),
+        application: Application::of(kind).name().to_string(),
+        state: j.state.to_string(),
+        executors: sub.executors,
+        submitted_s: j.arrival - origin,
+        wait_s: j.start.map(|st| st - j.arrival),
+        run_s: j.start.zip(j.finish).map(|(st, f)| f - st),
+        jct_s: j
+            .finish
+            .filter(|_| j.state.has_ended())
+            .map(|f| f - j.arrival),
+        estimated_s: sub.estimated_duration_s,
+        deadline_met: match outcome {
+            Some(DeadlineOutcome::Met) => Some(true),
+            Some(DeadlineOutcome::Missed) => Some(false),
+            Some(DeadlineOutcome::Pending) | None => None,
+        },
+        placement,
+    }
+}
