@@ -30,15 +30,23 @@ fn can_run() -> bool {
 
 /// `frugal live` on the smoke workload and testbed with `prefix`, writing to `out`.
 fn live(prefix: &str, subnet: &str, policies: &str, out: &Path) -> Command {
-    live_with(prefix, subnet, policies, out, &python())
+    let smoke = repo().join("spark/live-smoke.csv");
+    live_with(prefix, subnet, policies, out, &smoke, &python())
 }
 
-/// [`live`] with the Python `python`.
-fn live_with(prefix: &str, subnet: &str, policies: &str, out: &Path, python: &str) -> Command {
+/// [`live`] on the jobs `jobs` with the Python `python`.
+fn live_with(
+    prefix: &str,
+    subnet: &str,
+    policies: &str,
+    out: &Path,
+    jobs: &Path,
+    python: &str,
+) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_frugal"));
     cmd.arg("live")
         .arg("--jobs-csv")
-        .arg(repo().join("spark/live-smoke.csv"))
+        .arg(jobs)
         .arg("--cluster")
         .arg(repo().join("spark/testbed-smoke.toml"))
         .args(["--policies", policies, "--input-scale", "0.5"])
@@ -120,6 +128,60 @@ fn live_runs_write_rows_whose_bill_whatif_reproduces_and_leave_nothing() {
     for j in &jobs {
         assert_eq!(j["state"], "completed", "{j:?}");
     }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Profiling (paper 000 §7.3): the class runs alone on one site under first fit and
+/// across the sites under round robin; the means become the live run's estimates.
+#[test]
+#[ignore = "needs root, Java 17 and pyspark; run by .ci/run"]
+fn profiling_measures_each_class_alone_on_one_site_and_across_sites() {
+    if !can_run() {
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("frugal-live-prof-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let one = out.join("one.csv");
+    std::fs::write(
+        &one,
+        "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\
+         wc,cpu_bound,2,1,1,0,,600,780\n",
+    )
+    .unwrap();
+    let o = live_with(
+        "fglt4",
+        "14",
+        "first-fit",
+        &out.join("run"),
+        &one,
+        &python(),
+    )
+    .args(["--profile", "1"])
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(leftovers("fglt4").is_empty(), "{:?}", leftovers("fglt4"));
+    let profile = read_csv(&out.join("run/profile.csv"));
+    let placements: Vec<&str> = profile.iter().map(|r| r["placement"].as_str()).collect();
+    assert_eq!(placements, ["one-site", "across-sites"], "{profile:?}");
+    for r in &profile {
+        assert_eq!(
+            (r["application"].as_str(), r["runs"].as_str()),
+            ("wordcount", "1")
+        );
+        let mean: f64 = r["mean_s"].parse().unwrap();
+        assert!(mean > 1.0 && mean < 600.0, "{r:?}");
+    }
+    let profiled = read_csv(&out.join("run/jobs-profiled.csv"));
+    let mean = |r: usize| profile[r]["mean_s"].parse::<f64>().unwrap();
+    let t_local: f64 = profiled[0]["t_local_s"].parse().unwrap();
+    let t_hybrid: f64 = profiled[0]["t_hybrid_s"].parse().unwrap();
+    assert!((t_local - mean(0)).abs() < 1e-3, "{profiled:?}");
+    assert!(
+        (t_hybrid - mean(1).max(mean(0))).abs() < 1e-3,
+        "{profiled:?}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -207,7 +269,8 @@ fn bad_live_input_is_refused_by_name() {
         .output()
         .unwrap();
     assert!(stderr(&no_java).contains("Java 17"), "{}", stderr(&no_java));
-    let no_pyspark = live_with("fglt3", "13", "first-fit", &out, "/bin/false")
+    let smoke = repo().join("spark/live-smoke.csv");
+    let no_pyspark = live_with("fglt3", "13", "first-fit", &out, &smoke, "/bin/false")
         .output()
         .unwrap();
     let e = stderr(&no_pyspark);

@@ -112,27 +112,51 @@ pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)
             bail!("generate_inputs.py failed ({status})");
         }
     }
-    INTERRUPTED.store(false, Ordering::SeqCst);
-    let action = nix::sys::signal::SigAction::new(
-        nix::sys::signal::SigHandler::Handler(interrupted),
-        nix::sys::signal::SaFlags::empty(),
-        nix::sys::signal::SigSet::empty(),
-    );
-    for sig in [nix::sys::signal::SIGINT, nix::sys::signal::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic.
-        unsafe { nix::sys::signal::sigaction(sig, &action) }?;
-    }
     let started = Instant::now();
-    let history = {
-        let service = Service::start(s, run, &dir)?;
-        service.drive(s, run, &input, &dir)?;
-        dir.join("state.db")
+    let driven = {
+        // SIGINT and SIGTERM set a flag the run checks, for the run's length only (between
+        // runs the previous handlers act): an interruption stops the run and cleans up.
+        let _signals = Signals::catch()?;
+        Service::start(s, run, &dir).and_then(|service| service.drive(s, run, &input, &dir))
     };
+    driven?;
+    let history = dir.join("state.db");
     let left = leftovers(&s.prefix);
     if !left.is_empty() {
         bail!("the run left behind: {}", left.join(", "));
     }
     rows(run, &history, started.elapsed().as_secs_f64())
+}
+
+/// SIGINT and SIGTERM handled by setting [`INTERRUPTED`] while this lives; the previous
+/// handlers come back on drop.
+struct Signals(Vec<(nix::sys::signal::Signal, nix::sys::signal::SigAction)>);
+
+impl Signals {
+    fn catch() -> Result<Signals> {
+        use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, sigaction};
+        let action = SigAction::new(
+            SigHandler::Handler(interrupted),
+            SaFlags::empty(),
+            SigSet::empty(),
+        );
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let mut previous = Vec::new();
+        for sig in [nix::sys::signal::SIGINT, nix::sys::signal::SIGTERM] {
+            // SAFETY: the handler only stores to an atomic.
+            previous.push((sig, unsafe { sigaction(sig, &action) }?));
+        }
+        Ok(Signals(previous))
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        for (sig, action) in &self.0 {
+            // SAFETY: restores the handler that was installed before.
+            let _ = unsafe { nix::sys::signal::sigaction(*sig, action) };
+        }
+    }
 }
 
 /// `frugal serve` in the control namespace `<prefix>-ctl`, stopped and purged on drop.
@@ -302,8 +326,9 @@ impl Api {
     }
 }
 
-/// Submits each job at its instant, then waits until every job has ended, printing the
-/// progress and an estimate of the time left on stderr.
+/// Submits each job at its instant (or, with [`LiveRun::one_at_a_time`], once the one
+/// before it has ended), then waits until every job has ended, printing the progress and
+/// an estimate of the time left on stderr.
 fn submit_and_wait(
     api: &Api,
     s: &LiveSettings,
@@ -313,67 +338,100 @@ fn submit_and_wait(
 ) -> Result<()> {
     let mut jobs: Vec<_> = run.jobs.iter().collect();
     jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival).then(a.id.cmp(&b.id)));
-    let t0 = Instant::now();
+    let mut progress = Progress {
+        t0: Instant::now(),
+        total: jobs.len(),
+        ended: 0,
+        timeout: s.timeout,
+        policy: run.policy.to_string(),
+    };
     let first = jobs[0].arrival;
-    let mut submitted = Vec::new();
-    let mut ended = 0usize;
-    let check = |t0: Instant| -> Result<()> {
+    let mut open = Vec::new();
+    for job in jobs {
+        if run.one_at_a_time {
+            wait(api, &mut open, &mut progress)?;
+        } else {
+            let at = Duration::from_secs_f64((job.arrival - first) * s.time_scale);
+            while progress.t0.elapsed() < at {
+                progress.check()?;
+                let left = at.saturating_sub(progress.t0.elapsed());
+                std::thread::sleep(left.min(Duration::from_millis(200)));
+            }
+        }
+        submit(api, job, input, dir)?;
+        open.push(job.id.clone());
+    }
+    wait(api, &mut open, &mut progress)
+}
+
+/// A run's jobs ended so far, and its limits.
+struct Progress {
+    t0: Instant,
+    total: usize,
+    ended: usize,
+    timeout: Duration,
+    policy: String,
+}
+
+impl Progress {
+    /// An error if the run was interrupted or is past its timeout.
+    fn check(&self) -> Result<()> {
         if INTERRUPTED.load(Ordering::SeqCst) {
             bail!("interrupted");
         }
-        if t0.elapsed() > s.timeout {
-            bail!("the run took longer than {:?}", s.timeout);
+        if self.t0.elapsed() > self.timeout {
+            bail!("the run took longer than {:?}", self.timeout);
         }
         Ok(())
-    };
-    for job in jobs {
-        let at = Duration::from_secs_f64((job.arrival - first) * s.time_scale);
-        while t0.elapsed() < at {
-            check(t0)?;
-            std::thread::sleep((at - t0.elapsed()).min(Duration::from_millis(200)));
-        }
-        let app = Application::of(job.kind);
-        let body = json!({
-            "id": job.id,
-            "kind": job.kind.as_str(),
-            "executors": job.executors,
-            "executor_cores": job.executor_demand.cores(),
-            "executor_memory_gib": job.executor_demand.memory_gib(),
-            "estimated_duration_s": job.t_local,
-            "hybrid_duration_s": job.t_hybrid,
-            "deadline_s": job.deadline.map(|d| d - job.arrival),
-            "application_path": app.file(),
-            "input_path": input.join(app.input()),
-            "output_path": dir.join("out").join(&job.id),
-            "arguments": app.arguments(),
-        });
-        let (status, answer) = api.call("POST", "/jobs", Some(&body))?;
-        if status != 202 {
-            bail!("job {} refused ({status}): {answer}", job.id);
-        }
-        submitted.push(job.id.clone());
     }
-    let total = submitted.len();
-    let mut open: Vec<String> = submitted;
+}
+
+/// Posts `job` with the bundled application of its kind.
+fn submit(api: &Api, job: &frugal_core::Job, input: &Path, dir: &Path) -> Result<()> {
+    let app = Application::of(job.kind);
+    let body = json!({
+        "id": job.id,
+        "kind": job.kind.as_str(),
+        "executors": job.executors,
+        "executor_cores": job.executor_demand.cores(),
+        "executor_memory_gib": job.executor_demand.memory_gib(),
+        "estimated_duration_s": job.t_local,
+        "hybrid_duration_s": job.t_hybrid,
+        "deadline_s": job.deadline.map(|d| d - job.arrival),
+        "application_path": app.file(),
+        "input_path": input.join(app.input()),
+        "output_path": dir.join("out").join(&job.id),
+        "arguments": app.arguments(),
+    });
+    let (status, answer) = api.call("POST", "/jobs", Some(&body))?;
+    if status != 202 {
+        bail!("job {} refused ({status}): {answer}", job.id);
+    }
+    Ok(())
+}
+
+/// Waits until every job of `open` has ended (emptying it).
+fn wait(api: &Api, open: &mut Vec<String>, p: &mut Progress) -> Result<()> {
     while !open.is_empty() {
-        check(t0)?;
+        p.check()?;
         std::thread::sleep(POLL);
+        let before = open.len();
         let mut still = Vec::new();
-        for id in open {
+        for id in open.drain(..) {
             let (_, view) = api.call("GET", &format!("/jobs/{id}"), None)?;
             let state: Option<JobState> = serde_json::from_value(view["state"].clone()).ok();
             if !state.is_some_and(JobState::has_ended) {
                 still.push(id);
             }
         }
-        open = still;
-        if total - open.len() != ended {
-            ended = total - open.len();
-            let elapsed = t0.elapsed().as_secs_f64();
-            let eta = elapsed / ended as f64 * open.len() as f64;
+        *open = still;
+        if open.len() != before {
+            p.ended += before - open.len();
+            let elapsed = p.t0.elapsed().as_secs_f64();
+            let eta = elapsed / p.ended as f64 * (p.total - p.ended) as f64;
             eprintln!(
-                "live {}: {ended}/{total} jobs ended after {elapsed:.0} s, about {eta:.0} s left",
-                run.policy
+                "live {}: {}/{} jobs ended after {elapsed:.0} s, about {eta:.0} s left",
+                p.policy, p.ended, p.total
             );
         }
     }

@@ -24,6 +24,7 @@
 //! CPU-bound, Sort memory-bound, PageRank network-bound).
 
 mod driver;
+pub mod profile;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -141,6 +142,9 @@ pub struct LiveRun {
     pub policy: PolicySpec,
     /// The jobs; their estimates are the submitted ones.
     pub jobs: Vec<Job>,
+    /// Submit each job only once the one before it has ended (arrival times ignored):
+    /// every job runs alone, as profiling needs.
+    pub one_at_a_time: bool,
 }
 
 /// One run's bills and outcomes, measured, replayed and predicted.
@@ -172,6 +176,32 @@ pub struct LiveRow {
     pub wall_s: f64,
 }
 
+/// Kendall's τ_b between the measured and the predicted bills of `rows`: +1 when the
+/// simulator orders the policies as the testbed does, −1 when it reverses them; ties
+/// (equal bills on either side) count as neither concordant nor discordant and shrink the
+/// denominator (the τ_b correction). `None` for fewer than two policies or if every bill
+/// ties on one side.
+pub fn kendall_tau(rows: &[LiveRow]) -> Option<f64> {
+    use std::cmp::Ordering::Equal;
+    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0i64, 0i64, 0i64, 0i64);
+    for (i, a) in rows.iter().enumerate() {
+        for b in &rows[i + 1..] {
+            let x = a.cost_usd.total_cmp(&b.cost_usd);
+            let y = a.predicted_cost_usd.total_cmp(&b.predicted_cost_usd);
+            match (x, y) {
+                (Equal, Equal) => {}
+                (Equal, _) => tied_x += 1,
+                (_, Equal) => tied_y += 1,
+                _ if x == y => concordant += 1,
+                _ => discordant += 1,
+            }
+        }
+    }
+    let n0 = concordant + discordant;
+    let denominator = (((n0 + tied_x) * (n0 + tied_y)) as f64).sqrt();
+    (rows.len() >= 2 && denominator > 0.0).then(|| (concordant - discordant) as f64 / denominator)
+}
+
 /// One job of a live run, as measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LiveJobRow {
@@ -199,4 +229,60 @@ pub struct LiveJobRow {
     pub deadline_met: Option<bool>,
     /// Executors per VM, `vm:executors` separated by spaces.
     pub placement: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(policy: &str, measured: f64, predicted: f64) -> LiveRow {
+        LiveRow {
+            policy: policy.into(),
+            jobs: 1,
+            completed: 1,
+            cost_usd: measured,
+            replayed_cost_usd: measured,
+            predicted_cost_usd: predicted,
+            cost_error_pct: None,
+            deadline_met_pct: None,
+            predicted_deadline_met_pct: None,
+            mean_jct_s: None,
+            predicted_mean_jct_s: None,
+            wall_s: 0.0,
+        }
+    }
+
+    /// Hand-computed on three policies: the same order gives 1, the reverse −1; one
+    /// swapped pair (2 concordant, 1 discordant) gives (2 − 1) / 3.
+    #[test]
+    fn kendall_tau_counts_concordant_and_discordant_pairs() {
+        let t = |r: &[LiveRow]| kendall_tau(r).unwrap();
+        let same = [
+            row("a", 1.0, 10.0),
+            row("b", 2.0, 20.0),
+            row("c", 3.0, 30.0),
+        ];
+        assert_eq!(t(&same), 1.0);
+        let reversed = [
+            row("a", 1.0, 30.0),
+            row("b", 2.0, 20.0),
+            row("c", 3.0, 10.0),
+        ];
+        assert_eq!(t(&reversed), -1.0);
+        let one_swap = [
+            row("a", 1.0, 10.0),
+            row("b", 2.0, 30.0),
+            row("c", 3.0, 20.0),
+        ];
+        assert!((t(&one_swap) - 1.0 / 3.0).abs() < 1e-12);
+        // b and c tie in the prediction: pairs (a,b) and (a,c) concordant, (b,c) tied in
+        // y only: τ_b = 2 / √(3 · 2).
+        let tie = [
+            row("a", 1.0, 10.0),
+            row("b", 2.0, 20.0),
+            row("c", 3.0, 20.0),
+        ];
+        assert!((t(&tie) - 2.0 / 6f64.sqrt()).abs() < 1e-12);
+        assert_eq!(kendall_tau(&same[..1]), None);
+    }
 }

@@ -1,0 +1,209 @@
+//! Profiling as the papers did: paper 000 §7.3 runs each job alone ten times and takes the
+//! mean as its estimate (paper 004 §6.1.2 profiles its jobs too). Here every job class
+//! of a workload (application, executors, cores, memory) runs alone `n` times under first
+//! fit, which keeps a job on one site where it fits, and `n` times under round robin,
+//! which deals its executors over every VM and so across the sites. Each run counts for
+//! T_C^L or T_C^H by the placement it really had, so a class that never crossed the sites
+//! has no T_C^H (and the reverse): the rows say how many runs each mean has.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use frugal_core::cluster::Site;
+use frugal_core::config::ClusterConfig;
+use frugal_core::{Job, JobKind, PolicyKind, PolicySpec, Resources};
+
+use super::{Application, LiveRun, LiveSettings, run};
+
+/// One class's run times on one site or across sites.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProfileRow {
+    /// The application.
+    pub application: String,
+    /// Executors.
+    pub executors: u32,
+    /// Cores per executor.
+    pub cores: u32,
+    /// Memory per executor, GiB.
+    pub memory_gib: f64,
+    /// `one-site` (T_C^L) or `across-sites` (T_C^H).
+    pub placement: String,
+    /// Runs measured.
+    pub runs: usize,
+    /// Mean run time, seconds: the estimate.
+    pub mean_s: f64,
+    /// Sample standard deviation, seconds (0 for one run).
+    pub std_s: f64,
+    /// Shortest run, seconds.
+    pub min_s: f64,
+    /// Longest run, seconds.
+    pub max_s: f64,
+}
+
+/// A job class: what its run time depends on.
+type Class = (JobKind, u32, Resources);
+
+fn class(j: &Job) -> Class {
+    (j.kind, j.executors, j.executor_demand)
+}
+
+/// Runs every class of `jobs` alone `n` times under first fit and `n` times under round
+/// robin on the testbed of `s`, and returns each class's run times on one site and across
+/// sites.
+///
+/// # Errors
+/// A live run's error, or an unreadable cluster file.
+pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRow>> {
+    let file = s.cluster.display().to_string();
+    let text = std::fs::read_to_string(&s.cluster).with_context(|| file.clone())?;
+    let cluster = ClusterConfig::from_toml(&text, &file)?.build(&file)?;
+    let mut classes: Vec<(Class, &Job)> = Vec::new();
+    for j in jobs {
+        if !classes.iter().any(|(c, _)| *c == class(j)) {
+            classes.push((class(j), j));
+        }
+    }
+    let mut times: BTreeMap<(usize, bool), Vec<f64>> = BTreeMap::new();
+    for kind in [PolicyKind::FirstFit, PolicyKind::RoundRobin] {
+        let mut runs = Vec::new();
+        for (k, (_, j)) in classes.iter().enumerate() {
+            for i in 0..n {
+                runs.push(Job {
+                    id: format!("c{k}-r{i}"),
+                    arrival: 0.0,
+                    deadline: None,
+                    ..(*j).clone()
+                });
+            }
+        }
+        let live = LiveRun {
+            policy: PolicySpec::Builtin(kind),
+            jobs: runs,
+            one_at_a_time: true,
+        };
+        let (_, rows) = run(s, &live)?;
+        for r in rows {
+            let (Some(run_s), Some(k)) = (r.run_s, r.job[1..].split('-').next()) else {
+                continue;
+            };
+            let k: usize = k.parse()?;
+            let sites: Vec<Site> = r
+                .placement
+                .split_whitespace()
+                .filter_map(|p| p.split(':').next()?.parse::<u32>().ok())
+                .map(|vm| cluster.vm(vm).site)
+                .collect();
+            let across = sites.iter().any(|&x| x != sites[0]);
+            times.entry((k, across)).or_default().push(run_s);
+        }
+    }
+    Ok(times
+        .into_iter()
+        .map(|((k, across), t)| {
+            let (c, _) = classes[k];
+            let mean = t.iter().sum::<f64>() / t.len() as f64;
+            let var = if t.len() > 1 {
+                t.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (t.len() - 1) as f64
+            } else {
+                0.0
+            };
+            ProfileRow {
+                application: Application::of(c.0).name().to_string(),
+                executors: c.1,
+                cores: c.2.cores(),
+                memory_gib: c.2.memory_gib(),
+                placement: if across { "across-sites" } else { "one-site" }.to_string(),
+                runs: t.len(),
+                mean_s: mean,
+                std_s: var.sqrt(),
+                min_s: t.iter().copied().fold(f64::INFINITY, f64::min),
+                max_s: t.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            }
+        })
+        .collect())
+}
+
+/// `jobs` with the profiled estimates: T_C^L the mean on one site and T_C^H the mean
+/// across sites of the job's class, where measured (otherwise the job's own; T_C^H is
+/// kept at least T_C^L, as the model requires).
+pub fn apply(jobs: &[Job], profile: &[ProfileRow]) -> Vec<Job> {
+    let mean = |j: &Job, placement: &str| {
+        profile
+            .iter()
+            .find(|p| {
+                p.placement == placement
+                    && p.application == Application::of(j.kind).name()
+                    && p.executors == j.executors
+                    && p.cores == j.executor_demand.cores()
+                    && p.memory_gib == j.executor_demand.memory_gib()
+            })
+            .map(|p| p.mean_s)
+    };
+    jobs.iter()
+        .map(|j| {
+            let t_local = mean(j, "one-site").unwrap_or(j.t_local);
+            let t_hybrid = mean(j, "across-sites").unwrap_or(j.t_hybrid).max(t_local);
+            Job {
+                t_local,
+                t_hybrid,
+                ..j.clone()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(kind: JobKind, t: f64) -> Job {
+        Job {
+            id: "j".into(),
+            kind,
+            executors: 2,
+            executor_demand: Resources::from_gib(1, 1),
+            arrival: 0.0,
+            deadline: None,
+            t_local: t,
+            t_hybrid: 1.3 * t,
+        }
+    }
+
+    fn row(application: &str, placement: &str, mean_s: f64) -> ProfileRow {
+        ProfileRow {
+            application: application.into(),
+            executors: 2,
+            cores: 1,
+            memory_gib: 1.0,
+            placement: placement.into(),
+            runs: 10,
+            mean_s,
+            std_s: 1.0,
+            min_s: mean_s - 1.0,
+            max_s: mean_s + 1.0,
+        }
+    }
+
+    #[test]
+    fn profiled_means_replace_the_estimates_of_their_class_only() {
+        let profile = [
+            row("wordcount", "one-site", 40.0),
+            row("wordcount", "across-sites", 35.0),
+            row("sort", "one-site", 50.0),
+        ];
+        let jobs = [
+            job(JobKind::CpuBound, 60.0),
+            job(JobKind::MemoryBound, 60.0),
+            job(JobKind::NetworkBound, 90.0),
+        ];
+        let out = apply(&jobs, &profile);
+        // Faster across sites than on one: T_C^H is kept at T_C^L (Eq. 5 needs ≥).
+        assert_eq!((out[0].t_local, out[0].t_hybrid), (40.0, 40.0));
+        // No cross-site runs: the job's own T_C^H stays.
+        assert_eq!((out[1].t_local, out[1].t_hybrid), (50.0, 78.0));
+        // No profile: unchanged.
+        assert_eq!((out[2].t_local, out[2].t_hybrid), (90.0, 117.0));
+    }
+}
