@@ -59,6 +59,14 @@ fn live_with(
     cmd
 }
 
+/// An empty scratch folder for the test `tag`.
+fn scratch(tag: &str) -> PathBuf {
+    let out = std::env::temp_dir().join(format!("frugal-live-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    out
+}
+
 fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap();
     r.deserialize().map(Result::unwrap).collect()
@@ -74,8 +82,7 @@ fn live_runs_write_rows_whose_bill_whatif_reproduces_and_leave_nothing() {
     if !can_run() {
         return;
     }
-    let out = std::env::temp_dir().join(format!("frugal-live-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = scratch("run");
     let run = live("fglt1", "11", "first-fit,round-robin", &out)
         .output()
         .unwrap();
@@ -139,9 +146,7 @@ fn profiling_measures_each_class_alone_on_one_site_and_across_sites() {
     if !can_run() {
         return;
     }
-    let out = std::env::temp_dir().join(format!("frugal-live-prof-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
+    let out = scratch("prof");
     let one = out.join("one.csv");
     std::fs::write(
         &one,
@@ -191,8 +196,7 @@ fn an_interrupted_live_run_leaves_no_namespace_cgroup_or_process() {
     if !can_run() {
         return;
     }
-    let out = std::env::temp_dir().join(format!("frugal-live-int-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = scratch("int");
     let child = live("fglt2", "12", "first-fit", &out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -227,14 +231,13 @@ fn an_interrupted_live_run_leaves_no_namespace_cgroup_or_process() {
 
 #[test]
 fn bad_live_input_is_refused_by_name() {
-    let out = std::env::temp_dir().join(format!("frugal-live-bad-{}", std::process::id()));
+    let out = scratch("bad");
     let unknown = live("fglt3", "13", "first-fit,fastest", &out)
         .output()
         .unwrap();
     assert_eq!(unknown.status.code(), Some(2));
     assert!(stderr(&unknown).contains("fastest"), "{}", stderr(&unknown));
     let bad = out.join("bad.csv");
-    std::fs::create_dir_all(&out).unwrap();
     std::fs::write(
         &bad,
         "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\

@@ -502,9 +502,8 @@ fn job_row(run: &LiveRun, j: &StoredJob, origin: f64, now: f64) -> LiveJobRow {
     let outcome = deadline_outcome(deadline, j.state, j.finish, now);
     let kind = frugal_core::JobKind::parse(&sub.kind).unwrap_or(frugal_core::JobKind::CpuBound);
     let placement = j
-        .observed
+        .placement
         .as_ref()
-        .or(j.placement.as_ref())
         .map(|p| {
             p.iter()
                 .map(|(vm, n)| format!("{vm}:{n}"))

@@ -227,7 +227,7 @@ pub struct LiveJobRow {
     pub estimated_s: f64,
     /// Whether it met its deadline (empty without one).
     pub deadline_met: Option<bool>,
-    /// Executors per VM, `vm:executors` separated by spaces.
+    /// Executors per VM as the policy placed them, `vm:executors` separated by spaces.
     pub placement: String,
 }
 
