@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use frugal_core::PolicySpec;
+use frugal_core::options::number_in;
 use frugal_report::live::{
     LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, kendall_tau, profile, run,
 };
@@ -31,23 +32,23 @@ pub struct LiveArgs {
     #[arg(long, value_delimiter = ',', value_parser = PolicyParser, required = true)]
     pub policies: Vec<PolicySpec>,
     /// Wall-clock seconds per second of the jobs' arrival times.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = number_in(1e-3, 1e3))]
     pub time_scale: f64,
     /// Scale of the generated inputs (spark/generate_inputs.py --scale).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = number_in(1e-3, 1e3))]
     pub input_scale: f64,
     /// Share of one physical core each VM core gets.
-    #[arg(long, default_value_t = 0.25)]
+    #[arg(long, default_value_t = 0.25, value_parser = number_in(1e-3, 64.0))]
     pub core_share: f64,
     /// MiB of this machine's memory per GiB of an instance type.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=65_536))]
     pub mib_per_gib: u32,
     /// Each VM's link within its site, Mbit/s.
-    #[arg(long, default_value_t = 1000.0)]
+    #[arg(long, default_value_t = 1000.0, value_parser = number_in(1.0, 100_000.0))]
     pub in_site_mbit: f64,
     /// The link between the sites, Mbit/s (paper 000 §7.1: 2 Gbit/s within a region, 600
     /// Mbit/s across).
-    #[arg(long, default_value_t = 300.0)]
+    #[arg(long, default_value_t = 300.0, value_parser = number_in(1.0, 100_000.0))]
     pub cross_site_mbit: f64,
     /// Python with pyspark.
     #[arg(long, default_value = "python3")]
@@ -56,7 +57,7 @@ pub struct LiveArgs {
     #[arg(long, default_value = "spark")]
     pub apps_dir: PathBuf,
     /// Prefix of the testbed's namespaces, links and cgroups (1–8 letters or digits).
-    #[arg(long, default_value = "fglive")]
+    #[arg(long, default_value = "fglive", value_parser = prefix)]
     pub prefix: String,
     /// The hosts' subnet is 10.78.N.0/24.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -66,15 +67,25 @@ pub struct LiveArgs {
     /// replace the CSV's estimates (profile.csv: means, spreads, run counts;
     /// jobs-profiled.csv: the jobs with them) [default: 0, the CSV's estimates as they
     /// are].
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub profile: usize,
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub profile: u32,
     /// Longest one run may take, seconds.
-    #[arg(long, default_value_t = 3600.0)]
+    #[arg(long, default_value_t = 3600.0, value_parser = number_in(1.0, 7.0 * 86_400.0))]
     pub timeout: f64,
     /// Output directory: live.csv (one row per policy), live-jobs.csv (one per job) and
     /// each run's folder (database, service and Spark logs).
     #[arg(long)]
     pub out: PathBuf,
+}
+
+/// A namespace prefix: 1–8 ASCII letters or digits (interface names must fit 15 bytes).
+fn prefix(s: &str) -> Result<String, String> {
+    if (1..=8).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("{s:?}: use 1–8 ASCII letters or digits"))
+    }
 }
 
 /// Runs every policy live and writes the rows.
@@ -108,7 +119,7 @@ pub fn run_live(a: &LiveArgs) -> Result<()> {
             dir: a.out.join("profile"),
             ..settings.clone()
         };
-        let rows = profile::profile(&profiling, &jobs, a.profile).context("profiling")?;
+        let rows = profile::profile(&profiling, &jobs, a.profile as usize).context("profiling")?;
         write_csv(&a.out.join("profile.csv"), &rows)?;
         let profiled = profile::apply(&jobs, &rows);
         std::fs::write(a.out.join("jobs-profiled.csv"), write_jobs_csv(&profiled))?;

@@ -138,18 +138,19 @@ pub struct ServeArgs {
     #[arg(long)]
     pub testbed: bool,
     /// --testbed: share of one physical core each VM core gets [default: 0.25].
-    #[arg(long, value_name = "SHARE", requires = "testbed")]
+    #[arg(long, value_name = "SHARE", requires = "testbed", value_parser = number_in(1e-3, 64.0))]
     pub testbed_core_share: Option<f64>,
     /// --testbed: MiB of this machine's memory per GiB of a VM's instance type
     /// [default: 1024].
-    #[arg(long, value_name = "MIB", requires = "testbed")]
+    #[arg(long, value_name = "MIB", requires = "testbed",
+          value_parser = clap::value_parser!(u32).range(64..=65_536))]
     pub testbed_mib_per_gib: Option<u32>,
     /// --testbed: rate of each VM's link within its site, Mbit/s [default: 1000].
-    #[arg(long, value_name = "MBIT", requires = "testbed")]
+    #[arg(long, value_name = "MBIT", requires = "testbed", value_parser = number_in(1.0, 100_000.0))]
     pub testbed_in_site_mbit: Option<f64>,
     /// --testbed: rate of the link between the two sites, each direction, Mbit/s
     /// [default: 300, paper 000 §7.1's 2 Gbit/s within a region to 600 Mbit/s across].
-    #[arg(long, value_name = "MBIT", requires = "testbed")]
+    #[arg(long, value_name = "MBIT", requires = "testbed", value_parser = number_in(1.0, 100_000.0))]
     pub testbed_cross_site_mbit: Option<f64>,
     /// emulated with --provisioner: directory of the hosts' agents (vm<k>/: PID file,
     /// log, workers) [default: frugal-hosts]; spark-standalone keeps them in

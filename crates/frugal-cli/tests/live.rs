@@ -237,6 +237,18 @@ fn bad_live_input_is_refused_by_name() {
         .unwrap();
     assert_eq!(unknown.status.code(), Some(2));
     assert!(stderr(&unknown).contains("fastest"), "{}", stderr(&unknown));
+    for (flag, value) in [
+        ("--core-share", "0"),
+        ("--prefix", "much-too-long"),
+        ("--time-scale", "0"),
+    ] {
+        let o = live("fglt3", "13", "first-fit", &out)
+            .args([flag, value])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        assert!(stderr(&o).contains(flag), "{}", stderr(&o));
+    }
     let bad = out.join("bad.csv");
     std::fs::write(
         &bad,
