@@ -12,6 +12,7 @@ use frugal_core::options::number_in;
 use frugal_report::live::{
     LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, kendall_tau, profile, run,
 };
+use frugal_service::provision::check_prefix;
 use frugal_sim::options::choices::PolicyParser;
 use frugal_sim::workload::{read_jobs_csv, write_jobs_csv};
 
@@ -79,13 +80,9 @@ pub struct LiveArgs {
     pub out: PathBuf,
 }
 
-/// A namespace prefix: 1–8 ASCII letters or digits (interface names must fit 15 bytes).
+/// A namespace prefix, as the netns provisioner accepts it.
 fn prefix(s: &str) -> Result<String, String> {
-    if (1..=8).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        Ok(s.to_string())
-    } else {
-        Err(format!("{s:?}: use 1–8 ASCII letters or digits"))
-    }
+    check_prefix(s).map(|()| s.to_string())
 }
 
 /// Runs every policy live and writes the rows.

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use frugal_core::lifecycle::{DeadlineOutcome, JobState, deadline_outcome};
-use frugal_service::provision::testbed::{leftovers, purge};
+use frugal_service::provision::testbed::{check_machine, leftovers, purge};
 use frugal_service::whatif::{WhatIf, WhatIfRow, whatif};
 use frugal_service::{Durability, Store, StoreLimits, StoredJob};
 
@@ -35,9 +35,7 @@ const TOKEN: &str = "frugal-live";
 /// # Errors
 /// The first missing piece.
 pub fn preflight(s: &LiveSettings) -> Result<()> {
-    if !nix::unistd::geteuid().is_root() {
-        bail!("live runs need root (network namespaces, cgroups, tc)");
-    }
+    check_machine().map_err(|what| anyhow::anyhow!("live runs need {what}"))?;
     let runs = |program: &str, args: &[&str]| {
         Command::new(program)
             .args(args)
@@ -46,25 +44,8 @@ pub fn preflight(s: &LiveSettings) -> Result<()> {
             .status()
             .is_ok_and(|st| st.success())
     };
-    for (program, args, what) in [
-        ("ip", &["-V"][..], "iproute2's `ip`"),
-        ("tc", &["-V"][..], "iproute2's `tc`"),
-        ("java", &["-version"][..], "Java 17 (`java` on PATH)"),
-    ] {
-        if !runs(program, args) {
-            bail!("live runs need {what}");
-        }
-    }
-    for controller in ["cpu", "memory"] {
-        if !Path::new("/sys/fs/cgroup")
-            .join(controller)
-            .join("cgroup.procs")
-            .exists()
-        {
-            bail!(
-                "live runs need the cgroup v1 `{controller}` controller at /sys/fs/cgroup/{controller}"
-            );
-        }
+    if !runs("java", &["-version"]) {
+        bail!("live runs need Java 17 (`java` on PATH)");
     }
     let python = s.python.display();
     if !runs(s.python.to_str().unwrap_or(""), &["-c", "import pyspark"]) {

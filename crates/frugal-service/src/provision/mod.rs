@@ -29,7 +29,7 @@ use crate::agent::Runtime;
 use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
 
 pub use loopback::Loopback;
-pub use netns::{Netns, on_subnet};
+pub use netns::{Netns, check_prefix, on_subnet};
 pub use testbed::Testbed;
 
 /// Errors of a provisioner.

@@ -33,6 +33,23 @@ pub fn on_subnet(subnet: Ipv4Addr, last: u8) -> Ipv4Addr {
 /// Longest prefix: interface names must fit Linux's 15 bytes (`Pv253`).
 pub const MAX_PREFIX: usize = 8;
 
+/// Checks a prefix of namespace, link and bridge names: 1–[`MAX_PREFIX`] ASCII letters
+/// or digits.
+///
+/// # Errors
+/// A message naming the prefix and the rule.
+pub fn check_prefix(prefix: &str) -> Result<(), String> {
+    if prefix.is_empty()
+        || prefix.len() > MAX_PREFIX
+        || !prefix.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
+        return Err(format!(
+            "{prefix:?}: use 1–{MAX_PREFIX} ASCII letters or digits"
+        ));
+    }
+    Ok(())
+}
+
 /// VMs as network namespaces on a bridge (at most 253).
 pub struct Netns {
     prefix: String,
@@ -55,14 +72,7 @@ impl Netns {
         agents: AgentLaunch,
         testbed: Option<Testbed>,
     ) -> Result<Netns, ProvisionError> {
-        if prefix.is_empty()
-            || prefix.len() > MAX_PREFIX
-            || !prefix.bytes().all(|b| b.is_ascii_alphanumeric())
-        {
-            return Err(ProvisionError::Failed(format!(
-                "--netns-prefix {prefix:?}: use 1–{MAX_PREFIX} ASCII letters or digits"
-            )));
-        }
+        check_prefix(prefix).map_err(|e| ProvisionError::Failed(format!("--netns-prefix {e}")))?;
         if let Some(t) = &testbed {
             t.check()?;
         }

@@ -77,22 +77,7 @@ impl Testbed {
                 return bad(format!("{flag} {rate}: must be in [1, 100000]"));
             }
         }
-        if !nix::unistd::geteuid().is_root() {
-            return bad("the testbed needs root (cgroups, namespaces, tc)".into());
-        }
-        for controller in ["cpu", "memory"] {
-            let dir = Path::new(CGROUP_ROOT).join(controller);
-            if !dir.join("cgroup.procs").exists() {
-                return bad(format!(
-                    "the testbed needs the cgroup v1 `{controller}` controller at {}",
-                    dir.display()
-                ));
-            }
-        }
-        if Command::new("tc").arg("-V").output().is_err() {
-            return bad("the testbed needs `tc` (iproute2)".into());
-        }
-        Ok(())
+        check_machine().map_err(|what| ProvisionError::Failed(format!("the testbed needs {what}")))
     }
 
     /// The site of VM `vm` (local if the cluster does not say).
@@ -194,6 +179,33 @@ impl Testbed {
     }
 }
 
+/// Checks that this machine can host a testbed: root, iproute2's `ip` and `tc`, and the
+/// cgroup v1 `cpu` and `memory` controllers.
+///
+/// # Errors
+/// The first missing piece (e.g. "iproute2's `tc`").
+pub fn check_machine() -> Result<(), String> {
+    let missing = |what: String| Err(what);
+    if !nix::unistd::geteuid().is_root() {
+        return missing("root (cgroups, namespaces, tc)".into());
+    }
+    for program in ["ip", "tc"] {
+        if Command::new(program).arg("-V").output().is_err() {
+            return missing(format!("iproute2's `{program}`"));
+        }
+    }
+    for controller in ["cpu", "memory"] {
+        let dir = Path::new(CGROUP_ROOT).join(controller);
+        if !dir.join("cgroup.procs").exists() {
+            return missing(format!(
+                "the cgroup v1 `{controller}` controller at {}",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `value` to the cgroup file `path`, creating its directory.
 fn write(path: &Path, value: &str) -> Result<(), ProvisionError> {
     let failed = |e: std::io::Error| ProvisionError::Failed(format!("{}: {e}", path.display()));
@@ -211,27 +223,38 @@ pub fn remove_cgroups(prefix: &str, vm: VmId) {
     let _ = std::fs::remove_dir(memory);
 }
 
+/// The network namespaces `<prefix>-…`.
+fn namespaces(prefix: &str) -> Vec<String> {
+    let out = Command::new("ip").args(["netns", "list"]).output();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    text.unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|ns| ns.starts_with(&format!("{prefix}-")))
+        .map(String::from)
+        .collect()
+}
+
+/// The links of this namespace a cluster of `prefix` made ([`is_ours`]).
+fn links(prefix: &str) -> Vec<String> {
+    let out = Command::new("ip").args(["-o", "link", "show"]).output();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    text.unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split(": ").nth(1)?.split('@').next())
+        .filter(|name| is_ours(prefix, name))
+        .map(String::from)
+        .collect()
+}
+
 /// Everything of prefix `prefix` on this machine, to check that nothing was left
 /// behind: namespaces `<prefix>-…`, links `<prefix>…` and cgroups `<prefix>/…`.
 pub fn leftovers(prefix: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    if let Ok(out) = Command::new("ip").args(["netns", "list"]).output() {
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let ns = line.split_whitespace().next().unwrap_or("");
-            if ns.starts_with(&format!("{prefix}-")) {
-                found.push(format!("namespace {ns}"));
-            }
-        }
-    }
-    if let Ok(out) = Command::new("ip").args(["-o", "link", "show"]).output() {
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let name = line.split(": ").nth(1).unwrap_or("");
-            let name = name.split('@').next().unwrap_or("");
-            if is_ours(prefix, name) {
-                found.push(format!("link {name}"));
-            }
-        }
-    }
+    let mut found: Vec<String> = namespaces(prefix)
+        .into_iter()
+        .map(|ns| format!("namespace {ns}"))
+        .collect();
+    found.extend(links(prefix).into_iter().map(|l| format!("link {l}")));
     for controller in ["cpu", "memory"] {
         let dir = Path::new(CGROUP_ROOT).join(controller).join(prefix);
         if dir.exists() {
@@ -265,19 +288,13 @@ pub fn purge(prefix: &str) {
             );
         }
     };
-    if let Ok(out) = Command::new("ip").args(["netns", "list"]).output() {
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let ns = line.split_whitespace().next().unwrap_or("");
-            if !ns.starts_with(&format!("{prefix}-")) {
-                continue;
-            }
-            if let Ok(pids) = Command::new("ip").args(["netns", "pids", ns]).output() {
-                String::from_utf8_lossy(&pids.stdout)
-                    .split_whitespace()
-                    .for_each(kill);
-            }
-            let _ = ip(&["netns", "del", ns]);
+    for ns in namespaces(prefix) {
+        if let Ok(pids) = Command::new("ip").args(["netns", "pids", &ns]).output() {
+            String::from_utf8_lossy(&pids.stdout)
+                .split_whitespace()
+                .for_each(kill);
         }
+        let _ = ip(&["netns", "del", &ns]);
     }
     for controller in ["cpu", "memory"] {
         let dir = Path::new(CGROUP_ROOT).join(controller).join(prefix);
@@ -298,14 +315,8 @@ pub fn purge(prefix: &str) {
         }
         let _ = std::fs::remove_dir(&dir);
     }
-    if let Ok(out) = Command::new("ip").args(["-o", "link", "show"]).output() {
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let name = line.split(": ").nth(1).unwrap_or("");
-            let name = name.split('@').next().unwrap_or("");
-            if is_ours(prefix, name) {
-                let _ = ip(&["link", "del", name]);
-            }
-        }
+    for name in links(prefix) {
+        let _ = ip(&["link", "del", &name]);
     }
 }
 
