@@ -1,10 +1,7 @@
 //! AsQ-style site selection (paper 000 §6.2 baseline).
 
 use super::objective::vm_cost;
-use super::{
-    Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_off, needed, push_all,
-    sort_candidates,
-};
+use super::{Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_all, fill_off};
 use crate::cluster::{Cluster, Site};
 use crate::index::OffOrder;
 use crate::job::Job;
@@ -65,16 +62,9 @@ impl Asq {
                     Site::Local => job.t_local,
                     Site::Cloud => job.t_hybrid,
                 };
-                s.clear();
-                push_all(
-                    s,
-                    cluster,
-                    d,
-                    |k| needed(k, e),
-                    |v| (v.site == site).then(|| vm_cost(v, t_c, now)),
-                );
-                sort_candidates(s);
-                fill(&mut p, cluster, d, e, s.iter().map(|c| c.1))
+                fill_all(s, &mut p, cluster, d, e, |v| {
+                    (v.site == site).then(|| vm_cost(v, t_c, now))
+                })
             }
         };
         (rem == 0).then_some(p)

@@ -1,9 +1,6 @@
 //! Best Fit Decreasing with Resource Unification Thresholds (paper 004 Alg. 3).
 
-use super::{
-    Candidate, PlacementPolicy, Reading, fill, fill_active, fill_off, needed, push_all,
-    sort_candidates,
-};
+use super::{Candidate, PlacementPolicy, Reading, fill_active, fill_all, fill_off};
 use crate::cluster::Cluster;
 use crate::index::OffOrder;
 use crate::job::Job;
@@ -56,17 +53,9 @@ impl PlacementPolicy for BestFitDecreasing {
         let (rut, d, s) = (self.rut, &job.executor_demand, &mut self.scratch);
         let mut p = Placement::with_capacity(4);
         if self.reading == Reading::AuthorsCode {
-            let e = job.executors;
-            s.clear();
-            push_all(
-                s,
-                cluster,
-                d,
-                |k| needed(k, e),
-                |v| Some(rut.alpha * f64::from(v.free.cores()) + rut.beta * v.free.memory_gib()),
-            );
-            sort_candidates(s);
-            let rem = fill(&mut p, cluster, d, e, s.iter().map(|c| c.1));
+            let rem = fill_all(s, &mut p, cluster, d, job.executors, |v| {
+                Some(rut.alpha * f64::from(v.free.cores()) + rut.beta * v.free.memory_gib())
+            });
             return (rem == 0).then_some(p);
         }
         let rem = fill_active(s, &mut p, cluster, d, job.executors, |v| {

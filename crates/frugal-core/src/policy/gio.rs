@@ -1,7 +1,7 @@
 //! Greedy Iterative Optimisation (paper 000 Alg. 2).
 
 use super::objective::vm_cost;
-use super::{Candidate, PlacementPolicy, Reading, fill, needed, push_all, sort_candidates};
+use super::{Candidate, PlacementPolicy, Reading, fill_all};
 use crate::cluster::{Cluster, Site};
 use crate::job::Job;
 use crate::placement::Placement;
@@ -63,12 +63,8 @@ impl PlacementPolicy for Gio {
         let score = |v: &crate::cluster::Vm| {
             (!local_only || v.site == Site::Local).then(|| vm_cost(v, t_c, now))
         };
-        let s = &mut self.scratch;
-        s.clear();
-        push_all(s, cluster, d, |k| needed(k, e), score);
-        sort_candidates(s);
         let mut p = Placement::with_capacity(4);
-        let rem = fill(&mut p, cluster, d, e, s.iter().map(|c| c.1));
+        let rem = fill_all(&mut self.scratch, &mut p, cluster, d, e, score);
         (rem == 0).then_some(p)
     }
 

@@ -430,6 +430,24 @@ pub(crate) fn fill(
     remaining
 }
 
+/// Fills `remaining` executors of `demand` greedily on every VM, active or off, in the
+/// order of `score` (ties: lower id; a VM without a score is left out), adding to
+/// `placement`; returns the executors still unplaced.
+pub(crate) fn fill_all(
+    scratch: &mut Vec<Candidate>,
+    placement: &mut Placement,
+    cluster: &Cluster,
+    demand: &Resources,
+    remaining: u32,
+    score: impl Fn(&Vm) -> Option<f64> + Copy,
+) -> u32 {
+    scratch.clear();
+    push_all(scratch, cluster, demand, |k| needed(k, remaining), score);
+    sort_candidates(scratch);
+    let order = scratch.iter().map(|c| c.1);
+    fill(placement, cluster, demand, remaining, order)
+}
+
 /// Fills `remaining` executors of `demand` greedily on the active VMs in the order of
 /// `score` (ties: lower id), adding to `placement`; returns the executors still unplaced.
 pub(crate) fn fill_active(
