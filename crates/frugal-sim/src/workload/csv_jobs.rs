@@ -6,6 +6,11 @@
 //! pr-1,network_bound,2,2,6,15,,420,546
 //! ```
 //!
+//! Columns are found by name, in any order. `deadline_s` and `t_hybrid_s` may be left out
+//! (as if empty in every row); a column with an empty name — the index column that
+//! pandas' `DataFrame.to_csv` writes first — is ignored; any other column is an error
+//! naming it and the accepted ones.
+//!
 //! `kind` is `cpu_bound`, `memory_bound` or `network_bound`; `executors` in
 //! 1..=100,000, `cores` in 1..=4,096 per executor; `memory_gib` in (0, 65,536], may be
 //! fractional (rounded down to whole MiB); `arrival_s` ≥ 0; `deadline_s` is an absolute
@@ -19,7 +24,7 @@ use frugal_core::resources::{MIB_PER_GIB, Resources};
 
 use super::WorkloadError;
 
-/// The required header line.
+/// The columns, in the order [`write_jobs_csv`] writes them.
 pub const CSV_HEADER: [&str; 9] = [
     "id",
     "kind",
@@ -61,16 +66,8 @@ pub fn read_jobs_csv(
         .headers()
         .map_err(|e| WorkloadError::new(file, 1, "header", e.to_string()))?
         .clone();
-    for (i, want) in CSV_HEADER.iter().enumerate() {
-        if header.get(i) != Some(*want) {
-            return Err(WorkloadError::new(
-                file,
-                1,
-                want,
-                format!("header must be {}", CSV_HEADER.join(",")),
-            ));
-        }
-    }
+    let columns =
+        columns(&header).map_err(|(column, m)| WorkloadError::new(file, 1, &column, m))?;
     let mut jobs: Vec<Job> = Vec::new();
     let mut derived_t_hybrid = 0;
     let mut ids = std::collections::BTreeSet::new();
@@ -81,7 +78,7 @@ pub fn read_jobs_csv(
         })?;
         let line = rec.position().map_or(0, |p| p.line());
         let err = |c: usize, m: String| WorkloadError::new(file, line, CSV_HEADER[c], m);
-        let field = |c: usize| rec.get(c).unwrap_or("");
+        let field = |c: usize| columns[c].and_then(|i| rec.get(i)).unwrap_or("");
         let num = |c: usize, max: f64| -> Result<f64, WorkloadError> {
             match field(c).parse::<f64>() {
                 Ok(v) if (0.0..=max).contains(&v) => Ok(v),
@@ -163,6 +160,42 @@ pub fn read_jobs_csv(
     })
 }
 
+/// Where each of [`CSV_HEADER`]'s columns is in `header` (`None`: an optional column left
+/// out).
+///
+/// # Errors
+/// (column, message) for an unknown, repeated or missing column.
+fn columns(header: &csv::StringRecord) -> Result<[Option<usize>; 9], (String, String)> {
+    const OPTIONAL: [&str; 2] = ["deadline_s", "t_hybrid_s"];
+    let accepted = CSV_HEADER.join(", ");
+    let mut at = [None; 9];
+    for (i, name) in header.iter().enumerate() {
+        if name.is_empty() {
+            continue; // the index column of pandas' to_csv
+        }
+        let Some(c) = CSV_HEADER.iter().position(|h| *h == name) else {
+            return Err((
+                name.to_string(),
+                format!("unknown column {name:?} (the columns are {accepted})"),
+            ));
+        };
+        if at[c].replace(i).is_some() {
+            return Err((name.to_string(), format!("column {name:?} given twice")));
+        }
+    }
+    for (c, name) in CSV_HEADER.iter().enumerate() {
+        if at[c].is_none() && !OPTIONAL.contains(name) {
+            return Err((
+                name.to_string(),
+                format!(
+                    "missing column {name:?} (the columns are {accepted}; deadline_s and t_hybrid_s may be left out)"
+                ),
+            ));
+        }
+    }
+    Ok(at)
+}
+
 /// Writes jobs in the same format (the inverse of [`read_jobs_csv`]).
 pub fn write_jobs_csv(jobs: &[Job]) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -206,6 +239,41 @@ mod tests {
                 .jobs,
             jobs
         );
+    }
+
+    /// Columns by name: another order, pandas' index column, the optional columns left
+    /// out; an unknown, repeated or missing column is named with the accepted ones.
+    #[test]
+    fn columns_are_found_by_name() {
+        let jobs = read_jobs_csv(GOOD, "j.csv", 0.3).unwrap().jobs;
+        let reordered = "t_hybrid_s,t_local_s,deadline_s,arrival_s,memory_gib,cores,executors,kind,id\n\
+                         390,300,900,10,4,2,4,cpu_bound,wc-1\n\
+                         546,420,,5,0.5,2,2,network_bound,pr-1\n";
+        assert_eq!(read_jobs_csv(reordered, "j.csv", 0.3).unwrap().jobs, jobs);
+        let indexed = ",id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\
+                       0,wc-1,cpu_bound,4,2,4,10,900,300,390\n\
+                       1,pr-1,network_bound,2,2,0.5,5,,420,546\n";
+        assert_eq!(read_jobs_csv(indexed, "j.csv", 0.3).unwrap().jobs, jobs);
+        let minimal = "id,kind,executors,cores,memory_gib,arrival_s,t_local_s\n\
+                       wc-1,cpu_bound,4,2,4,10,300\n";
+        let read = read_jobs_csv(minimal, "j.csv", 0.5).unwrap();
+        assert_eq!(
+            (read.jobs[0].deadline, read.jobs[0].t_hybrid),
+            (None, 450.0)
+        );
+        let unknown = GOOD.replace("t_hybrid_s", "t_cloud_s");
+        let e = read_jobs_csv(&unknown, "j.csv", 0.3).unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (1, "t_cloud_s"));
+        assert!(
+            e.message.contains("t_hybrid_s") && e.message.contains("id, kind"),
+            "{e}"
+        );
+        let twice = GOOD.replace("deadline_s", "cores");
+        let e = read_jobs_csv(&twice, "j.csv", 0.3).unwrap_err();
+        assert!(e.message.contains("given twice"), "{e}");
+        let e = read_jobs_csv("id,kind\n", "j.csv", 0.3).unwrap_err();
+        assert_eq!(e.field, "executors");
+        assert!(e.message.contains("missing column"), "{e}");
     }
 
     #[test]
