@@ -53,6 +53,11 @@ pub struct AgentArgs {
     /// service then moves this host's executors before the instance is reclaimed).
     #[arg(long, value_name = "URL")]
     pub interruption_notices: Option<String>,
+    /// Testbeds (frugal serve --testbed sets it): run each reservation worker and its
+    /// executors in a cgroup v1 cpu group of its own below the agent's, capped at this
+    /// share of a physical core per core it offers.
+    #[arg(long, value_name = "SHARE", value_parser = number_in(0.001, 64.0))]
+    pub worker_core_share: Option<f64>,
 }
 
 /// The agent's `--runtime`.
@@ -118,6 +123,7 @@ pub fn run(a: &AgentArgs) -> Result<()> {
         runtime,
         work_dir: std::path::absolute(&a.work_dir)?,
         interruption_notices: a.interruption_notices.clone(),
+        worker_core_share: a.worker_core_share,
     };
     let action = SigAction::new(
         SigHandler::Handler(on_signal),

@@ -77,6 +77,14 @@ pub fn stop_group(pid: u32, grace_ms: u64) {
     let _ = killpg(group, Signal::SIGKILL);
 }
 
+/// Sends SIGKILL to the process whose PID is the decimal text `pid` (as `ip netns pids`
+/// and `cgroup.procs` list them); anything else is ignored.
+pub fn kill_listed(pid: &str) {
+    if let Ok(pid) = pid.trim().parse::<i32>() {
+        let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+}
+
 /// Takes the process of `pid_file` over for stopping: renames the file to `*.stopped`
 /// (so monitors do not mistake the exit for a failure and nobody else stops it) and
 /// returns its PID.

@@ -9,6 +9,7 @@
 //! — because only the service can tell a slow network from a lost host. On SIGTERM or
 //! SIGINT the agent stops its workers and exits (the host is being powered off).
 
+pub mod cgroup;
 pub mod protocol;
 pub mod worker;
 
@@ -46,6 +47,10 @@ pub struct AgentConfig {
     /// The instance-metadata service to poll for spot interruption notices each beat
     /// (EC2: `http://169.254.169.254`); `None` on hosts that are not cloud instances.
     pub interruption_notices: Option<String>,
+    /// Testbeds: run each reservation worker in a cgroup v1 `cpu` group of its own below
+    /// the agent's, capped at this share of a physical core per core it offers
+    /// ([`cgroup`]); `None` leaves workers in the agent's group.
+    pub worker_core_share: Option<f64>,
 }
 
 /// What the agent runs as a reservation worker.
@@ -103,6 +108,11 @@ impl AgentConfig {
                 spark_home.display()
             ));
         }
+        if let Some(share) = self.worker_core_share
+            && !(share > 0.0 && share <= 64.0)
+        {
+            return bad(format!("--worker-core-share {share}: must be in (0, 64]"));
+        }
         if self.token.trim().is_empty() {
             return bad("the agent token is empty".into());
         }
@@ -116,6 +126,11 @@ impl AgentConfig {
 /// [`AgentError::Config`] for settings that cannot work.
 pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
     cfg.validate()?;
+    let groups = cfg
+        .worker_core_share
+        .map(cgroup::WorkerGroups::of_this_process)
+        .transpose()
+        .map_err(|e| AgentError::Config(format!("--worker-core-share: {e}")))?;
     let http: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs_f64(REQUEST_TIMEOUT_S)))
         .http_status_as_error(false)
@@ -163,7 +178,14 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
                     tracing::info!("the service answers again");
                 }
                 if let Some(list) = orders.workers {
-                    reconcile(cfg, &list, &running, &mut started, &mut failed);
+                    reconcile(
+                        cfg,
+                        groups.as_ref(),
+                        &list,
+                        &running,
+                        &mut started,
+                        &mut failed,
+                    );
                 }
             }
             Err(e) => {
@@ -174,6 +196,9 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
                     failing_since = Some(Instant::now());
                 }
             }
+        }
+        if let Some(g) = &groups {
+            g.prune(&running);
         }
         if let Some(rest) = interval.checked_sub(beat_at.elapsed()) {
             std::thread::sleep(rest);
@@ -188,6 +213,9 @@ pub fn run(cfg: &AgentConfig, stop: &AtomicBool) -> Result<(), AgentError> {
         .collect();
     for s in stops {
         let _ = s.join();
+    }
+    if let Some(g) = &groups {
+        g.prune(&BTreeMap::new());
     }
     Ok(())
 }
@@ -243,6 +271,7 @@ fn beat(http: &ureq::Agent, url: &str, token: &str, hb: &Heartbeat) -> Result<Or
 /// Starts the ordered workers that do not run and stops the running ones not ordered.
 fn reconcile(
     cfg: &AgentConfig,
+    groups: Option<&cgroup::WorkerGroups>,
     orders: &[WorkerOrder],
     running: &BTreeMap<String, u32>,
     started: &mut BTreeMap<String, u32>,
@@ -264,6 +293,7 @@ fn reconcile(
             None => Err(format!("VM {} is not on this host", o.vm)),
             Some(vm) => worker::start(
                 &cfg.runtime,
+                groups,
                 &cfg.work_dir.join("workers"),
                 &cfg.host,
                 &vm.address,

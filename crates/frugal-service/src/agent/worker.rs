@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::Runtime;
+use super::cgroup::WorkerGroups;
 use super::protocol::{WorkerOrder, worker_marker};
 use crate::process::spawn_group;
 
@@ -26,14 +27,15 @@ pub fn spark_class(spark_home: &Path, main: &str) -> Command {
     cmd
 }
 
-/// Starts the worker `order` for `host` on `address` under `runtime`, with its log and
-/// PID file (and a Spark worker's discovery script) in `dir`. Returns its PID (its
-/// process group).
+/// Starts the worker `order` for `host` on `address` under `runtime`, in a `cpu` group of
+/// its own if `groups` is given, with its log and PID file (and a Spark worker's
+/// discovery script) in `dir`. Returns its PID (its process group).
 ///
 /// # Errors
 /// If a file cannot be written or the process cannot be started.
 pub fn start(
     runtime: &Runtime,
+    groups: Option<&WorkerGroups>,
     dir: &Path,
     host: &str,
     address: &str,
@@ -52,6 +54,9 @@ pub fn start(
             c
         }
     };
+    if let Some(g) = groups {
+        cmd = g.wrap(name, order.cores, &cmd)?;
+    }
     spawn_group(
         &mut cmd,
         &dir.join(format!("{name}.log")),

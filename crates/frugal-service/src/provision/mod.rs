@@ -101,9 +101,19 @@ pub struct AgentLaunch {
 }
 
 impl AgentLaunch {
-    /// The `frugal agent` command for VM `vm` at `address`, run through `wrapper` (e.g.
-    /// `ip netns exec <ns>`) if it is not empty.
-    fn command(&self, wrapper: &[&str], vm: VmId, address: Ipv4Addr) -> Command {
+    /// The TCP port of [`AgentLaunch::service_url`] (80 if it names none).
+    pub fn service_port(&self) -> u16 {
+        self.service_url
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(80)
+    }
+
+    /// The `frugal agent` command for VM `vm` at `address` with the further arguments
+    /// `extra`, run through `wrapper` (e.g. `ip netns exec <ns>`) if it is not empty.
+    fn command(&self, wrapper: &[&str], extra: &[String], vm: VmId, address: Ipv4Addr) -> Command {
         let mut cmd = match wrapper.split_first() {
             Some((program, args)) => {
                 let mut c = Command::new(program);
@@ -125,13 +135,19 @@ impl AgentLaunch {
             Runtime::Spark { spark_home } => cmd.arg("--spark-home").arg(spark_home),
             Runtime::Emulated => cmd.args(["--runtime", "emulated"]),
         };
-        cmd.arg("--work-dir").arg(self.host_dir(vm));
+        cmd.arg("--work-dir").arg(self.host_dir(vm)).args(extra);
         cmd
     }
 
-    /// Starts VM `vm`'s agent (through `wrapper`) unless its PID file names a live
-    /// process.
-    fn start(&self, wrapper: &[&str], vm: VmId, address: Ipv4Addr) -> Result<(), ProvisionError> {
+    /// Starts VM `vm`'s agent (through `wrapper`, with the further arguments `extra`)
+    /// unless its PID file names a live process.
+    fn start(
+        &self,
+        wrapper: &[&str],
+        extra: &[String],
+        vm: VmId,
+        address: Ipv4Addr,
+    ) -> Result<(), ProvisionError> {
         let dir = self.host_dir(vm);
         let pid_file = dir.join("agent.pid");
         if read_pid(&pid_file).is_some_and(alive) {
@@ -140,7 +156,7 @@ impl AgentLaunch {
         let failed = |e: std::io::Error| ProvisionError::Failed(format!("{}: {e}", dir.display()));
         std::fs::create_dir_all(&dir).map_err(failed)?;
         spawn_group(
-            &mut self.command(wrapper, vm, address),
+            &mut self.command(wrapper, extra, vm, address),
             &dir.join("agent.log"),
             &pid_file,
             None,
@@ -253,5 +269,25 @@ impl PowerQueue {
             *m.lock().unwrap_or_else(|e| e.into_inner()) = Some(on);
             cv.notify_one();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_service_port_comes_from_the_url() {
+        let launch = |url: &str| AgentLaunch {
+            frugal: PathBuf::from("frugal"),
+            token_file: PathBuf::from("t"),
+            service_url: url.into(),
+            runtime: Runtime::Emulated,
+            hosts_dir: PathBuf::from("h"),
+            cluster_tag: "c".into(),
+        };
+        assert_eq!(launch("http://10.78.41.1:18000").service_port(), 18000);
+        assert_eq!(launch("http://10.0.0.1:8080/").service_port(), 8080);
+        assert_eq!(launch("http://example").service_port(), 80);
     }
 }

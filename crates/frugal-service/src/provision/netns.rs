@@ -97,7 +97,7 @@ impl Netns {
         }
         ip(&["link", "set", &br, "up"])?;
         if let Some(t) = &n.testbed {
-            t.link_sites(prefix, &br)?;
+            t.link_sites(prefix, &br, n.agents.service_port())?;
         }
         Ok(n)
     }
@@ -122,6 +122,15 @@ impl Netns {
     /// The bridge side of VM `vm`'s link (down = VM `vm` partitioned).
     pub fn link(&self, vm: VmId) -> String {
         format!("{}v{vm}", self.prefix)
+    }
+}
+
+/// Sends SIGKILL to every process in network namespace `ns`.
+pub(crate) fn kill_in_namespace(ns: &str) {
+    if let Ok(out) = Command::new("ip").args(["netns", "pids", ns]).output() {
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .for_each(crate::process::kill_listed);
     }
 }
 
@@ -162,32 +171,26 @@ impl Provisioner for Netns {
             ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
             ip(&["-n", &ns, "link", "set", "lo", "up"])?;
             if let Some(t) = &self.testbed {
-                Testbed::shape(None, &link, t.in_site_mbit)?;
-                Testbed::shape(Some(&ns), "eth0", t.in_site_mbit)?;
+                let port = self.agents.service_port();
+                Testbed::shape(None, &link, t.in_site_mbit, port)?;
+                Testbed::shape(Some(&ns), "eth0", t.in_site_mbit, port)?;
             }
         }
-        let mut wrapper = match &self.testbed {
-            Some(t) => t.enter_cgroups(&self.prefix, vm)?,
-            None => Vec::new(),
+        let (wrapper, agent) = match &self.testbed {
+            Some(t) => t.enter(&self.prefix, vm, &ns)?,
+            None => (
+                ["ip", "netns", "exec", &ns].map(String::from).to_vec(),
+                Vec::new(),
+            ),
         };
-        wrapper.extend(["ip", "netns", "exec", &ns].map(String::from));
         let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-        self.agents.start(&wrapper, vm, self.address(vm))
+        self.agents.start(&wrapper, &agent, vm, self.address(vm))
     }
 
     fn power_off(&self, vm: VmId) -> Result<(), ProvisionError> {
         let ns = self.namespace(vm);
         self.agents.stop(vm);
-        if let Ok(out) = Command::new("ip").args(["netns", "pids", &ns]).output() {
-            for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-                if let Ok(pid) = pid.parse::<i32>() {
-                    let _ = nix::sys::signal::kill(
-                        nix::unistd::Pid::from_raw(pid),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
-            }
-        }
+        kill_in_namespace(&ns);
         if exists(&["netns", "exec", &ns, "true"]) {
             ip(&["netns", "del", &ns])?;
         }

@@ -5,17 +5,26 @@
 //!   control node (the service, the Spark master and the drivers, as paper 000 §7 keeps
 //!   its master on the private cloud); the cloud site's VMs sit on a second bridge
 //!   `<P>cb`. One veth pair `<P>xl`–`<P>xc` joins the two bridges, and every byte
-//!   between the sites crosses it: each end is limited with a `tbf` queue to
+//!   between the sites crosses it: each end is limited with `htb` to
 //!   [`Testbed::cross_site_mbit`] (so both directions are). Each VM's own link is
 //!   limited to [`Testbed::in_site_mbit`] in both directions (the bridge side and the
-//!   VM's `eth0`). The papers' ratio is about 2 Gbit/s within a region to 600 Mbit/s
+//!   VM's `eth0`). On every shaped link the service's traffic (heartbeats, orders) is
+//!   sent before the rest ([`Testbed::shape`]). The papers' ratio is about 2 Gbit/s within a region to 600 Mbit/s
 //!   across (paper 000 §7.1). Only rates are emulated: this kernel has no `netem`, so
 //!   the tens of milliseconds of latency between real regions are absent.
 //! - **Each VM's share of the machine.** A VM's processes (its agent and every Spark
 //!   worker and executor it starts) run in cgroup v1 `cpu` and `memory` groups
-//!   `<P>/vm<k>`: CPU quota [`Testbed::core_share`] of a physical core per VM core
-//!   (`cpu.cfs_quota_us` over a 100 ms period) and [`Testbed::mib_per_gib`] MiB of
-//!   memory per GiB of the instance type (`memory.limit_in_bytes`).
+//!   `<P>/vm<k>`, with [`Testbed::mib_per_gib`] MiB of memory per GiB of the instance type
+//!   (`memory.limit_in_bytes`).
+//! - **Each executor's share.** The agent runs with `--worker-core-share`, so each
+//!   reservation worker and its executors get a group `<P>/vm<k>/<worker>` capped at
+//!   [`Testbed::core_share`] of a physical core per core they offer
+//!   (`cpu.cfs_quota_us` over a 100 ms period; [`crate::agent::cgroup`]): an executor is
+//!   as fast alone on a big VM as packed with others on a small one, as on real VMs. The
+//!   VM's group itself is not capped — its workers' caps add up to at most its cores ×
+//!   the share — so the agent is never throttled behind its executors (it would miss
+//!   heartbeats). The agents enter their namespace with `nsenter --net` (not `ip netns
+//!   exec`, which remounts `/sys` and hides the cgroup file system from them).
 //!
 //! [`purge`] removes everything a testbed (or a plain netns cluster) of a prefix left
 //! behind: processes, namespaces, links, bridges and cgroups. The live driver calls it
@@ -27,12 +36,13 @@ use std::process::Command;
 use frugal_core::cluster::{Site, VmId};
 use frugal_core::resources::Resources;
 
+use super::netns::kill_in_namespace;
 use super::{ProvisionError, ip};
+use crate::agent::cgroup::{entering, remove_tree, set};
+use crate::process::kill_listed;
 
 /// The cgroup v1 hierarchies a testbed uses.
 const CGROUP_ROOT: &str = "/sys/fs/cgroup";
-/// The CPU bandwidth period, microseconds (the kernel's default).
-const CFS_PERIOD_US: u64 = 100_000;
 
 /// Scale and links of a testbed: what a VM of the cluster gets of this machine.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,64 +106,109 @@ impl Testbed {
         (dir("cpu"), dir("memory"))
     }
 
-    /// Creates VM `vm`'s cgroups with its limits; returns the wrapper that starts a
-    /// command inside them (`sh -c 'echo $$ > …; exec "$@"' sh`).
+    /// Creates VM `vm`'s cgroups with its limits; returns the wrapper that starts VM
+    /// `vm`'s agent inside them and in namespace `ns`, and the agent's own arguments
+    /// (each of its workers in a group of its own).
     ///
     /// # Errors
     /// [`ProvisionError`] if a cgroup file cannot be written.
-    pub fn enter_cgroups(&self, prefix: &str, vm: VmId) -> Result<Vec<String>, ProvisionError> {
+    pub fn enter(
+        &self,
+        prefix: &str,
+        vm: VmId,
+        ns: &str,
+    ) -> Result<(Vec<String>, Vec<String>), ProvisionError> {
         let capacity = self.vms.get(vm as usize).map_or(Resources::ZERO, |v| v.1);
         let (cpu, memory) = Testbed::cgroups(prefix, vm);
-        let quota = (f64::from(capacity.cores()) * self.core_share * CFS_PERIOD_US as f64)
-            .round()
-            .max(1000.0) as u64;
         let bytes =
             (capacity.memory_gib() * f64::from(self.mib_per_gib) * 1_048_576.0).round() as u64;
-        write(&cpu.join("cpu.cfs_period_us"), &CFS_PERIOD_US.to_string())?;
-        write(&cpu.join("cpu.cfs_quota_us"), &quota.to_string())?;
-        write(&memory.join("memory.limit_in_bytes"), &bytes.to_string())?;
-        let procs = |d: &Path| d.join("cgroup.procs").display().to_string();
-        Ok(vec![
-            "sh".into(),
-            "-c".into(),
-            format!(
-                "echo $$ > {} && echo $$ > {} && exec \"$@\"",
-                procs(&cpu),
-                procs(&memory)
-            ),
-            "sh".into(),
-        ])
+        let failed = |e: std::io::Error| ProvisionError::Failed(e.to_string());
+        // The VM's own group is not capped: its workers' caps add up to at most its cores
+        // × the share, and its agent must not be throttled behind its executors (a starved
+        // agent misses heartbeats and the service takes the VM for lost).
+        set(&cpu.join("cpu.cfs_quota_us"), "-1").map_err(failed)?;
+        set(&memory.join("memory.limit_in_bytes"), &bytes.to_string()).map_err(failed)?;
+        let mut wrapper = entering(&[&cpu, &memory]);
+        wrapper.extend([
+            "nsenter".into(),
+            format!("--net=/run/netns/{ns}"),
+            "--".into(),
+        ]);
+        let agent = vec!["--worker-core-share".into(), self.core_share.to_string()];
+        Ok((wrapper, agent))
     }
 
     /// Limits interface `dev` (in namespace `ns`, or this one) to `mbit` Mbit/s on egress
-    /// with a token bucket (burst: 10 ms at the rate, at least 32 KiB).
+    /// with `htb` (burst: 10 ms at the rate, at least 32 KiB), in two classes that share
+    /// the rate: the service's traffic (TCP port `control_port`: the agents' heartbeats
+    /// and their orders) is sent first, everything else after it. Real links queue fairly
+    /// across flows; this kernel has neither `sfq` nor `fq_codel`, and one FIFO queue
+    /// full of shuffle traffic dropped heartbeats for 10 s, so the service took a VM for
+    /// lost.
     ///
     /// # Errors
     /// [`ProvisionError`] with `tc`'s message.
-    pub fn shape(ns: Option<&str>, dev: &str, mbit: f64) -> Result<(), ProvisionError> {
-        let burst = ((mbit * 1e6 / 8.0 * 0.010) as u64).max(32 * 1024);
-        let rate = format!("{}kbit", (mbit * 1000.0).round() as u64);
-        let mut cmd = match ns {
-            Some(ns) => {
-                let mut c = Command::new("ip");
-                c.args(["netns", "exec", ns, "tc"]);
-                c
+    pub fn shape(
+        ns: Option<&str>,
+        dev: &str,
+        mbit: f64,
+        control_port: u16,
+    ) -> Result<(), ProvisionError> {
+        let burst = ((mbit * 1e6 / 8.0 * 0.010) as u64)
+            .max(32 * 1024)
+            .to_string();
+        let kbit = |m: f64| format!("{}kbit", (m * 1000.0).round().max(8.0) as u64);
+        // The service's class is guaranteed 1 % of the rate (at least 1 Mbit/s, at most
+        // half); either class may borrow up to the whole rate.
+        let control_mbit = (mbit / 100.0).max(1.0).min(mbit / 2.0);
+        let (rate, control, bulk) = (kbit(mbit), kbit(control_mbit), kbit(mbit - control_mbit));
+        let port = control_port.to_string();
+        let tc = |args: &[&str]| -> Result<(), ProvisionError> {
+            let mut cmd = match ns {
+                Some(ns) => {
+                    let mut c = Command::new("ip");
+                    c.args(["netns", "exec", ns, "tc"]);
+                    c
+                }
+                None => Command::new("tc"),
+            };
+            let out = cmd
+                .args(args)
+                .output()
+                .map_err(|e| ProvisionError::Failed(format!("tc on {dev}: {e}")))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(ProvisionError::Failed(format!(
+                    "tc {} on {dev}: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )))
             }
-            None => Command::new("tc"),
         };
-        cmd.args(["qdisc", "replace", "dev", dev, "root", "tbf", "rate", &rate]);
-        cmd.args(["burst", &burst.to_string(), "latency", "100ms"]);
-        let out = cmd
-            .output()
-            .map_err(|e| ProvisionError::Failed(format!("tc on {dev}: {e}")))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(ProvisionError::Failed(format!(
-                "tc on {dev}: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )))
+        let b = burst.as_str();
+        let _ = tc(&["qdisc", "del", "dev", dev, "root"]);
+        tc(&[
+            "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "20",
+        ])?;
+        tc(&[
+            "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", &rate,
+            "burst", b, "cburst", b,
+        ])?;
+        for (class, guaranteed, prio) in [("1:10", &control, "0"), ("1:20", &bulk, "1")] {
+            tc(&[
+                "class", "add", "dev", dev, "parent", "1:1", "classid", class, "htb", "rate",
+                guaranteed, "ceil", &rate, "prio", prio, "burst", b, "cburst", b, "quantum",
+                "60000",
+            ])?;
         }
+        for side in ["dport", "sport"] {
+            tc(&[
+                "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
+                "match", "ip", side, &port, "0xffff", "flowid", "1:10",
+            ])?;
+        }
+        Ok(())
     }
 
     /// Sets up the cloud bridge `cloud` and the shaped link joining it to the local
@@ -161,7 +216,12 @@ impl Testbed {
     ///
     /// # Errors
     /// [`ProvisionError`] with the failing command's message.
-    pub fn link_sites(&self, prefix: &str, local: &str) -> Result<String, ProvisionError> {
+    pub fn link_sites(
+        &self,
+        prefix: &str,
+        local: &str,
+        control_port: u16,
+    ) -> Result<String, ProvisionError> {
         let cloud = format!("{prefix}cb");
         let (xl, xc) = (format!("{prefix}xl"), format!("{prefix}xc"));
         if ip(&["link", "show", &cloud]).is_err() {
@@ -173,8 +233,8 @@ impl Testbed {
         }
         ip(&["link", "set", &xl, "master", local, "up"])?;
         ip(&["link", "set", &xc, "master", &cloud, "up"])?;
-        Testbed::shape(None, &xl, self.cross_site_mbit)?;
-        Testbed::shape(None, &xc, self.cross_site_mbit)?;
+        Testbed::shape(None, &xl, self.cross_site_mbit, control_port)?;
+        Testbed::shape(None, &xc, self.cross_site_mbit, control_port)?;
         Ok(cloud)
     }
 }
@@ -194,6 +254,9 @@ pub fn check_machine() -> Result<(), String> {
             return missing(format!("iproute2's `{program}`"));
         }
     }
+    if Command::new("nsenter").arg("-V").output().is_err() {
+        return missing("util-linux's `nsenter`".into());
+    }
     for controller in ["cpu", "memory"] {
         let dir = Path::new(CGROUP_ROOT).join(controller);
         if !dir.join("cgroup.procs").exists() {
@@ -206,21 +269,12 @@ pub fn check_machine() -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `value` to the cgroup file `path`, creating its directory.
-fn write(path: &Path, value: &str) -> Result<(), ProvisionError> {
-    let failed = |e: std::io::Error| ProvisionError::Failed(format!("{}: {e}", path.display()));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(failed)?;
-    }
-    std::fs::write(path, value).map_err(failed)
-}
-
-/// Removes VM `vm`'s cgroups (once its processes are gone; a group with processes left
-/// cannot be removed and stays, which [`purge`] retries).
+/// Removes VM `vm`'s cgroups and its workers' (killing what they still hold: the VM is
+/// off).
 pub fn remove_cgroups(prefix: &str, vm: VmId) {
     let (cpu, memory) = Testbed::cgroups(prefix, vm);
-    let _ = std::fs::remove_dir(cpu);
-    let _ = std::fs::remove_dir(memory);
+    remove_tree(&cpu, &kill_listed);
+    remove_tree(&memory, &kill_listed);
 }
 
 /// The network namespaces `<prefix>-…`.
@@ -280,40 +334,15 @@ fn is_ours(prefix: &str, name: &str) -> bool {
 /// namespaces, links, bridges and cgroups. Idempotent; errors are ignored (what cannot
 /// be removed is what [`leftovers`] then reports).
 pub fn purge(prefix: &str) {
-    let kill = |pid: &str| {
-        if let Ok(pid) = pid.trim().parse::<i32>() {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
-    };
     for ns in namespaces(prefix) {
-        if let Ok(pids) = Command::new("ip").args(["netns", "pids", &ns]).output() {
-            String::from_utf8_lossy(&pids.stdout)
-                .split_whitespace()
-                .for_each(kill);
-        }
+        kill_in_namespace(&ns);
         let _ = ip(&["netns", "del", &ns]);
     }
     for controller in ["cpu", "memory"] {
-        let dir = Path::new(CGROUP_ROOT).join(controller).join(prefix);
-        let Ok(groups) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for group in groups.flatten().filter(|g| g.path().is_dir()) {
-            if let Ok(procs) = std::fs::read_to_string(group.path().join("cgroup.procs")) {
-                procs.lines().for_each(kill);
-            }
-            // The killed processes leave the group as they exit.
-            for _ in 0..50 {
-                if std::fs::remove_dir(group.path()).is_ok() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-        }
-        let _ = std::fs::remove_dir(&dir);
+        remove_tree(
+            &Path::new(CGROUP_ROOT).join(controller).join(prefix),
+            &kill_listed,
+        );
     }
     for name in links(prefix) {
         let _ = ip(&["link", "del", &name]);
