@@ -4,13 +4,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use clap::Args;
 
-use frugal_core::PolicySpec;
 use frugal_core::options::number_in;
+use frugal_core::{Job, PolicySpec};
 use frugal_report::live::{
-    LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, kendall_tau, profile, run,
+    LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, kendall_tau, preflight, profile, run,
 };
 use frugal_service::provision::check_prefix;
 use frugal_sim::options::choices::PolicyParser;
@@ -24,8 +24,10 @@ pub struct LiveArgs {
     /// The jobs: a job CSV (the format of `frugal simulate --jobs-csv`); each job runs the
     /// bundled application of its kind (cpu_bound: WordCount, memory_bound: Sort,
     /// network_bound: PageRank) with its estimates submitted as they are.
-    #[arg(long, value_name = "FILE")]
-    pub jobs_csv: PathBuf,
+    /// Several comma-separated files are several workloads (rows' `workload`: the file
+    /// name without `.csv`), profiled together and each run under every policy.
+    #[arg(long, value_name = "FILE", value_delimiter = ',', required = true)]
+    pub jobs_csv: Vec<PathBuf>,
     /// The cluster: a TOML file whose VMs become the testbed's hosts (at most 253).
     #[arg(long, value_name = "FILE")]
     pub cluster: PathBuf,
@@ -35,6 +37,11 @@ pub struct LiveArgs {
     /// Wall-clock seconds per second of the jobs' arrival times.
     #[arg(long, default_value_t = 1.0, value_parser = number_in(1e-3, 1e3))]
     pub time_scale: f64,
+    /// The service's kind penalty (frugal serve --kind-penalty), which its policies and
+    /// the prediction use: 0 is papers 000's and 004's setting (their runs are real; their
+    /// model has no such slowdown), 0.3 paper 002's.
+    #[arg(long, default_value_t = 0.0, value_parser = number_in(0.0, 100.0))]
+    pub kind_penalty: f64,
     /// Scale of the generated inputs (spark/generate_inputs.py --scale).
     #[arg(long, default_value_t = 1.0, value_parser = number_in(1e-3, 1e3))]
     pub input_scale: f64,
@@ -66,16 +73,22 @@ pub struct LiveArgs {
     /// Profile first, as paper 000 §7.3 did: every job class of the CSV runs alone N
     /// times on one site (first fit) and N times across sites (round robin); the means
     /// replace the CSV's estimates (profile.csv: means, spreads, run counts;
-    /// jobs-profiled.csv: the jobs with them) [default: 0, the CSV's estimates as they
-    /// are].
-    #[arg(long, value_name = "N", default_value_t = 0,
+    /// <workload>-submitted.csv: the jobs as submitted); 0 submits the CSV's estimates
+    /// as they are.
+    #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub profile: u32,
+    /// Deadlines as paper 004 §6.1.2 sets them: every job with a deadline in the CSV gets
+    /// F × its estimate T_C^L (the profiled one with --profile; F = 1: "each job's average
+    /// completion time is used as a hard deadline") [default: the CSV's deadlines].
+    #[arg(long, value_name = "F", value_parser = number_in(0.01, 1000.0))]
+    pub deadline_factor: Option<f64>,
     /// Longest one run may take, seconds.
     #[arg(long, default_value_t = 3600.0, value_parser = number_in(1.0, 7.0 * 86_400.0))]
     pub timeout: f64,
-    /// Output directory: live.csv (one row per policy), live-jobs.csv (one per job) and
-    /// each run's folder (database, service and Spark logs).
+    /// Output directory: live.csv (one row per workload and policy), live-jobs.csv (one
+    /// per job) and each run's folder <workload>/<policy> (database, service and Spark
+    /// logs).
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -85,13 +98,38 @@ fn prefix(s: &str) -> Result<String, String> {
     check_prefix(s).map(|()| s.to_string())
 }
 
-/// Runs every policy live and writes the rows.
+/// Runs every workload under every policy live, writes the rows and prints them.
 pub fn run_live(a: &LiveArgs) -> Result<()> {
-    let file = a.jobs_csv.display().to_string();
-    let text = std::fs::read_to_string(&a.jobs_csv).with_context(|| file.clone())?;
-    let jobs = read_jobs_csv(&text, &file, 0.3)
-        .map_err(|e| Usage(e.into()))?
-        .jobs;
+    let rows = live_rows(a)?;
+    let mut out = csv::Writer::from_writer(std::io::stdout().lock());
+    for r in &rows {
+        out.serialize(r)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Runs every workload under every policy live, writes live.csv, live-jobs.csv and the
+/// profile into `--out`, and returns the rows of live.csv.
+///
+/// # Errors
+/// What this machine lacks (before anything runs), a bad job CSV, a run's error.
+pub fn live_rows(a: &LiveArgs) -> Result<Vec<LiveRow>> {
+    let mut workloads: Vec<(String, Vec<Job>)> = Vec::new();
+    for path in &a.jobs_csv {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).with_context(|| file.clone())?;
+        let jobs = read_jobs_csv(&text, &file, 0.3)
+            .map_err(|e| Usage(e.into()))?
+            .jobs;
+        let name = path
+            .file_stem()
+            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+        if workloads.iter().any(|(n, _)| *n == name) {
+            return Err(Usage(anyhow!("--jobs-csv {file}: a second workload named {name}")).into());
+        }
+        workloads.push((name, jobs));
+    }
     let settings = LiveSettings {
         frugal: std::env::current_exe()?,
         python: a.python.clone(),
@@ -104,56 +142,71 @@ pub fn run_live(a: &LiveArgs) -> Result<()> {
             cross_site_mbit: a.cross_site_mbit,
         },
         time_scale: a.time_scale,
+        kind_penalty: a.kind_penalty,
         input_scale: a.input_scale,
         prefix: a.prefix.clone(),
         subnet: a.subnet,
         dir: a.out.clone(),
         timeout: Duration::from_secs_f64(a.timeout),
     };
+    preflight(&settings)?;
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
-    let jobs = if a.profile > 0 {
+    if a.profile > 0 {
         let profiling = LiveSettings {
             dir: a.out.join("profile"),
             ..settings.clone()
         };
-        let rows = profile::profile(&profiling, &jobs, a.profile as usize).context("profiling")?;
+        let every: Vec<Job> = workloads.iter().flat_map(|(_, j)| j.clone()).collect();
+        let rows = profile::profile(&profiling, &every, a.profile as usize).context("profiling")?;
         write_csv(&a.out.join("profile.csv"), &rows)?;
-        let profiled = profile::apply(&jobs, &rows);
-        std::fs::write(a.out.join("jobs-profiled.csv"), write_jobs_csv(&profiled))?;
-        profiled
-    } else {
-        jobs
-    };
+        for (_, jobs) in &mut workloads {
+            *jobs = profile::apply(jobs, &rows);
+        }
+    }
+    if let Some(factor) = a.deadline_factor {
+        for (_, jobs) in &mut workloads {
+            for j in jobs.iter_mut().filter(|j| j.deadline.is_some()) {
+                j.deadline = Some(j.arrival + factor * j.t_local);
+            }
+        }
+    }
+    if a.profile > 0 || a.deadline_factor.is_some() {
+        for (name, jobs) in &workloads {
+            let path = a.out.join(format!("{name}-submitted.csv"));
+            std::fs::write(&path, write_jobs_csv(jobs))
+                .with_context(|| path.display().to_string())?;
+        }
+    }
     let mut rows: Vec<LiveRow> = Vec::new();
     let mut job_rows: Vec<LiveJobRow> = Vec::new();
-    for policy in &a.policies {
-        let (row, jobs) = run(
-            &settings,
-            &LiveRun {
-                policy: policy.clone(),
-                jobs: jobs.clone(),
-                one_at_a_time: false,
-            },
-        )
-        .with_context(|| format!("live run of {policy}"))?;
-        rows.push(row);
-        job_rows.extend(jobs);
+    for (name, jobs) in &workloads {
+        let mut of_workload = Vec::new();
+        for policy in &a.policies {
+            let (row, jobs) = run(
+                &settings,
+                &LiveRun {
+                    workload: name.clone(),
+                    policy: policy.clone(),
+                    jobs: jobs.clone(),
+                    one_at_a_time: false,
+                },
+            )
+            .with_context(|| format!("live run of {policy} on {name}"))?;
+            of_workload.push(row);
+            job_rows.extend(jobs);
+        }
+        if let Some(tau) = kendall_tau(&of_workload) {
+            eprintln!(
+                "{name}: Kendall's τ between the measured and the predicted bills of {} \
+                 policies: {tau:+.2} (+1: the simulator orders them as the testbed does)",
+                of_workload.len()
+            );
+        }
+        rows.extend(of_workload);
     }
     write_csv(&a.out.join("live.csv"), &rows)?;
-    if let Some(tau) = kendall_tau(&rows) {
-        eprintln!(
-            "Kendall's τ between the measured and the predicted bills of {} policies: {tau:+.2} \
-             (+1: the simulator orders them as the testbed does)",
-            rows.len()
-        );
-    }
     write_csv(&a.out.join("live-jobs.csv"), &job_rows)?;
-    let mut out = csv::Writer::from_writer(std::io::stdout().lock());
-    for r in &rows {
-        out.serialize(r)?;
-    }
-    out.flush()?;
-    Ok(())
+    Ok(rows)
 }
 
 fn write_csv<T: serde::Serialize>(path: &std::path::Path, rows: &[T]) -> Result<()> {

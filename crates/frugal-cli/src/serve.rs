@@ -231,6 +231,11 @@ pub struct ServeArgs {
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
+    /// Slowdown the policies' duration model gives a placement against the job kind's
+    /// spread/consolidate preference (paper 002 §7.1), in [0, 100]; papers 000 and 004
+    /// have none (0).
+    #[arg(long, default_value_t = 0.3, value_parser = number_in(0.0, 100.0))]
+    pub kind_penalty: f64,
     /// Behind a head job that cannot be placed: EASY backfilling (no job waits forever
     /// behind it) or none (the papers' head-of-line blocking).
     #[arg(long, value_enum, default_value = "easy")]
@@ -615,7 +620,10 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             discipline,
             admission_control: a.admission_control,
             rut: params.rut,
-            duration: DurationModel::default(),
+            duration: DurationModel {
+                kind_penalty: a.kind_penalty,
+                ..DurationModel::default()
+            },
             boot_latency_s: 0.0,
             charge_decision_time: false,
             backfill: a.backfill.mode(),

@@ -541,6 +541,11 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
             "serve --backend spark-standalone --speedup 2".into(),
             "--speedup",
         ),
+        ("serve --kind-penalty 101".into(), "--kind-penalty"),
+        (
+            agent("--host-id a --vm 3=10.0.0.5 --worker-core-share 0"),
+            "--worker-core-share",
+        ),
         (agent("--host-id a --vm 3=host"), "--vm"),
         (agent("--host-id a/b --vm 3=10.0.0.5"), "--host-id"),
         (

@@ -170,6 +170,30 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
     );
     assert_eq!(rows[3][policy], "best-fit-decreasing");
 
+    // The prediction (--estimates-only) is `frugal simulate` on the exported jobs: the
+    // estimates alone, each run to its own end.
+    let (code, predicted, err) = frugal(&[
+        "whatif",
+        "--db",
+        db_arg,
+        "--policies",
+        "best-fit-decreasing",
+        "--estimates-only",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let predicted = csv_rows(&predicted);
+    let p_bill: f64 = predicted[2][column(&predicted, "cost_usd")]
+        .parse()
+        .unwrap();
+    assert!(
+        (sim_bill - p_bill).abs() <= 1e-6 * sim_bill,
+        "simulate {sim_bill} against whatif --estimates-only {p_bill}"
+    );
+    let completed = column(&predicted, "completed");
+    assert_eq!(predicted[2][completed], jobs.len().to_string());
+
     // The table marks the actual row.
     let (code, table, _) = frugal(&["whatif", "--db", db_arg]);
     assert_eq!(code, 0);

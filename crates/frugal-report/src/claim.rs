@@ -72,10 +72,12 @@ impl Setting {
     pub const ALL: [Setting; 3] = [Setting::Paper, Setting::AuthorsCode, Setting::Extension];
 
     /// The label of a claim row; `real_cluster` marks a paper setting the paper measured
-    /// on a real cluster and frugal simulates.
-    pub fn label(self, real_cluster: bool) -> &'static str {
+    /// on a real cluster, which frugal simulates or, for a `live` experiment's claim,
+    /// measures on its testbed.
+    pub fn label(self, real_cluster: bool, live: bool) -> &'static str {
         match (self, real_cluster) {
             (Setting::Paper, false) => "paper",
+            (Setting::Paper, true) if live => "paper (real cluster; measured live here)",
             (Setting::Paper, true) => "paper (real cluster; simulated here)",
             (Setting::AuthorsCode, _) => "authors' code",
             (Setting::Extension, _) => "extension",

@@ -42,6 +42,12 @@ pub enum System {
     /// 2024). Its keys are the fields of `frugal_spot::SpotSpec` (`job_fraction`, not
     /// `job-fraction`): the file deserialises straight into the spec.
     Spot,
+    /// `frugal live`: real Spark jobs on this machine's hybrid testbed (papers 000 §7 and
+    /// 004 §6 measured real clusters). Runs need root, Java 17 and pyspark and take up to
+    /// hours, so `frugal reproduce` reads the rows recorded in `[recorded]` (which a live
+    /// experiment must have) and `frugal reproduce --live <id>` runs them again. Paths in
+    /// its flags are relative to the experiment file's folder.
+    Live,
 }
 
 impl System {
@@ -54,6 +60,7 @@ impl System {
             System::EphemeralPlanners => &["ephemeral", "planners"],
             System::LearningCurves => &["learning-curves"],
             System::Spot => &["spot"],
+            System::Live => &["live"],
         }
     }
 }
@@ -202,6 +209,13 @@ impl Experiment {
         for c in &e.claims {
             c.check().map_err(|m| format!("claim {:?}: {m}", c.claim))?;
         }
+        if e.system == System::Live && e.recorded.is_none() {
+            return Err(
+                "system = \"live\": a live experiment needs [recorded] rows (made by \
+                 `frugal reproduce --live`)"
+                    .into(),
+            );
+        }
         Ok(e)
     }
 
@@ -244,10 +258,29 @@ impl Experiment {
         Some(e)
     }
 
-    /// Makes every relative `rl:` path, and the recorded rows' path, relative to `dir` (the
-    /// experiment file's folder), so a file runs the checkpoints and reads the rows beside
-    /// it from any working directory.
+    /// Makes every relative `rl:` path, the recorded rows' path and a live experiment's
+    /// files (`jobs-csv`, `cluster`) relative to `dir` (the experiment file's folder), so a
+    /// file runs the checkpoints and reads the files beside it from any working directory.
     pub fn resolve_agents(&mut self, dir: &std::path::Path) {
+        if self.system == System::Live {
+            let tables = std::iter::once(&mut self.args).chain(self.cases.iter_mut());
+            for table in tables {
+                for key in ["jobs-csv", "cluster"] {
+                    let paths = match table.get_mut(key) {
+                        Some(toml::Value::Array(items)) => items.iter_mut().collect(),
+                        Some(v) => vec![v],
+                        None => Vec::new(),
+                    };
+                    for v in paths {
+                        if let toml::Value::String(p) = v
+                            && Path::new(p.as_str()).is_relative()
+                        {
+                            *p = dir.join(p.as_str()).display().to_string();
+                        }
+                    }
+                }
+            }
+        }
         if let Some(r) = &mut self.recorded {
             for p in [&mut r.rows, &mut r.quick_rows] {
                 if p.is_relative() {

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::claim::{Claim, Outcome, Setting, Verdict};
-use crate::experiment::Experiment;
+use crate::experiment::{Experiment, System};
 
 /// One experiment's part of the report.
 #[derive(Clone)]
@@ -167,7 +167,10 @@ pub fn html(sections: &[Section], command: &str) -> String {
                         "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>\
                          <td class=\"{}\">{}</td></tr>",
                         escape(&c.claim),
-                        escape(c.setting.label(c.real_cluster)),
+                        escape(
+                            c.setting
+                                .label(c.real_cluster, s.experiment.system == System::Live)
+                        ),
                         escape(&c.source),
                         escape(&c.published),
                         escape(&o.frugal),
@@ -211,10 +214,12 @@ fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 6])> {
         Verdict::DoesNotHold,
         Verdict::NoData,
     ];
-    let count = |keep: &dyn Fn(&Claim) -> bool| {
+    // `keep(claim, live)`: live = the claim is judged on a live experiment's rows.
+    let count = |keep: &dyn Fn(&Claim, bool) -> bool| {
         let mut n = [0; 6];
-        for (c, o) in sections.iter().flat_map(|s| &s.claims) {
-            if keep(c) {
+        for s in sections {
+            let live = s.experiment.system == System::Live;
+            for (_, o) in s.claims.iter().filter(|(c, _)| keep(c, live)) {
                 n[0] += 1;
                 n[1 + order.iter().position(|v| *v == o.verdict).unwrap_or(4)] += 1;
             }
@@ -224,23 +229,27 @@ fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 6])> {
     let mut rows: Vec<(&'static str, [usize; 6])> = vec![
         (
             "paper's setting, simulated by the paper",
-            count(&|c| c.setting == Setting::Paper && !c.real_cluster),
+            count(&|c, _| c.setting == Setting::Paper && !c.real_cluster),
         ),
         (
             "paper's setting, real cluster in the paper (simulated here)",
-            count(&|c| c.setting == Setting::Paper && c.real_cluster),
+            count(&|c, live| c.setting == Setting::Paper && c.real_cluster && !live),
+        ),
+        (
+            "paper's setting, real cluster in the paper (measured live here)",
+            count(&|c, live| c.setting == Setting::Paper && c.real_cluster && live),
         ),
         (
             "the authors' code",
-            count(&|c| c.setting == Setting::AuthorsCode),
+            count(&|c, _| c.setting == Setting::AuthorsCode),
         ),
         (
             "frugal's extensions",
-            count(&|c| c.setting == Setting::Extension),
+            count(&|c, _| c.setting == Setting::Extension),
         ),
     ];
     rows.retain(|(_, n)| n[0] > 0);
-    rows.push(("all", count(&|_| true)));
+    rows.push(("all", count(&|_, _| true)));
     rows
 }
 
@@ -274,7 +283,8 @@ pub fn markdown(sections: &[Section]) -> String {
                     m,
                     "| {} | {} | {} | {} | {} | {} |",
                     c.claim.replace('|', "\\|"),
-                    c.setting.label(c.real_cluster),
+                    c.setting
+                        .label(c.real_cluster, s.experiment.system == System::Live),
                     c.source.replace('|', "\\|"),
                     c.published.replace('|', "\\|"),
                     o.frugal.replace('|', "\\|"),
@@ -344,7 +354,10 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
                     }
                     _ => String::new(),
                 };
-                let setting = match c.setting.label(c.real_cluster) {
+                let setting = match c
+                    .setting
+                    .label(c.real_cluster, s.experiment.system == System::Live)
+                {
                     "paper" => String::new(),
                     label => format!(" [{label}]"),
                 };

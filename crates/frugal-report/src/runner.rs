@@ -113,6 +113,10 @@ pub fn run(
     let mut work = Vec::new();
     let mut index = 0;
     for (k, (id, e)) in experiments.iter().enumerate() {
+        // Live runs are never made here: their recorded rows stand for them (below).
+        if e.system == System::Live {
+            continue;
+        }
         for c in e.configurations(quick) {
             let words = e.system.words().len();
             let argv = c.argv[words..].to_vec();
@@ -247,9 +251,13 @@ fn configuration(
             let spec = spot_spec(&c.spec).map_err(|m| Usage(anyhow!(m)))?;
             tidy(&frugal_spot::experiment::run(&spec, progress)?)?
         }
+        System::Live => bail!(LIVE_ONLY),
     };
     Ok((table, timelines))
 }
+
+/// Why a live configuration is not run by the runner.
+const LIVE_ONLY: &str = "live runs are made by `frugal reproduce --live`, not by the runner";
 
 /// A configuration's table as a spot spec, checked; errors name the field.
 fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, String> {
@@ -279,6 +287,7 @@ fn check(system: System, argv: &[String], spec: &toml::Table) -> Result<(), Stri
         }
         System::LearningCurves => frugal_agents::curves::CurvesOptions::parse(argv).map(|_| ()),
         System::Spot => return spot_spec(spec).map(|_| ()),
+        System::Live => return Err(LIVE_ONLY.into()),
     }
     .map_err(first_paragraph)
 }
@@ -496,23 +505,42 @@ pub fn rerecord(
             let rows = Table::from_csv(o.rows_csv.as_bytes())?;
             table.append(&[], rows).map_err(|m| anyhow!("{id}: {m}"))?;
         }
-        let r = e.recorded.as_mut().expect("recording() found it");
-        let rows = if quick {
-            &mut r.quick_rows
-        } else {
-            &mut r.rows
-        };
-        let name = rows
-            .file_name()
-            .map(std::ffi::OsStr::to_os_string)
-            .unwrap_or_else(|| format!("{id}.csv").into());
-        let path = out.join("recorded").join(name);
-        std::fs::create_dir_all(out.join("recorded"))?;
-        table
-            .write_csv(&path)
-            .with_context(|| format!("writing {}", path.display()))?;
-        *rows = path;
+        store_recorded(id, e, quick, &table, out)?;
     }
+    Ok(())
+}
+
+/// Writes `table`, the new recorded rows of experiment `id` (its quick ones under
+/// `quick`), to `out/recorded/<the shipped file's name>` and points `e` there.
+///
+/// # Errors
+/// `e` has no `[recorded]`; an I/O error.
+pub fn store_recorded(
+    id: &str,
+    e: &mut Experiment,
+    quick: bool,
+    table: &Table,
+    out: &Path,
+) -> Result<()> {
+    let r = e
+        .recorded
+        .as_mut()
+        .ok_or_else(|| anyhow!("{id}: no [recorded] rows"))?;
+    let rows = if quick {
+        &mut r.quick_rows
+    } else {
+        &mut r.rows
+    };
+    let name = rows
+        .file_name()
+        .map(std::ffi::OsStr::to_os_string)
+        .unwrap_or_else(|| format!("{id}.csv").into());
+    let path = out.join("recorded").join(name);
+    std::fs::create_dir_all(out.join("recorded"))?;
+    table
+        .write_csv(&path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    *rows = path;
     Ok(())
 }
 

@@ -73,8 +73,10 @@ pub struct WhatIf {
     /// Admission control in the replays (default: as recorded).
     pub admission_control: Option<bool>,
     /// Replays run on the submitted estimates alone — no measured run times, failures,
-    /// cancellations or VM events: what the simulator predicted before the run (the
-    /// live experiments' prediction). The actual row is unchanged.
+    /// cancellations, VM events or queueing instants, each job offered at its submission
+    /// — and each runs to its own end (its last job's finish or VM's power-off), not to
+    /// `until`: what the simulator predicted before the run (the live experiments'
+    /// prediction), `frugal simulate` on the exported jobs. The actual row is unchanged.
     pub estimates_only: bool,
 }
 
@@ -234,7 +236,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
             .offered_at
             .as_mut()
             .expect("set above")
-            .push(j.queued_at.map(t));
+            .push(j.queued_at.map(t).filter(|_| !w.estimates_only));
         if j.arrival >= since {
             in_window.push(k);
         }
@@ -320,6 +322,20 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         let policy = build_policy(p, &setup.policy, &setup.cluster, agents)
             .with_context(|| format!("policy {p}"))?;
         let run = setup.replay(policy, &replayed, &inputs);
+        // A prediction runs to its own end, however long the real run took.
+        let end = if w.estimates_only {
+            let finishes = run.jobs.iter().filter_map(|r| r.finish);
+            let offs = run
+                .vms
+                .iter()
+                .flat_map(|v| v.intervals.iter().map(|iv| iv.1));
+            finishes
+                .chain(offs)
+                .filter(|x| x.is_finite())
+                .fold(end, f64::max)
+        } else {
+            end
+        };
         let mut tally = Tally::default();
         for &k in &in_window {
             let r = &run.jobs[k];

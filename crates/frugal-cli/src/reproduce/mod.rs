@@ -2,6 +2,7 @@
 //! `frugal_report::runner` — rows as tidy CSV, claims checked, plots and the report — here
 //! only found, split into shards, and merged.
 
+mod live;
 mod retrain;
 
 use std::path::PathBuf;
@@ -35,6 +36,19 @@ pub struct ReproduceArgs {
     /// new rows go to DIR/recorded/.
     #[arg(long)]
     pub rerecord: bool,
+    /// Run these live experiments (system = "live") again on this machine's testbed
+    /// instead of reading their recorded rows: real Spark jobs under `frugal serve`, each
+    /// configuration through `frugal live` (needs root, Java 17 and a Python with pyspark,
+    /// and names what is missing). The new rows go to DIR/recorded/, the runs to
+    /// DIR/live/.
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub live: Vec<String>,
+    /// With --live: the Python with pyspark that drivers and executors run.
+    #[arg(long, default_value = "python3", requires = "live")]
+    pub python: PathBuf,
+    /// With --live: the bundled applications (spark/ of the repository).
+    #[arg(long, default_value = "spark", requires = "live")]
+    pub apps_dir: PathBuf,
     /// Directory of the experiment files [default: the ones built into frugal, with their
     /// checkpoints; `frugal experiments list` shows them].
     #[arg(long, value_name = "DIR")]
@@ -130,6 +144,9 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
     if a.rerecord {
         command.push_str(" --rerecord");
     }
+    if !a.live.is_empty() {
+        command.push_str(&format!(" --live {}", a.live.join(",")));
+    }
     let progress = Progress::new(0);
     if a.rerecord {
         runner::rerecord(
@@ -138,6 +155,16 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
             usize::from(a.threads),
             &a.out,
             &progress,
+        )?;
+    }
+    if !a.live.is_empty() {
+        live::record(
+            &mut experiments,
+            &a.live,
+            &a.python,
+            &std::path::absolute(&a.apps_dir)?,
+            a.quick,
+            &a.out,
         )?;
     }
     let outputs = runner::run(

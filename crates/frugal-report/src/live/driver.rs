@@ -78,7 +78,7 @@ pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)
         bail!("a live run needs at least one job");
     }
     let name = run.policy.to_string().replace(['/', ':'], "_");
-    let dir = std::path::absolute(s.dir.join(&name))?;
+    let dir = std::path::absolute(s.dir.join(&run.workload).join(&name))?;
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
     let input = std::path::absolute(s.dir.join("input"))?;
@@ -227,6 +227,7 @@ fn spawn_serve(
         .args(["--apps-dir", &path(&s.apps_dir)])
         .args(["--cluster", &path(&s.cluster)])
         .args(["--policy", &run.policy.to_string()])
+        .args(["--kind-penalty", &s.kind_penalty.to_string()])
         .args(["--db", &path(&dir.join("state.db"))])
         .args(["--spark-dir", &path(&dir.join("spark"))])
         .args(["--agent-token-file", &path(&dir.join("agent.token"))])
@@ -439,7 +440,8 @@ fn rows(run: &LiveRun, history: &Path, wall_s: f64) -> Result<(LiveRow, Vec<Live
         &agents,
     ))?;
     let (actual, replayed, prediction) = (&measured.rows[0], &measured.rows[1], &predicted.rows[1]);
-    let row = LiveRow {
+    let mut row = LiveRow {
+        workload: run.workload.clone(),
         policy: run.policy.to_string(),
         jobs: actual.jobs,
         completed: actual.completed,
@@ -451,6 +453,9 @@ fn rows(run: &LiveRun, history: &Path, wall_s: f64) -> Result<(LiveRow, Vec<Live
         predicted_deadline_met_pct: prediction.deadline_met_pct,
         mean_jct_s: actual.mean_jct_s,
         predicted_mean_jct_s: prediction.mean_jct_s,
+        wordcount_mean_jct_s: None,
+        sort_mean_jct_s: None,
+        pagerank_mean_jct_s: None,
         wall_s,
     };
     let store = tokio.block_on(Store::open(
@@ -464,10 +469,21 @@ fn rows(run: &LiveRun, history: &Path, wall_s: f64) -> Result<(LiveRow, Vec<Live
         .iter()
         .map(|j| j.arrival)
         .fold(f64::INFINITY, f64::min);
-    let jobs = stored
+    let jobs: Vec<LiveJobRow> = stored
         .iter()
         .map(|j| job_row(run, j, origin, measured.window.1))
         .collect();
+    let mean_jct = |app: Application| {
+        let jcts: Vec<f64> = jobs
+            .iter()
+            .filter(|j| j.application == app.name() && j.state == JobState::Completed.as_str())
+            .filter_map(|j| j.jct_s)
+            .collect();
+        (!jcts.is_empty()).then(|| jcts.iter().sum::<f64>() / jcts.len() as f64)
+    };
+    row.wordcount_mean_jct_s = mean_jct(Application::WordCount);
+    row.sort_mean_jct_s = mean_jct(Application::Sort);
+    row.pagerank_mean_jct_s = mean_jct(Application::PageRank);
     Ok((row, jobs))
 }
 
@@ -493,6 +509,7 @@ fn job_row(run: &LiveRun, j: &StoredJob, origin: f64, now: f64) -> LiveJobRow {
         })
         .unwrap_or_default();
     LiveJobRow {
+        workload: run.workload.clone(),
         policy: run.policy.to_string(),
         job: sub.id.clone(),
         application: Application::of(kind).name().to_string(),

@@ -123,6 +123,9 @@ pub struct LiveSettings {
     pub testbed: TestbedScale,
     /// Wall-clock seconds per second of the workload's arrival times.
     pub time_scale: f64,
+    /// The service's kind penalty (`frugal serve --kind-penalty`): 0 in papers 000's and
+    /// 004's setting, whose duration model has none.
+    pub kind_penalty: f64,
     /// Scale of the generated inputs (`generate_inputs.py --scale`).
     pub input_scale: f64,
     /// Prefix of the testbed's namespaces, links and cgroups (1–8 letters or digits).
@@ -138,6 +141,8 @@ pub struct LiveSettings {
 /// One live run: a policy and the jobs (arrival, kind, executors, estimates, deadline).
 #[derive(Clone, Debug)]
 pub struct LiveRun {
+    /// The workload's name (rows' `workload`; the run's folder is `<dir>/<workload>/<policy>`).
+    pub workload: String,
     /// The policy `frugal serve` runs.
     pub policy: PolicySpec,
     /// The jobs; their estimates are the submitted ones.
@@ -150,6 +155,8 @@ pub struct LiveRun {
 /// One run's bills and outcomes, measured, replayed and predicted.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LiveRow {
+    /// The workload.
+    pub workload: String,
     /// The policy.
     pub policy: String,
     /// Jobs submitted.
@@ -172,6 +179,12 @@ pub struct LiveRow {
     pub mean_jct_s: Option<f64>,
     /// The same, predicted.
     pub predicted_mean_jct_s: Option<f64>,
+    /// Mean JCT of completed WordCount jobs, seconds (measured; paper 000 Fig. 10).
+    pub wordcount_mean_jct_s: Option<f64>,
+    /// Mean JCT of completed Sort jobs, seconds (measured).
+    pub sort_mean_jct_s: Option<f64>,
+    /// Mean JCT of completed PageRank jobs, seconds (measured).
+    pub pagerank_mean_jct_s: Option<f64>,
     /// Wall-clock seconds from the service's start to the last job's end.
     pub wall_s: f64,
 }
@@ -205,6 +218,8 @@ pub fn kendall_tau(rows: &[LiveRow]) -> Option<f64> {
 /// One job of a live run, as measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LiveJobRow {
+    /// The workload.
+    pub workload: String,
     /// The policy.
     pub policy: String,
     /// Job id.
@@ -237,6 +252,7 @@ mod tests {
 
     fn row(policy: &str, measured: f64, predicted: f64) -> LiveRow {
         LiveRow {
+            workload: "w".into(),
             policy: policy.into(),
             jobs: 1,
             completed: 1,
@@ -248,6 +264,9 @@ mod tests {
             predicted_deadline_met_pct: None,
             mean_jct_s: None,
             predicted_mean_jct_s: None,
+            wordcount_mean_jct_s: None,
+            sort_mean_jct_s: None,
+            pagerank_mean_jct_s: None,
             wall_s: 0.0,
         }
     }

@@ -1,10 +1,12 @@
 //! Profiling as the papers did: paper 000 §7.3 runs each job alone ten times and takes the
 //! mean as its estimate (paper 004 §6.1.2 profiles its jobs too). Here every job class
 //! of a workload (application, executors, cores, memory) runs alone `n` times under first
-//! fit, which keeps a job on one site where it fits, and `n` times under round robin,
-//! which deals its executors over every VM and so across the sites. Each run counts for
-//! T_C^L or T_C^H by the placement it really had, so a class that never crossed the sites
-//! has no T_C^H (and the reverse): the rows say how many runs each mean has.
+//! fit on the cluster, which keeps a job on one site where it fits, and `n` times under
+//! round robin on the first VM of each site only, which deals its executors alternately
+//! over the two sites (on a one-site cluster: round robin on the whole cluster). Each run
+//! counts for T_C^L or T_C^H by the placement it really had, so a class that never
+//! crossed the sites has no T_C^H (and the reverse): the rows say how many runs each mean
+//! has.
 
 use std::collections::BTreeMap;
 
@@ -58,7 +60,17 @@ fn class(j: &Job) -> Class {
 pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRow>> {
     let file = s.cluster.display().to_string();
     let text = std::fs::read_to_string(&s.cluster).with_context(|| file.clone())?;
-    let cluster = ClusterConfig::from_toml(&text, &file)?.build(&file)?;
+    let config = ClusterConfig::from_toml(&text, &file)?;
+    let cluster = config.build(&file)?;
+    let spread = match across_sites(&config) {
+        Some(two) => {
+            std::fs::create_dir_all(&s.dir)?;
+            let path = std::path::absolute(s.dir.join("across-sites.toml"))?;
+            std::fs::write(&path, toml::to_string(&two)?)?;
+            (path, two.build("the across-sites cluster")?)
+        }
+        None => (s.cluster.clone(), cluster.clone()),
+    };
     let mut classes: Vec<(Class, &Job)> = Vec::new();
     for j in jobs {
         if !classes.iter().any(|(c, _)| *c == class(j)) {
@@ -66,7 +78,10 @@ pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRo
         }
     }
     let mut times: BTreeMap<(usize, bool), Vec<f64>> = BTreeMap::new();
-    for kind in [PolicyKind::FirstFit, PolicyKind::RoundRobin] {
+    for (kind, (file, on)) in [
+        (PolicyKind::FirstFit, (s.cluster.clone(), &cluster)),
+        (PolicyKind::RoundRobin, (spread.0.clone(), &spread.1)),
+    ] {
         let mut runs = Vec::new();
         for (k, (_, j)) in classes.iter().enumerate() {
             for i in 0..n {
@@ -79,11 +94,16 @@ pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRo
             }
         }
         let live = LiveRun {
+            workload: String::new(),
             policy: PolicySpec::Builtin(kind),
             jobs: runs,
             one_at_a_time: true,
         };
-        let (_, rows) = run(s, &live)?;
+        let settings = LiveSettings {
+            cluster: file,
+            ..s.clone()
+        };
+        let (_, rows) = run(&settings, &live)?;
         for r in rows {
             let (Some(run_s), Some(k)) = (r.run_s, r.job[1..].split('-').next()) else {
                 continue;
@@ -93,7 +113,7 @@ pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRo
                 .placement
                 .split_whitespace()
                 .filter_map(|p| p.split(':').next()?.parse::<u32>().ok())
-                .map(|vm| cluster.vm(vm).site)
+                .map(|vm| on.vm(vm).site)
                 .collect();
             let across = sites.iter().any(|&x| x != sites[0]);
             times.entry((k, across)).or_default().push(run_s);
@@ -125,9 +145,26 @@ pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRo
         .collect())
 }
 
+/// The cluster of `config`'s first VM of each site, if it has both sites.
+fn across_sites(config: &ClusterConfig) -> Option<ClusterConfig> {
+    let first = |site: Site| {
+        config.vms.iter().find(|g| g.site == site).map(|g| {
+            let mut one = g.clone();
+            one.count = 1;
+            one
+        })
+    };
+    Some(ClusterConfig {
+        vms: vec![first(Site::Local)?, first(Site::Cloud)?],
+        ..config.clone()
+    })
+}
+
 /// `jobs` with the profiled estimates: T_C^L the mean on one site and T_C^H the mean
-/// across sites of the job's class, where measured (otherwise the job's own; T_C^H is
-/// kept at least T_C^L, as the model requires).
+/// across sites of the job's class, where measured. A class not measured on one site
+/// keeps the job's T_C^L; one not measured across sites gets the profiled T_C^L × the
+/// job's own T_C^H / T_C^L (its hybrid penalty). T_C^H is kept at least T_C^L, as the
+/// model requires.
 pub fn apply(jobs: &[Job], profile: &[ProfileRow]) -> Vec<Job> {
     let mean = |j: &Job, placement: &str| {
         profile
@@ -144,7 +181,9 @@ pub fn apply(jobs: &[Job], profile: &[ProfileRow]) -> Vec<Job> {
     jobs.iter()
         .map(|j| {
             let t_local = mean(j, "one-site").unwrap_or(j.t_local);
-            let t_hybrid = mean(j, "across-sites").unwrap_or(j.t_hybrid).max(t_local);
+            let t_hybrid = mean(j, "across-sites")
+                .unwrap_or(t_local * j.t_hybrid / j.t_local)
+                .max(t_local);
             Job {
                 t_local,
                 t_hybrid,
@@ -186,6 +225,23 @@ mod tests {
         }
     }
 
+    /// Across sites: the first VM of each site, one each; none on a one-site cluster.
+    #[test]
+    fn the_across_sites_cluster_is_the_first_vm_of_each_site() {
+        let text = "[[instance_type]]\nname = \"m\"\ncores = 2\nmemory_gib = 2\n\
+                    [[vms]]\ninstance_type = \"m\"\nsite = \"local\"\ncount = 2\nprice_per_hour = 0.1\n\
+                    [[vms]]\ninstance_type = \"m\"\nsite = \"cloud\"\ncount = 3\nprice_per_hour = 0.2\n";
+        let config = ClusterConfig::from_toml(text, "c").unwrap();
+        let two = across_sites(&config).unwrap().build("two").unwrap();
+        let sites: Vec<Site> = two.vms.iter().map(|v| v.site).collect();
+        assert_eq!(sites, [Site::Local, Site::Cloud]);
+        let local = ClusterConfig {
+            vms: config.vms[..1].to_vec(),
+            ..config
+        };
+        assert!(across_sites(&local).is_none());
+    }
+
     #[test]
     fn profiled_means_replace_the_estimates_of_their_class_only() {
         let profile = [
@@ -201,8 +257,8 @@ mod tests {
         let out = apply(&jobs, &profile);
         // Faster across sites than on one: T_C^H is kept at T_C^L (Eq. 5 needs ≥).
         assert_eq!((out[0].t_local, out[0].t_hybrid), (40.0, 40.0));
-        // No cross-site runs: the job's own T_C^H stays.
-        assert_eq!((out[1].t_local, out[1].t_hybrid), (50.0, 78.0));
+        // No cross-site runs: the job's own penalty (78 / 60 = 1.3) on the profiled T_C^L.
+        assert_eq!((out[1].t_local, out[1].t_hybrid), (50.0, 65.0));
         // No profile: unchanged.
         assert_eq!((out[2].t_local, out[2].t_hybrid), (90.0, 117.0));
     }
