@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bound::RentBound;
 use crate::model::{Machine, Origin, Schedule, ScheduleError, Setup};
@@ -30,7 +30,7 @@ use crate::tasks::Task;
 use crate::{ffd, ha, optimal, ra};
 
 /// A bag-of-tasks policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Policy {
     /// First Fit Decreasing (§4.1).
@@ -49,6 +49,28 @@ impl Policy {
     /// The four policies the paper compares, in its order.
     pub const PAPER: [Policy; 4] = [Policy::Ffd, Policy::FfdRa, Policy::Ha, Policy::HaRa];
 
+    /// Every policy.
+    pub const ALL: [Policy; 5] = [
+        Policy::Ffd,
+        Policy::FfdRa,
+        Policy::Ha,
+        Policy::HaRa,
+        Policy::Optimal,
+    ];
+
+    /// What it is, in a line (the CLI's list of choices).
+    pub fn help(&self) -> &'static str {
+        match self {
+            Policy::Ffd => "First Fit Decreasing (the paper's baseline)",
+            Policy::FfdRa => "FFD, then the reassignment algorithm RA",
+            Policy::Ha => "The heuristic algorithm HA (least slack first)",
+            Policy::HaRa => "HA, then RA",
+            Policy::Optimal => {
+                "The exact minimum rent by integer programming (bags of at most 12 tasks)"
+            }
+        }
+    }
+
     /// `ffd`, `ffd-ra`, `ha`, `ha-ra` or `optimal`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -62,7 +84,7 @@ impl Policy {
 }
 
 /// Which implementation of HA and FFD runs: the same schedules, different speed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Implementation {
     /// [`ha::schedule`] (ordered set) and [`ffd::schedule`] (one pointer).
@@ -71,6 +93,27 @@ pub enum Implementation {
     /// [`ha::schedule_naive`] (all pairs) and [`ffd::schedule_naive`] (scan from the
     /// first core): the complexities the paper states, for its CPU-time figures.
     Reference,
+}
+
+impl Implementation {
+    /// Both, in the CLI's order.
+    pub const ALL: [Implementation; 2] = [Implementation::Fast, Implementation::Reference];
+
+    /// `fast` or `reference`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Implementation::Fast => "fast",
+            Implementation::Reference => "reference",
+        }
+    }
+
+    /// What it is, in a line (the CLI's list of choices).
+    pub fn help(&self) -> &'static str {
+        match self {
+            Implementation::Fast => "Ordered-set HA and one-pointer FFD",
+            Implementation::Reference => "The paper's all-pairs HA and scanning FFD",
+        }
+    }
 }
 
 /// A policy could not schedule the bag.

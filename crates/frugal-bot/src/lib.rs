@@ -17,16 +17,18 @@
 
 pub mod bound;
 pub mod compare;
+pub mod comparison;
 pub mod experiment;
 pub mod ffd;
 pub mod ha;
 pub mod machines;
 pub mod model;
 pub mod optimal;
-pub mod options;
 pub mod ra;
+pub mod spec;
 pub mod tasks;
 
-pub use experiment::{BotRow, Measures, Policy, RunSpec, run};
+pub use experiment::{BotRow, Implementation, Measures, Policy, RunSpec, run};
 pub use model::{MachineType, Schedule, Setup};
+pub use spec::BagOfTasksSpec;
 pub use tasks::{Bag, Task};

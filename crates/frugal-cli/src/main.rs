@@ -129,6 +129,7 @@ enum Command {
 }
 
 pub use frugal_core::options::Usage;
+use frugal_core::spec::SpecError;
 
 /// `frugal --version`: the crate's version and the commit it was built from (with
 /// `-dirty` for uncommitted changes; none outside a checkout), from `build.rs`.
@@ -181,6 +182,12 @@ fn main() -> std::process::ExitCode {
                 .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
             std::process::ExitCode::SUCCESS
+        }
+        // A spec's field at fault, named as the flag that sets it.
+        Err(e) if e.downcast_ref::<SpecError>().is_some() => {
+            let s = e.downcast_ref::<SpecError>().expect("matched");
+            eprintln!("error: {}: {}", s.flag(), s.message);
+            std::process::ExitCode::from(2)
         }
         Err(e) if e.downcast_ref::<Usage>().is_some() => {
             eprintln!("error: {e:#}");

@@ -224,15 +224,15 @@ fn bad_input_is_refused_with_the_flag_file_line_or_field() {
         ),
         (
             vec!["--trace", "/nonexistent.swf"],
-            "--trace /nonexistent.swf: not `nasa`, `kth` or a readable SWF file",
+            "--trace: /nonexistent.swf: not `nasa`, `kth` or a readable SWF file",
         ),
         (
             vec!["--tasks", "20000"],
-            "--tasks 20000: the nasa log has 18066 tasks",
+            "--tasks: 20000: the nasa log has 18066 tasks",
         ),
         (
             vec!["--policies", "optimal"],
-            "--policies optimal solves bags of at most 12 tasks",
+            "--policies: optimal solves bags of at most 12 tasks",
         ),
         (
             vec![
@@ -241,11 +241,11 @@ fn bad_input_is_refused_with_the_flag_file_line_or_field() {
                 "--vm-usd-per-hour",
                 "1",
             ],
-            "--vm-usd-per-hour applies to a machine set with one VM type",
+            "--vm-usd-per-hour: applies to a machine set with one VM type",
         ),
         (
             vec!["--machines", "/nonexistent.toml"],
-            "--machines /nonexistent.toml",
+            "--machines: /nonexistent.toml",
         ),
         (vec!["--alpha", "0"], "--alpha"),
         (vec!["--scale", "1001"], "--scale"),

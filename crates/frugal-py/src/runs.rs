@@ -37,13 +37,41 @@ pub fn simulate_csv(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
     csv_of(rows)
 }
 
-/// `frugal bag-of-tasks FLAGS --format csv`: one row per run.
+/// A spec from its JSON; an error names the field (`policies[1]: unknown variant …`).
+pub(crate) fn spec_of<T: serde::de::DeserializeOwned>(json: &str) -> PyResult<T> {
+    let de = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(de)
+        .map_err(|e| PyValueError::new_err(format!("{}: {}", e.path(), e.inner())))
+}
+
+/// A run's error: a spec's field at fault as `field: message`, anything else with its
+/// causes.
+fn run_error(e: anyhow::Error) -> PyErr {
+    match e.downcast_ref::<frugal_core::spec::SpecError>() {
+        Some(s) => PyValueError::new_err(s.to_string()),
+        None => error(format!("{e:#}")),
+    }
+}
+
+/// Paper 003's comparison from its spec (JSON of `frugal_bot::BagOfTasksSpec`): one row
+/// per run as CSV, and the files of `frugal bag-of-tasks --out` in `out` if given.
 #[pyfunction]
-pub fn bag_of_tasks_csv(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
-    let a = frugal_bot::options::BagOfTasksOptions::parse(&flags).map_err(error)?;
+#[pyo3(signature = (spec_json, out=None))]
+pub fn bag_of_tasks_csv(
+    py: Python<'_>,
+    spec_json: String,
+    out: Option<String>,
+) -> PyResult<String> {
+    let spec: frugal_bot::BagOfTasksSpec = spec_of(&spec_json)?;
     let runs = py
-        .detach(|| frugal_bot::options::compute(&a, 0, &()))
-        .map_err(|e| error(format!("{e:#}")))?;
+        .detach(|| {
+            let runs = frugal_bot::comparison::compute(&spec, 0, &())?;
+            if let Some(dir) = &out {
+                frugal_bot::comparison::write_out(std::path::Path::new(dir), &spec, &runs)?;
+            }
+            anyhow::Ok(runs)
+        })
+        .map_err(run_error)?;
     csv_of(runs.rows)
 }
 

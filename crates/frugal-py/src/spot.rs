@@ -76,9 +76,7 @@ pub fn spot_csv(
     custom: Vec<(String, Py<PyAny>)>,
 ) -> PyResult<String> {
     // The path names the field ("policies[1]: unknown spot policy …").
-    let de = &mut serde_json::Deserializer::from_str(&spec_json);
-    let spec: SpotSpec = serde_path_to_error::deserialize(de)
-        .map_err(|e| PyValueError::new_err(format!("{}: {}", e.path(), e.inner())))?;
+    let spec: SpotSpec = crate::runs::spec_of(&spec_json)?;
     let error = Arc::new(Mutex::new(None));
     let policies: Vec<PyPolicy> = custom
         .into_iter()

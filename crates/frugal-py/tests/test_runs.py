@@ -39,6 +39,29 @@ def test_bag_of_tasks_equals_the_cli():
     pd.testing.assert_frame_equal(py, cli)
 
 
+def test_bag_of_tasks_takes_keywords_names_bad_ones_and_writes_out(tmp_path):
+    with pytest.raises(TypeError, match="polices"):
+        f.bag_of_tasks(polices=["ha"])
+    with pytest.raises(ValueError, match=r"^alpha: 0 is outside"):
+        f.bag_of_tasks(alpha=0, tasks=10)
+    with pytest.raises(ValueError, match=r"policies.*ffd-ra"):
+        f.bag_of_tasks(policies=["fastest"], tasks=10)
+    with pytest.raises(TypeError, match="alpha"):
+        f.bag_of_tasks(alpha="1,2")
+    with pytest.raises(FileNotFoundError, match="machines"):
+        f.bag_of_tasks(machines=tmp_path / "none.toml")
+    with pytest.raises(FileNotFoundError, match="trace"):
+        f.bag_of_tasks(trace="nasa+missing.swf")
+    py = f.bag_of_tasks(tasks=200, alpha=2, repeats=0, out=tmp_path / "py")
+    subprocess.run([FRUGAL, "bag-of-tasks", "--tasks", "200", "--alpha", "2", "--repeats", "0",
+                    "--out", tmp_path / "cli"], check=True, capture_output=True)
+    for name in ["results.csv", "versus.csv"]:
+        assert (tmp_path / "py" / name).read_text() == (tmp_path / "cli" / name).read_text(), name
+    cli = pd.read_csv(tmp_path / "cli" / "results.csv")
+    pd.testing.assert_frame_equal(py, cli)
+    assert (tmp_path / "py" / "summary.json").exists()
+
+
 def test_ephemeral_equals_the_cli():
     options = dict(start_hours=2, margins=[0, 10], strategies=["cuckoo", "salamander-rffd"])
     py = f.ephemeral(**options)

@@ -227,8 +227,8 @@ fn configuration(
             t
         }
         System::BagOfTasks => {
-            let a = frugal_bot::options::BagOfTasksOptions::parse(argv).map_err(usage)?;
-            tidy(&frugal_bot::options::compute(&a, 0, progress)?.rows)?
+            let spec: frugal_bot::BagOfTasksSpec = typed(&c.spec).map_err(|m| Usage(anyhow!(m)))?;
+            tidy(&frugal_bot::comparison::compute(&spec, 0, progress)?.rows)?
         }
         System::Ephemeral => {
             let a = frugal_ephemeral::options::EphemeralOptions::parse(argv).map_err(usage)?;
@@ -259,11 +259,17 @@ fn configuration(
 /// Why a live configuration is not run by the runner.
 const LIVE_ONLY: &str = "live runs are made by `frugal reproduce --live`, not by the runner";
 
+/// A configuration's table as a system's typed spec (its keys are the spec's fields); an
+/// error names the field.
+fn typed<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, String> {
+    toml::Value::Table(table.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().to_string())
+}
+
 /// A configuration's table as a spot spec, checked; errors name the field.
 fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, String> {
-    let spec: frugal_spot::SpotSpec = toml::Value::Table(table.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| e.message().to_string())?;
+    let spec: frugal_spot::SpotSpec = typed(table)?;
     spec.check().map_err(|e| e.to_string())?;
     Ok(spec)
 }
@@ -280,7 +286,10 @@ fn check(system: System, argv: &[String], spec: &toml::Table) -> Result<(), Stri
     };
     match system {
         System::Simulate => frugal_sim::options::SimulateOptions::parse(argv).map(|_| ()),
-        System::BagOfTasks => frugal_bot::options::BagOfTasksOptions::parse(argv).map(|_| ()),
+        System::BagOfTasks => {
+            let spec: frugal_bot::BagOfTasksSpec = typed(spec)?;
+            return spec.check().map_err(|e| e.to_string());
+        }
         System::Ephemeral => frugal_ephemeral::options::EphemeralOptions::parse(argv).map(|_| ()),
         System::EphemeralPlanners => {
             frugal_ephemeral::options::PlannersOptions::parse(argv).map(|_| ())

@@ -1,30 +1,85 @@
 //! `frugal bag-of-tasks`: paper 003's comparison — HA, RA and FFD on bags of tasks from
 //! SWF logs, on a hybrid cloud of free local PMs and VMs rented by the started hour. The
-//! options and the runs are `frugal_bot::options`'; this prints and writes them.
+//! flags map onto `frugal_bot::BagOfTasksSpec`, which `frugal_bot::comparison` runs and
+//! writes; this prints them.
 
 mod table;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use clap::Args;
-use serde_json::json;
+use anyhow::Result;
+use clap::builder::PossibleValue;
+use clap::{Args, ValueEnum};
 
-use frugal_bot::BotRow;
 use frugal_bot::compare::{PAPER_CLAIMS, versus};
-use frugal_bot::options::{BagOfTasksOptions, Block, Runs, Trace, compute, describe};
+use frugal_bot::comparison::{Block, Runs, Trace, compute, describe, write_out};
+use frugal_bot::{BagOfTasksSpec, BotRow, Implementation, Policy};
+use frugal_core::options::number_in;
 
 use crate::progress::Progress;
 use crate::table::FormatArg;
 
-/// Options of `frugal bag-of-tasks`: the comparison's, and how to print and where to write.
+/// Options of `frugal bag-of-tasks`: the comparison's (`BagOfTasksSpec`'s fields), and how
+/// to print and where to write.
 #[derive(Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct BagOfTasksArgs {
-    /// What to compare.
-    #[command(flatten)]
-    pub options: BagOfTasksOptions,
+    /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file,
+    /// plain or gzip (write `./nasa` for a file of that name); `a+b` concatenates the
+    /// tasks of logs a and b.
+    #[arg(
+        long,
+        value_name = "nasa|kth|FILE",
+        value_delimiter = ',',
+        default_value = "nasa"
+    )]
+    pub trace: Vec<String>,
+    /// Deadline factors: each task's deadline is α × its run time on a 2 GHz core.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub alpha: Vec<u32>,
+    /// Policies to compare.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "ffd,ffd-ra,ha,ha-ra"
+    )]
+    pub policies: Vec<PolicyArg>,
+    /// PM scale factors s: s × every PM count (the paper's Fig. 10–11 use 1..10).
+    #[arg(long, value_delimiter = ',', default_value = "1",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub scale: Vec<u32>,
+    /// Run on the first N tasks of each log (log order; Fig. 12), for each N listed
+    /// [default: all].
+    #[arg(long, value_delimiter = ',', conflicts_with = "replicate",
+          value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
+    pub tasks: Vec<u64>,
+    /// Repeat each log until the bag holds N tasks (numbered 1..N), for scale tests.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
+    pub replicate: Option<u64>,
+    /// Machine file (TOML: [[pm]] and [[vm]] entries; format in the book) [default:
+    /// the paper's 15 PMs and EC2 c3.large].
+    #[arg(long, value_name = "FILE")]
+    pub machines: Option<PathBuf>,
+    /// Rent of the VM type, dollars per started hour (the machine set must have one
+    /// VM type).
+    #[arg(long, value_name = "USD", value_parser = number_in(1e-6, 10_000.0))]
+    pub vm_usd_per_hour: Option<f64>,
+    /// Electricity price for the PMs' energy, dollars per kWh; reported as energy cost
+    /// and total cost beside the rent (the paper prices only rent).
+    #[arg(long, value_name = "USD", default_value_t = 0.0, value_parser = number_in(0.0, 100.0))]
+    pub electricity_usd_per_kwh: f64,
+    /// Timed repeats per run for the decision overhead (median, CPU seconds); 0 leaves
+    /// overhead_s empty and makes the output byte-reproducible.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub repeats: u32,
+    /// Implementation of HA and FFD to run and time: `fast` (O(T·N·log T) HA, linear
+    /// FFD) or `reference` (the paper's all-pairs HA and scanning FFD, for the shape of
+    /// its CPU-time figures). Both give the same schedules.
+    #[arg(long, value_enum, default_value = "fast")]
+    pub implementation: ImplementationArg,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -42,23 +97,84 @@ pub struct BagOfTasksArgs {
     pub out: Option<PathBuf>,
 }
 
+/// A `--policies` value: the library's policy, its names and help as the library gives
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyArg(pub Policy);
+
+impl ValueEnum for PolicyArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [PolicyArg; 5] = [
+            PolicyArg(Policy::ALL[0]),
+            PolicyArg(Policy::ALL[1]),
+            PolicyArg(Policy::ALL[2]),
+            PolicyArg(Policy::ALL[3]),
+            PolicyArg(Policy::ALL[4]),
+        ];
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.help()))
+    }
+}
+
+/// An `--implementation` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImplementationArg(pub Implementation);
+
+impl ValueEnum for ImplementationArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [ImplementationArg; 2] = [
+            ImplementationArg(Implementation::ALL[0]),
+            ImplementationArg(Implementation::ALL[1]),
+        ];
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.help()))
+    }
+}
+
+impl BagOfTasksArgs {
+    /// The comparison these flags ask for.
+    pub fn spec(&self) -> BagOfTasksSpec {
+        BagOfTasksSpec {
+            trace: self.trace.clone(),
+            alpha: self.alpha.clone(),
+            policies: self.policies.iter().map(|p| p.0).collect(),
+            scale: self.scale.clone(),
+            tasks: self.tasks.clone(),
+            replicate: self.replicate,
+            machines: self.machines.clone(),
+            vm_usd_per_hour: self.vm_usd_per_hour,
+            electricity_usd_per_kwh: self.electricity_usd_per_kwh,
+            repeats: self.repeats,
+            implementation: self.implementation.0,
+        }
+    }
+}
+
 /// Runs the comparison and prints it.
 ///
 /// # Errors
-/// [`Usage`] for options or inputs that cannot be used; a policy that cannot schedule a
-/// bag; I/O errors writing the output.
+/// A `SpecError` for options or inputs that cannot be used; a policy that cannot schedule
+/// a bag; I/O errors writing the output.
 pub fn run(a: &BagOfTasksArgs) -> Result<()> {
+    let spec = a.spec();
     let progress = Progress::new(0);
+    let runs = compute(&spec, usize::from(a.threads), &progress)?;
+    progress.finish();
+    if let Some(dir) = &a.out {
+        write_out(dir, &spec, &runs)?;
+    }
     let Runs {
         traces,
         blocks,
         rows,
-    } = compute(&a.options, usize::from(a.threads), &progress)?;
-    progress.finish();
-    if let Some(dir) = &a.out {
-        write_out(dir, a, &traces, &blocks, &rows)?;
-    }
-    print(a, &traces, &blocks, &rows)
+    } = &runs;
+    print(a, traces, blocks, rows)
 }
 
 fn print(a: &BagOfTasksArgs, traces: &[Trace], blocks: &[Block], rows: &[BotRow]) -> Result<()> {
@@ -127,41 +243,34 @@ fn print(a: &BagOfTasksArgs, traces: &[Trace], blocks: &[Block], rows: &[BotRow]
     Ok(())
 }
 
-fn write_out(
-    dir: &Path,
-    a: &BagOfTasksArgs,
-    traces: &[Trace],
-    blocks: &[Block],
-    rows: &[BotRow],
-) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("--out {}", dir.display()))?;
-    let csv_file = |name: &str| {
-        let path = dir.join(name);
-        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))
-    };
-    let mut w = csv_file("results.csv")?;
-    for r in rows {
-        w.serialize(r)?;
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        a: BagOfTasksArgs,
     }
-    w.flush()?;
-    let mut w = csv_file("versus.csv")?;
-    for v in versus(rows) {
-        w.serialize(v)?;
+
+    /// The flags' defaults are the spec's defaults, and the choices map onto the
+    /// library's names: one default and one name on both faces.
+    #[test]
+    fn the_flags_map_onto_the_spec() {
+        let a = Flags::try_parse_from(["bag-of-tasks"]).unwrap().a;
+        assert_eq!(a.spec(), BagOfTasksSpec::default());
+        let a = Flags::try_parse_from([
+            "bag-of-tasks",
+            "--policies",
+            "optimal,ha-ra",
+            "--implementation",
+            "reference",
+        ])
+        .unwrap()
+        .a;
+        assert_eq!(a.spec().policies, [Policy::Optimal, Policy::HaRa]);
+        assert_eq!(a.spec().implementation, Implementation::Reference);
     }
-    w.flush()?;
-    let summary = json!({
-        "frugal_version": env!("CARGO_PKG_VERSION"),
-        "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
-        "command": "bag-of-tasks",
-        "configuration": &a.options,
-        "traces": traces,
-        "machines": a.options.scale.iter().filter_map(|&s| {
-            let b = blocks.iter().find(|b| b.scale == s)?;
-            Some(json!({"scale": s, "setup": b.setup}))
-        }).collect::<Vec<_>>(),
-    });
-    let path = dir.join("summary.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&summary)? + "\n")
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
 }

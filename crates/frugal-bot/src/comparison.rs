@@ -1,152 +1,24 @@
-//! The options of a bag-of-tasks comparison (`frugal bag-of-tasks`, the `bag-of-tasks`
-//! experiments, the Python package's `bag_of_tasks`): typed, parsed with clap from flags
-//! (the same words and checks on every face), and run into tidy rows by [`compute`] —
-//! trace × scale × task count × α × policy, in parallel, in that order, so the rows do not
-//! depend on the thread count. Options are checked and every input read first.
+//! A bag-of-tasks comparison run from its spec ([`crate::spec::BagOfTasksSpec`]; `frugal
+//! bag-of-tasks`, the `bag-of-tasks` experiments, the Python package's `bag_of_tasks`)
+//! into tidy rows by [`compute`] — trace × scale × task count × α × policy, in parallel,
+//! in that order, so the rows do not depend on the thread count — and written by
+//! [`write_out`]. The spec is checked and every input read first; an input that cannot be
+//! used is a [`SpecError`] naming its field.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context, Result, anyhow};
-use clap::{Args, Parser, ValueEnum};
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;
+use serde_json::json;
 
-use frugal_core::options::{Usage, number_in};
 use frugal_core::progress::Progress;
+use frugal_core::spec::SpecError;
 
 use crate::bound::{RentBound, rent_lower_bound};
-use crate::experiment::Implementation;
+use crate::compare::versus;
+use crate::spec::BagOfTasksSpec;
 use crate::{Bag, BotRow, Policy, RunSpec, Setup, optimal};
-
-/// A bag-of-tasks policy (paper 003).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BotPolicyArg {
-    /// First Fit Decreasing (the paper's baseline)
-    Ffd,
-    /// FFD, then the reassignment algorithm RA
-    FfdRa,
-    /// The heuristic algorithm HA (least slack first)
-    Ha,
-    /// HA, then RA
-    HaRa,
-    /// The exact minimum rent by integer programming (bags of at most 12 tasks)
-    Optimal,
-}
-
-impl BotPolicyArg {
-    /// The library's policy.
-    pub fn policy(self) -> Policy {
-        match self {
-            BotPolicyArg::Ffd => Policy::Ffd,
-            BotPolicyArg::FfdRa => Policy::FfdRa,
-            BotPolicyArg::Ha => Policy::Ha,
-            BotPolicyArg::HaRa => Policy::HaRa,
-            BotPolicyArg::Optimal => Policy::Optimal,
-        }
-    }
-}
-
-/// `--implementation`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ImplementationArg {
-    /// Ordered-set HA and one-pointer FFD
-    Fast,
-    /// The paper's all-pairs HA and scanning FFD
-    Reference,
-}
-
-impl ImplementationArg {
-    /// The library's setting.
-    pub fn implementation(self) -> Implementation {
-        match self {
-            ImplementationArg::Fast => Implementation::Fast,
-            ImplementationArg::Reference => Implementation::Reference,
-        }
-    }
-}
-
-/// Options of a bag-of-tasks comparison (`frugal bag-of-tasks` adds only how to print and
-/// where to write).
-#[derive(Args, Debug, Serialize)]
-#[command(allow_negative_numbers = true)]
-pub struct BagOfTasksOptions {
-    /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file,
-    /// plain or gzip (write `./nasa` for a file of that name); `a+b` concatenates the
-    /// tasks of logs a and b.
-    #[arg(
-        long,
-        value_name = "nasa|kth|FILE",
-        value_delimiter = ',',
-        default_value = "nasa"
-    )]
-    pub trace: Vec<String>,
-    /// Deadline factors: each task's deadline is α × its run time on a 2 GHz core.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4",
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub alpha: Vec<u32>,
-    /// Policies to compare.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "ffd,ffd-ra,ha,ha-ra"
-    )]
-    pub policies: Vec<BotPolicyArg>,
-    /// PM scale factors s: s × every PM count (the paper's Fig. 10–11 use 1..10).
-    #[arg(long, value_delimiter = ',', default_value = "1",
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub scale: Vec<u32>,
-    /// Run on the first N tasks of each log (log order; Fig. 12), for each N listed
-    /// [default: all].
-    #[arg(long, value_delimiter = ',', conflicts_with = "replicate",
-          value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
-    pub tasks: Vec<u64>,
-    /// Repeat each log until the bag holds N tasks (numbered 1..N), for scale tests.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
-    pub replicate: Option<u64>,
-    /// Machine file (TOML: [[pm]] and [[vm]] entries; format in the book) [default:
-    /// the paper's 15 PMs and EC2 c3.large].
-    #[arg(long, value_name = "FILE")]
-    pub machines: Option<PathBuf>,
-    /// Rent of the VM type, dollars per started hour (the machine set must have one
-    /// VM type).
-    #[arg(long, value_name = "USD", value_parser = number_in(1e-6, 10_000.0))]
-    pub vm_usd_per_hour: Option<f64>,
-    /// Electricity price for the PMs' energy, dollars per kWh; reported as energy cost
-    /// and total cost beside the rent (the paper prices only rent).
-    #[arg(long, value_name = "USD", default_value_t = 0.0, value_parser = number_in(0.0, 100.0))]
-    pub electricity_usd_per_kwh: f64,
-    /// Timed repeats per run for the decision overhead (median, CPU seconds); 0 leaves
-    /// overhead_s empty and makes the output byte-reproducible.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=1000))]
-    pub repeats: u32,
-    /// Implementation of HA and FFD to run and time: `fast` (O(T·N·log T) HA, linear
-    /// FFD) or `reference` (the paper's all-pairs HA and scanning FFD, for the shape of
-    /// its CPU-time figures). Both give the same schedules.
-    #[arg(long, value_enum, default_value = "fast")]
-    pub implementation: ImplementationArg,
-}
-
-impl BagOfTasksOptions {
-    /// Parses `flags` (without the subcommand word) as `frugal bag-of-tasks` does.
-    ///
-    /// # Errors
-    /// clap's message: an unknown flag, a value out of range, conflicting flags.
-    pub fn parse(flags: &[String]) -> Result<BagOfTasksOptions, clap::Error> {
-        #[derive(Parser)]
-        #[command(name = "bag-of-tasks", allow_negative_numbers = true)]
-        struct Flags {
-            #[command(flatten)]
-            options: BagOfTasksOptions,
-        }
-        Flags::try_parse_from(
-            std::iter::once("bag-of-tasks").chain(flags.iter().map(String::as_str)),
-        )
-        .map(|f| f.options)
-    }
-}
 
 /// A log turned into a bag, with what Table 2 reports about it.
 #[derive(Serialize)]
@@ -210,13 +82,14 @@ pub struct Runs {
     pub rows: Vec<BotRow>,
 }
 
-/// Reads the inputs and executes the runs of `a` on `threads` workers (0: one per core),
-/// ticking `progress` (which it tells how many).
+/// Checks `a`, reads its inputs and executes its runs on `threads` workers (0: one per
+/// core), ticking `progress` (which it tells how many).
 ///
 /// # Errors
-/// A message naming the option or input that cannot be used; a policy that cannot
+/// [`SpecError`] naming the field or input that cannot be used; a policy that cannot
 /// schedule a bag.
-pub fn compute(a: &BagOfTasksOptions, threads: usize, progress: &dyn Progress) -> Result<Runs> {
+pub fn compute(a: &BagOfTasksSpec, threads: usize, progress: &dyn Progress) -> Result<Runs> {
+    a.check()?;
     let traces = a
         .trace
         .iter()
@@ -226,8 +99,7 @@ pub fn compute(a: &BagOfTasksOptions, threads: usize, progress: &dyn Progress) -
         Some(p) => Some((
             p,
             std::fs::read_to_string(p)
-                .with_context(|| format!("--machines {}", p.display()))
-                .map_err(Usage)?,
+                .map_err(|e| SpecError::new("machines", format!("{}: {e}", p.display())))?,
         )),
         None => None,
     };
@@ -240,11 +112,14 @@ pub fn compute(a: &BagOfTasksOptions, threads: usize, progress: &dyn Progress) -
         };
         for &n in &counts {
             if n > trace.bag.tasks.len() {
-                return Err(Usage(anyhow!(
-                    "--tasks {n}: the {} log has {} tasks (use --replicate for larger bags)",
-                    trace.name,
-                    trace.bag.tasks.len()
-                ))
+                return Err(SpecError::new(
+                    "tasks",
+                    format!(
+                        "{n}: the {} log has {} tasks (use replicate for larger bags)",
+                        trace.name,
+                        trace.bag.tasks.len()
+                    ),
+                )
                 .into());
             }
         }
@@ -253,16 +128,18 @@ pub fn compute(a: &BagOfTasksOptions, threads: usize, progress: &dyn Progress) -
                 Some((p, text)) => Setup::from_toml(text, &p.display().to_string(), scale),
                 None => Setup::from_toml(crate::model::PAPER003, "paper003.toml", scale),
             }
-            .map_err(|e| Usage(anyhow!("--machines: {e}")))?;
+            .map_err(|e| SpecError::new("machines", e.to_string()))?;
             if let Some(price) = a.vm_usd_per_hour {
                 match setup.vm_types.as_mut_slice() {
                     [vm] => vm.price_per_hour = Some(price),
                     types => {
-                        return Err(Usage(anyhow!(
-                            "--vm-usd-per-hour applies to a machine set with one VM type; this \
-                             one has {}",
-                            types.len()
-                        ))
+                        return Err(SpecError::new(
+                            "vm_usd_per_hour",
+                            format!(
+                                "applies to a machine set with one VM type; this one has {}",
+                                types.len()
+                            ),
+                        )
                         .into());
                     }
                 }
@@ -277,17 +154,20 @@ pub fn compute(a: &BagOfTasksOptions, threads: usize, progress: &dyn Progress) -
             }
         }
     }
-    let policies: Vec<Policy> = a.policies.iter().map(|p| p.policy()).collect();
+    let policies = &a.policies;
     if policies.contains(&Policy::Optimal)
         && let Some(b) = blocks.iter().find(|b| b.tasks > optimal::MAX_TASKS)
     {
-        return Err(Usage(anyhow!(
-            "--policies optimal solves bags of at most {} tasks exactly; the {} bag has {} \
-             (choose them with --tasks)",
-            optimal::MAX_TASKS,
-            traces[b.trace].name,
-            b.tasks
-        ))
+        return Err(SpecError::new(
+            "policies",
+            format!(
+                "optimal solves bags of at most {} tasks exactly; the {} bag has {} (choose \
+                 them with tasks)",
+                optimal::MAX_TASKS,
+                traces[b.trace].name,
+                b.tasks
+            ),
+        )
         .into());
     }
     let mut keys = Vec::new();
@@ -317,20 +197,28 @@ fn load(spec: &str, replicate: Option<u64>) -> Result<Trace> {
         let (path, bytes) = match frugal_traces::swf::embedded(part) {
             Some(e) => (e.file.to_string(), e.bytes.to_vec()),
             None => {
-                let bytes = std::fs::read(part).with_context(|| {
-                    format!("--trace {part}: not `nasa`, `kth` or a readable SWF file")
-                });
-                (part.to_string(), bytes.map_err(Usage)?)
+                let bytes = std::fs::read(part).map_err(|e| {
+                    SpecError::new(
+                        "trace",
+                        format!("{part}: not `nasa`, `kth` or a readable SWF file ({e})"),
+                    )
+                })?;
+                (part.to_string(), bytes)
             }
         };
-        let log =
-            frugal_traces::swf::read(&bytes, &path).map_err(|e| Usage(anyhow!("--trace: {e}")))?;
-        let b = crate::tasks::from_swf(&log).map_err(|e| Usage(anyhow!("--trace {path}: {e}")))?;
+        let log = frugal_traces::swf::read(&bytes, &path)
+            .map_err(|e| SpecError::new("trace", e.to_string()))?;
+        let b = crate::tasks::from_swf(&log)
+            .map_err(|e| SpecError::new("trace", format!("{path}: {e}")))?;
         if b.tasks.is_empty() {
-            return Err(Usage(anyhow!(
-                "--trace {path}: no task: all {} records lack a positive run time or processor count",
-                b.records
-            ))
+            return Err(SpecError::new(
+                "trace",
+                format!(
+                    "{path}: no task: all {} records lack a positive run time or processor \
+                     count",
+                    b.records
+                ),
+            )
             .into());
         }
         files.push(Source {
@@ -348,11 +236,11 @@ fn load(spec: &str, replicate: Option<u64>) -> Result<Trace> {
             }
         });
     }
-    let mut bag = bag.ok_or_else(|| Usage(anyhow!("--trace: empty")))?;
+    let mut bag = bag.ok_or_else(|| SpecError::new("trace", "empty"))?;
     if let Some(n) = replicate {
         bag = bag
             .replicated(n as usize)
-            .map_err(|e| Usage(anyhow!("--replicate: {e}")))?;
+            .map_err(|e| SpecError::new("replicate", e.to_string()))?;
     }
     let name = spec
         .split('+')
@@ -379,7 +267,7 @@ fn load(spec: &str, replicate: Option<u64>) -> Result<Trace> {
 
 /// Runs every key in parallel; rows in key order.
 fn execute(
-    a: &BagOfTasksOptions,
+    a: &BagOfTasksSpec,
     threads: usize,
     traces: &[Trace],
     blocks: &[Block],
@@ -413,7 +301,7 @@ fn execute(
                     scale: b.scale,
                     setup: &b.setup,
                     repeats: a.repeats as usize,
-                    implementation: a.implementation.implementation(),
+                    implementation: a.implementation,
                     usd_per_kwh: a.electricity_usd_per_kwh,
                 };
                 let alpha_index = a.alpha.iter().position(|&x| x == k.alpha).unwrap_or(0);
@@ -462,4 +350,44 @@ pub fn describe(setup: &Setup, scale: u32) -> String {
         ghz as f64 / 1000.0,
         vms.join(", ")
     )
+}
+
+/// Writes `dir/results.csv` (one row per run), `dir/versus.csv` (HA against FFD and the
+/// effect of RA) and `dir/summary.json` (provenance, the spec, the machines, the bags'
+/// statistics) — what `frugal bag-of-tasks --out` and Python's `out=` write.
+///
+/// # Errors
+/// [`SpecError`] of `out` if the folder cannot be made; I/O errors.
+pub fn write_out(dir: &Path, a: &BagOfTasksSpec, runs: &Runs) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SpecError::new("out", format!("{}: {e}", dir.display())))?;
+    let csv_file = |name: &str| {
+        let path = dir.join(name);
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))
+    };
+    let mut w = csv_file("results.csv")?;
+    for r in &runs.rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    let mut w = csv_file("versus.csv")?;
+    for v in versus(&runs.rows) {
+        w.serialize(v)?;
+    }
+    w.flush()?;
+    let summary = json!({
+        "frugal_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
+        "command": "bag-of-tasks",
+        "configuration": a,
+        "traces": runs.traces,
+        "machines": a.scale.iter().filter_map(|&s| {
+            let b = runs.blocks.iter().find(|b| b.scale == s)?;
+            Some(json!({"scale": s, "setup": b.setup}))
+        }).collect::<Vec<_>>(),
+    });
+    let path = dir.join("summary.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&summary)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
 }
