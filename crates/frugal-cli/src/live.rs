@@ -71,7 +71,8 @@ pub struct LiveArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub subnet: u8,
     /// Profile first, as paper 000 §7.3 did: every job class of the CSV runs alone N
-    /// times on one site (first fit) and N times across sites (round robin); the means
+    /// times on one site (first fit) and N times across sites (round robin over the first
+    /// VM of each site); the means
     /// replace the CSV's estimates (profile.csv: means, spreads, run counts;
     /// <workload>-submitted.csv: the jobs as submitted); 0 submits the CSV's estimates
     /// as they are.
