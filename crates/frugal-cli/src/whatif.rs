@@ -153,11 +153,16 @@ fn print(a: &WhatifArgs, r: &WhatIfReport, export: Option<&str>) -> Result<()> {
         r.cluster.0.len(),
         r.record.speedup,
     )?;
+    let clipped = if a.estimates_only {
+        "the actual bill is clipped there; the predictions run to their own end"
+    } else {
+        "every bill is clipped there, actual and replays alike"
+    };
     writeln!(
         out,
         "Measured run times replace the estimates of {} jobs; {} were unfinished at the \
-         window's end (every bill is clipped there, actual and replays alike); {} were \
-         cancelled before they started (replayed as cancelled).",
+         window's end ({clipped}); {} were cancelled before they started (replayed as \
+         cancelled).",
         r.measured, r.unfinished, r.cancelled_unstarted
     )?;
     if !r.earlier_policies.is_empty() {
