@@ -50,6 +50,16 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// `frugal whatif --db db ARGS --format csv`, which must succeed: its rows and its text.
+fn whatif_csv(db: &str, args: &[&str]) -> (Vec<Vec<String>>, String) {
+    let mut argv = vec!["whatif", "--db", db];
+    argv.extend(args);
+    argv.extend(["--format", "csv"]);
+    let (code, out, err) = frugal(&argv);
+    assert_eq!(code, 0, "{argv:?}: {err}");
+    (csv_rows(&out), out)
+}
+
 fn column(rows: &[Vec<String>], name: &str) -> usize {
     rows[0].iter().position(|c| c == name).unwrap()
 }
@@ -92,19 +102,15 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
 
     let db_arg = db.to_str().unwrap();
     let export = dir.join("export");
-    let (code, out, err) = frugal(&[
-        "whatif",
-        "--db",
+    let (rows, out) = whatif_csv(
         db_arg,
-        "--policies",
-        "first-fit,best-fit-decreasing",
-        "--export",
-        export.to_str().unwrap(),
-        "--format",
-        "csv",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let rows = csv_rows(&out);
+        &[
+            "--policies",
+            "first-fit,best-fit-decreasing",
+            "--export",
+            export.to_str().unwrap(),
+        ],
+    );
     let (run, policy, bill, met) = (
         column(&rows, "run"),
         column(&rows, "policy"),
@@ -172,18 +178,10 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
 
     // The prediction (--estimates-only) is `frugal simulate` on the exported jobs: the
     // estimates alone, each run to its own end.
-    let (code, predicted, err) = frugal(&[
-        "whatif",
-        "--db",
+    let (predicted, _) = whatif_csv(
         db_arg,
-        "--policies",
-        "best-fit-decreasing",
-        "--estimates-only",
-        "--format",
-        "csv",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let predicted = csv_rows(&predicted);
+        &["--policies", "best-fit-decreasing", "--estimates-only"],
+    );
     let p_bill: f64 = predicted[2][column(&predicted, "cost_usd")]
         .parse()
         .unwrap();
@@ -254,19 +252,15 @@ fn whatif_names_bad_input() {
          [[vms]]\ninstance_type = \"small\"\nsite = \"cloud\"\ncount = 1\nprice_per_hour = 0.1\n",
     )
     .unwrap();
-    let (code, out, err) = frugal(&[
-        "whatif",
-        "--db",
+    let (rows, out) = whatif_csv(
         db_arg,
-        "--cluster",
-        tiny.to_str().unwrap(),
-        "--policies",
-        "first-fit,best-fit-decreasing",
-        "--format",
-        "csv",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let rows = csv_rows(&out);
+        &[
+            "--cluster",
+            tiny.to_str().unwrap(),
+            "--policies",
+            "first-fit,best-fit-decreasing",
+        ],
+    );
     let (run, unschedulable) = (column(&rows, "run"), column(&rows, "unschedulable"));
     let replays: Vec<_> = rows.iter().filter(|r| r[run] == "replay").collect();
     assert_eq!(replays.len(), 2, "{out}");

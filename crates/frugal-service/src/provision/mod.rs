@@ -190,16 +190,21 @@ impl AgentLaunch {
 
 /// Runs `ip` with `args`; an error carries its stderr.
 pub(crate) fn ip(args: &[&str]) -> Result<(), ProvisionError> {
-    let out = Command::new("ip")
+    run("ip", args)
+}
+
+/// Runs `program` with `args`; an error names the command line and carries its stderr.
+pub(crate) fn run(program: &str, args: &[&str]) -> Result<(), ProvisionError> {
+    let line = format!("{program} {}", args.join(" "));
+    let out = Command::new(program)
         .args(args)
         .output()
-        .map_err(|e| ProvisionError::Failed(format!("ip {}: {e}", args.join(" "))))?;
+        .map_err(|e| ProvisionError::Failed(format!("{line}: {e}")))?;
     if out.status.success() {
         Ok(())
     } else {
         Err(ProvisionError::Failed(format!(
-            "ip {}: {}",
-            args.join(" "),
+            "{line}: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         )))
     }

@@ -37,7 +37,7 @@ use frugal_core::cluster::{Site, VmId};
 use frugal_core::resources::Resources;
 
 use super::netns::kill_in_namespace;
-use super::{ProvisionError, ip};
+use super::{ProvisionError, ip, run};
 use crate::agent::cgroup::{entering, remove_tree, set};
 use crate::process::kill_listed;
 
@@ -163,28 +163,9 @@ impl Testbed {
         let control_mbit = (mbit / 100.0).max(1.0).min(mbit / 2.0);
         let (rate, control, bulk) = (kbit(mbit), kbit(control_mbit), kbit(mbit - control_mbit));
         let port = control_port.to_string();
-        let tc = |args: &[&str]| -> Result<(), ProvisionError> {
-            let mut cmd = match ns {
-                Some(ns) => {
-                    let mut c = Command::new("ip");
-                    c.args(["netns", "exec", ns, "tc"]);
-                    c
-                }
-                None => Command::new("tc"),
-            };
-            let out = cmd
-                .args(args)
-                .output()
-                .map_err(|e| ProvisionError::Failed(format!("tc on {dev}: {e}")))?;
-            if out.status.success() {
-                Ok(())
-            } else {
-                Err(ProvisionError::Failed(format!(
-                    "tc {} on {dev}: {}",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )))
-            }
+        let tc = |args: &[&str]| match ns {
+            Some(ns) => run("ip", &[&["netns", "exec", ns, "tc"], args].concat()),
+            None => run("tc", args),
         };
         let b = burst.as_str();
         let _ = tc(&["qdisc", "del", "dev", dev, "root"]);
