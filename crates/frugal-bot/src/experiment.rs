@@ -155,7 +155,7 @@ pub fn schedule(
 }
 
 /// The measured configuration and metrics of one run (one CSV row). Units are in the
-/// field names; `local_load` is in core-hours, `utilisation` a fraction in [0, 1].
+/// field names; `local_load_core_h` is in core-hours, `utilisation_pct` in percent.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BotRow {
     /// Trace name (`nasa`, `kth`, or the file's name).
@@ -174,18 +174,18 @@ pub struct BotRow {
     pub vms_rented: usize,
     /// VM-hours billed.
     pub vm_hours: u64,
-    /// Task runtime on PM cores, core-hours (Fig. 4).
-    pub local_load: f64,
+    /// Task runtime on PM cores, core-hours (Fig. 4's local load).
+    pub local_load_core_h: f64,
     /// Work run on PMs, GHz·h.
     pub local_work_ghz_h: f64,
     /// PMs that ran at least one task.
     pub pms_used: usize,
     /// Latest task finish, seconds (Fig. 5).
     pub makespan_s: f64,
-    /// Mean utilisation of the used PMs and VMs (Fig. 6), fraction.
-    pub utilisation: f64,
-    /// Pooled utilisation (total busy core-time over total core-time), fraction.
-    pub utilisation_pooled: f64,
+    /// Mean utilisation of the used PMs and VMs (Fig. 6), percent.
+    pub utilisation_pct: f64,
+    /// Pooled utilisation (total busy core-time over total core-time), percent.
+    pub utilisation_pooled_pct: f64,
     /// Energy of the used PMs, kWh (Eq. 10, Fig. 7).
     pub energy_kwh: f64,
     /// Energy × the electricity price, dollars (0 unless a price is set; not in the
@@ -265,12 +265,12 @@ pub fn run(
         rent_cost_usd: rent,
         vms_rented: m.vms,
         vm_hours: m.vm_hours,
-        local_load: m.local_core_s / 3600.0,
+        local_load_core_h: m.local_core_s / 3600.0,
         local_work_ghz_h: m.local_work as f64 / 3600.0,
         pms_used: m.pms,
         makespan_s: m.makespan_s,
-        utilisation: m.utilisation,
-        utilisation_pooled: m.utilisation_pooled,
+        utilisation_pct: 100.0 * m.utilisation,
+        utilisation_pooled_pct: 100.0 * m.utilisation_pooled,
         energy_kwh: m.energy_kwh,
         energy_cost_usd,
         total_cost_usd: micro(rent + energy_cost_usd),

@@ -1,6 +1,8 @@
 //! The book's command examples cannot rot: every ```sh block marked `<!-- test -->` in
 //! `docs/book/src` is run, line by line (`\` continues a line), in a scratch folder of its
-//! own, each `frugal …` line by the binary under test; each must exit 0.
+//! own that holds the files of the chapter's `examples/` folder, each `frugal …` line by
+//! the binary under test; each must exit 0. (Marked ```python blocks are run by the
+//! Python package's tests, `crates/frugal-py/tests/test_book.py`.)
 
 mod common;
 
@@ -11,7 +13,7 @@ fn book() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/book/src")
 }
 
-/// The marked blocks of every chapter: (chapter, commands).
+/// The marked shell blocks of every chapter: (chapter, commands).
 fn marked_blocks() -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     let mut stack = vec![book()];
@@ -31,12 +33,15 @@ fn marked_blocks() -> Vec<(String, Vec<String>)> {
                 if line.trim() != "<!-- test -->" {
                     continue;
                 }
-                assert_eq!(
-                    lines.get(k + 1).map(|l| l.trim()),
-                    Some("```sh"),
-                    "{}: a `<!-- test -->` marks a ```sh block",
+                let fence = lines.get(k + 1).map(|l| l.trim());
+                assert!(
+                    matches!(fence, Some("```sh" | "```python")),
+                    "{}: a `<!-- test -->` marks a ```sh or ```python block",
                     p.display()
                 );
+                if fence == Some("```python") {
+                    continue;
+                }
                 let mut commands = Vec::new();
                 let mut current = String::new();
                 for l in &lines[k + 2..] {
@@ -69,6 +74,13 @@ fn the_books_marked_examples_run() {
     assert!(blocks.len() >= 3, "{blocks:?}");
     for (k, (chapter, commands)) in blocks.iter().enumerate() {
         let dir = common::tmp(&format!("book-{k}"));
+        let examples = book().join(chapter).with_file_name("examples");
+        if let Ok(files) = std::fs::read_dir(&examples) {
+            for e in files {
+                let p = e.unwrap().path();
+                std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+            }
+        }
         for c in commands {
             let words: Vec<&str> = c.split_whitespace().collect();
             assert_eq!(

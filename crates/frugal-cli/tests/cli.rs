@@ -375,7 +375,7 @@ fn simulate_replays_the_alibaba_gpu_cluster() {
         out.lines()
             .nth(2)
             .unwrap()
-            .contains(",first-fit,edf,1,2,2.0,"),
+            .contains(",first-fit,edf,1,2,2,"),
         "both jobs complete: {out}"
     );
     std::fs::write(

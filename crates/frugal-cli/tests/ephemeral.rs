@@ -60,7 +60,7 @@ fn csv_has_the_issues_columns_and_does_not_depend_on_threads() {
     for col in [
         "dc",
         "chunk_mib",
-        "safety_margin",
+        "safety_margin_pct",
         "strategy",
         "job_time_s",
         "relaunched_pct",
@@ -91,11 +91,9 @@ fn out_writes_runs_cells_improvements_and_provenance() {
     assert_eq!(code, 0, "{err}");
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 1 + 4);
-    assert!(
-        runs.starts_with(
-            "dc,chunk_mib,safety_margin,start_hour,strategy,forecaster,volatility,seed"
-        )
-    );
+    assert!(runs.starts_with(
+        "dc,chunk_mib,safety_margin_pct,start_hour,strategy,forecaster,volatility,seed"
+    ));
     let imp = std::fs::read_to_string(dir.join("improvements.csv")).unwrap();
     assert!(imp.lines().nth(1).unwrap().ends_with(",47.6"), "{imp}");
     let summary: serde_json::Value =

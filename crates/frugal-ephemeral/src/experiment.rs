@@ -101,7 +101,7 @@ pub struct EphemeralRow {
     /// Chunk size, MiB.
     pub chunk_mib: u32,
     /// Safety margin, percent.
-    pub safety_margin: u32,
+    pub safety_margin_pct: u32,
     /// Start hour after day 5 00:00.
     pub start_hour: u32,
     /// Strategy name.
@@ -226,7 +226,7 @@ pub fn run(spec: &RunSpec, hosts: &Hosts, workload: &Workload) -> EphemeralRow {
     let mut row = EphemeralRow {
         dc: spec.dc,
         chunk_mib: spec.job.chunk_mib,
-        safety_margin: spec.margin_pct,
+        safety_margin_pct: spec.margin_pct,
         start_hour: spec.start_hour,
         strategy: spec.strategy.name(),
         forecaster: spec.forecaster,

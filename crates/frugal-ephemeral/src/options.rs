@@ -377,6 +377,41 @@ pub struct Runs {
     pub coverage: Vec<DcCoverage>,
 }
 
+/// Writes a comparison's files into `dir` (created if missing), as `frugal ephemeral --out`
+/// does: `runs.csv` (one row per run), `cells.csv` (medians per cell), `improvements.csv`
+/// (the paper's comparisons) and `summary.json` (version, commit, the options as given and
+/// the forecasts' coverage).
+///
+/// # Errors
+/// Any I/O error, with the path that failed.
+pub fn write_out(dir: &Path, a: &EphemeralOptions, runs: &Runs) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    fn write<T: Serialize>(path: &Path, items: &[T]) -> Result<()> {
+        let mut w =
+            csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+        items.iter().try_for_each(|i| w.serialize(i))?;
+        w.flush()?;
+        Ok(())
+    }
+    let cells = crate::summary::cells(&runs.rows);
+    write(&dir.join("runs.csv"), &runs.rows)?;
+    write(&dir.join("cells.csv"), &cells)?;
+    write(
+        &dir.join("improvements.csv"),
+        &crate::summary::improvements(&cells),
+    )?;
+    let summary = serde_json::json!({
+        "frugal_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
+        "command": "ephemeral",
+        "configuration": a,
+        "forecast_coverage": &runs.coverage,
+    });
+    let path = dir.join("summary.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&summary)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))
+}
+
 /// Reads the inputs and executes the runs of `a` on `threads` workers (0: one per core),
 /// ticking `progress` (which it tells how many).
 ///

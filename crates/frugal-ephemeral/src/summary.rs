@@ -17,7 +17,7 @@ pub struct Cell {
     /// Chunk size, MiB.
     pub chunk_mib: u32,
     /// Safety margin, percent.
-    pub safety_margin: u32,
+    pub safety_margin_pct: u32,
     /// Volatility factor of the primary workload (1: as recorded).
     pub volatility: f64,
     /// Forecaster of the primary workload.
@@ -69,7 +69,7 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
         (
             r.dc,
             r.chunk_mib,
-            r.safety_margin,
+            r.safety_margin_pct,
             r.volatility,
             r.forecaster,
             r.strategy,
@@ -100,7 +100,7 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
             Cell {
                 dc: k.0,
                 chunk_mib: k.1,
-                safety_margin: k.2,
+                safety_margin_pct: k.2,
                 volatility: k.3,
                 forecaster: k.4,
                 strategy: k.5,
@@ -127,13 +127,13 @@ pub fn cells(rows: &[EphemeralRow]) -> Vec<Cell> {
                 && (
                     o.dc,
                     o.chunk_mib,
-                    o.safety_margin,
+                    o.safety_margin_pct,
                     o.volatility,
                     o.forecaster,
                 ) == (
                     c.dc,
                     c.chunk_mib,
-                    c.safety_margin,
+                    c.safety_margin_pct,
                     c.volatility,
                     c.forecaster,
                 )

@@ -24,7 +24,7 @@ def main(steps: int = 5_000) -> None:
         action, _ = model.predict(obs, action_masks=evaluation.action_masks(), deterministic=True)
         obs, _, terminated, truncated, info = evaluation.step(action)
         done = terminated or truncated
-    print(f"evaluation hour: cost ${info['cost']:.3f}, mean JCT {info['mean_jct_s']:.0f} s")
+    print(f"evaluation hour: cost ${info['cost_usd']:.3f}, mean JCT {info['mean_jct_s']:.0f} s")
 
 
 if __name__ == "__main__":

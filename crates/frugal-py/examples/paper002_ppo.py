@@ -53,7 +53,7 @@ def evaluate(model: MaskablePPO, env: SparkPlacementEnv, seed: int) -> dict:
         done = terminated or truncated
     return {
         "eval_return": total,
-        "eval_cost_usd": info["cost"],
+        "eval_cost_usd": info["cost_usd"],
         "eval_mean_jct_s": info["mean_jct_s"],
         "eval_mean_run_s": info["mean_duration_s"],
     }

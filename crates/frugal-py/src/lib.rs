@@ -106,7 +106,7 @@ fn kpis<'py>(py: Python<'py>, env: &SparkPlacementEnv) -> PyResult<Bound<'py, Py
     let k = env.kpis();
     let d = PyDict::new(py);
     d.set_item("time_s", k.time_s)?;
-    d.set_item("cost", k.cost)?;
+    d.set_item("cost_usd", k.cost)?;
     d.set_item("jobs_scheduled", k.jobs_scheduled)?;
     d.set_item("jobs_total", k.jobs_total)?;
     d.set_item("mean_duration_s", k.mean_duration_s)?;

@@ -18,13 +18,24 @@ pub(crate) fn csv_of<T: serde::Serialize>(rows: impl IntoIterator<Item = T>) -> 
     String::from_utf8(bytes).map_err(error)
 }
 
-/// `frugal simulate FLAGS --format csv`: one row per workload × policy.
+/// `frugal simulate FLAGS --format csv`: one row per workload × policy, on `threads`
+/// workers (0: one per core; any count gives the same rows), and the files of
+/// `frugal simulate --out` in `out` if given.
 #[pyfunction]
-pub fn simulate_csv(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (flags, out=None, threads=0))]
+pub fn simulate_csv(
+    py: Python<'_>,
+    flags: Vec<String>,
+    out: Option<String>,
+    threads: usize,
+) -> PyResult<String> {
     let a = frugal_sim::options::SimulateOptions::parse(&flags).map_err(error)?;
     let rows = py
         .detach(|| {
-            let runs = frugal_sim::options::compute(&a, 0, &(), &frugal_agents::load_policy)?;
+            let runs = frugal_sim::options::compute(&a, threads, &(), &frugal_agents::load_policy)?;
+            if let Some(dir) = &out {
+                frugal_sim::options::write_out(std::path::Path::new(dir), &a, &runs)?;
+            }
             let tables = frugal_sim::options::aggregate(&runs, &a.baseline.to_string());
             anyhow::Ok(
                 tables
@@ -75,12 +86,27 @@ pub fn bag_of_tasks_csv(
     csv_of(runs.rows)
 }
 
-/// `frugal ephemeral FLAGS --format csv [--per-run]`: one row per cell (or per run).
+/// `frugal ephemeral FLAGS --format csv [--per-run]`: one row per cell (or per run), on
+/// `threads` workers (0: one per core), and the files of `frugal ephemeral --out` in `out`
+/// if given.
 #[pyfunction]
-pub fn ephemeral_csv(py: Python<'_>, flags: Vec<String>, per_run: bool) -> PyResult<String> {
+#[pyo3(signature = (flags, per_run, out=None, threads=0))]
+pub fn ephemeral_csv(
+    py: Python<'_>,
+    flags: Vec<String>,
+    per_run: bool,
+    out: Option<String>,
+    threads: usize,
+) -> PyResult<String> {
     let a = frugal_ephemeral::options::EphemeralOptions::parse(&flags).map_err(error)?;
     let runs = py
-        .detach(|| frugal_ephemeral::options::compute(&a, 0, &()))
+        .detach(|| {
+            let runs = frugal_ephemeral::options::compute(&a, threads, &())?;
+            if let Some(dir) = &out {
+                frugal_ephemeral::options::write_out(std::path::Path::new(dir), &a, &runs)?;
+            }
+            anyhow::Ok(runs)
+        })
         .map_err(|e| error(format!("{e:#}")))?;
     if per_run {
         csv_of(runs.rows)

@@ -36,7 +36,7 @@ def test_random_masked_episode_schedules_every_job_deterministically():
     assert a == b
     total, steps, info = a
     assert info["jobs_scheduled"] == info["jobs_total"] == 50
-    assert info["cost"] > 0 and info["mean_jct_s"] > 0
+    assert info["cost_usd"] > 0 and info["mean_jct_s"] > 0
     assert total > 1000  # the episodic reward (R_fixed = 10,000 scaled) was paid
 
 

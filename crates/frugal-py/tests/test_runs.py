@@ -72,6 +72,23 @@ def test_ephemeral_equals_the_cli():
     assert len(runs) == 2 * 2 * 2
 
 
+def test_ephemeral_takes_keywords_names_bad_ones_and_writes_out(tmp_path):
+    with pytest.raises(TypeError, match="chunck_mib"):
+        f.ephemeral(chunck_mib=64)
+    with pytest.raises(ValueError, match=r"^dc: .*possible values"):
+        f.ephemeral(dc="mars", start_hours=1)
+    with pytest.raises(FileNotFoundError, match="hosts"):
+        f.ephemeral(hosts=tmp_path / "none.csv")
+    options = dict(start_hours=1, margins=[0, 10], strategies=["cuckoo"])
+    py = f.ephemeral(out=tmp_path / "py", threads=1, **options)
+    subprocess.run([FRUGAL, "ephemeral", "--start-hours", "1", "--margins", "0,10",
+                    "--strategies", "cuckoo", "--out", tmp_path / "cli"],
+                   check=True, capture_output=True)
+    for name in ["runs.csv", "cells.csv", "improvements.csv"]:
+        assert (tmp_path / "py" / name).read_text() == (tmp_path / "cli" / name).read_text(), name
+    pd.testing.assert_frame_equal(py, pd.read_csv(tmp_path / "cli" / "cells.csv"))
+
+
 def test_an_experiment_by_name_equals_frugal_run(tmp_path):
     py = f.run_experiment("p003-bags", quick=True, out=tmp_path / "py")
     subprocess.run([FRUGAL, "run", "p003-bags", "--quick", "--out", tmp_path / "cli"],
@@ -94,10 +111,132 @@ def test_load_results_reads_a_simulate_out_folder(tmp_path):
         f.load_results(tmp_path / "nothing")
 
 
-def test_an_option_that_cannot_be_used_names_the_flag():
-    with pytest.raises(ValueError, match="--repetitions"):
+def test_an_option_that_cannot_be_used_names_the_argument():
+    with pytest.raises(TypeError, match="polices"):
+        f.simulate(polices=["gio"])
+    with pytest.raises(ValueError, match=r"^repetitions: .*0"):
         f.simulate(repetitions=0)
-    with pytest.raises(ValueError, match="--cluster-scale|cluster"):
+    with pytest.raises(ValueError, match=r"^queue: .*possible values: fcfs, edf"):
+        f.simulate(queue="fifo")
+    with pytest.raises(ValueError, match=r"load.*hour") as e:
+        f.simulate(load="light", hour=3)
+    assert "--" not in str(e.value)
+    with pytest.raises(FileNotFoundError, match="cluster"):
         f.simulate(cluster="no-such-file.toml")
+    with pytest.raises(FileNotFoundError, match="jobs"):
+        f.simulate(jobs="no-such-jobs.csv")
+    with pytest.raises(TypeError, match="seed"):
+        f.simulate(seed="1")
     with pytest.raises(ValueError, match="no-such-experiment"):
         f.run_experiment("no-such-experiment")
+
+
+#: Three jobs of one's own and a two-site cluster, as DataFrames and as the CLI's files.
+JOBS = pd.DataFrame({
+    "id": ["wc-1", "pr-1", "so-1"],
+    "kind": ["cpu_bound", "network_bound", "memory_bound"],
+    "executors": [4, 2, 3],
+    "cores": [2, 2, 1],
+    "memory_gib": [4, 6, 2],
+    "arrival_s": [0.0, 15.0, 40.0],
+    "deadline_s": [900.0, None, 700.0],
+    "t_local_s": [300.0, 420.0, 200.0],
+    "t_hybrid_s": [390.0, None, 260.0],
+})
+VMS = pd.DataFrame({
+    "instance_type": ["m.4", "m.4", "m.8"],
+    "cores": [4, 4, 8],
+    "memory_gib": [16, 16, 32],
+    "site": ["local", "cloud", "cloud"],
+    "count": [2, 2, 1],
+    "price_per_hour": [0.05, 0.2, 0.4],
+})
+CLUSTER_TOML = """billing = "per-second"
+
+[[instance_type]]
+name = "m.4"
+cores = 4
+memory_gib = 16
+
+[[instance_type]]
+name = "m.8"
+cores = 8
+memory_gib = 32
+
+[[vms]]
+instance_type = "m.4"
+site = "local"
+count = 2
+price_per_hour = 0.05
+
+[[vms]]
+instance_type = "m.4"
+site = "cloud"
+count = 2
+price_per_hour = 0.2
+
+[[vms]]
+instance_type = "m.8"
+site = "cloud"
+count = 1
+price_per_hour = 0.4
+"""
+
+
+def test_your_own_jobs_and_cluster_as_dataframes_equal_the_cli_on_files(tmp_path):
+    (tmp_path / "cluster.toml").write_text(CLUSTER_TOML)
+    JOBS.to_csv(tmp_path / "jobs.csv", index=False)
+    policies = ["first-fit", "gio", "milp"]
+    cli = cli_csv("simulate", "--jobs-csv", tmp_path / "jobs.csv", "--cluster",
+                  tmp_path / "cluster.toml", "--policies", ",".join(policies), "--format", "csv")
+    py = f.simulate(jobs=JOBS, cluster=VMS, policies=policies)
+    counts = ["jobs", "completed", "dropped", "never_scheduled", "deadline_jobs", "decisions"]
+    assert (py[counts].dtypes == "int64").all(), py[counts].dtypes
+    # The workload is labelled by its file; the DataFrame's is a temporary one.
+    pd.testing.assert_frame_equal(py.drop(columns=["workload"]), cli.drop(columns=["workload"]))
+    cluster = {"billing": "per-second",
+               "instance_type": [{"name": "m.4", "cores": 4, "memory_gib": 16},
+                                 {"name": "m.8", "cores": 8, "memory_gib": 32}],
+               "vms": VMS.drop(columns=["cores", "memory_gib"]).to_dict("records")}
+    by_dict = f.simulate(jobs=tmp_path / "jobs.csv", cluster=cluster, policies=policies)
+    pd.testing.assert_frame_equal(by_dict, cli)
+    by_path = f.simulate(jobs=str(tmp_path / "jobs.csv"), cluster=tmp_path / "cluster.toml",
+                         policies=policies)
+    pd.testing.assert_frame_equal(by_path, cli)
+
+
+def test_a_job_csv_is_read_by_column_name(tmp_path):
+    policies = ["first-fit"]
+    want = f.simulate(jobs=JOBS, cluster=VMS, policies=policies).drop(columns=["workload"])
+    JOBS.to_csv(tmp_path / "indexed.csv")  # pandas' default: the index column first
+    reordered = JOBS[list(reversed(JOBS.columns))]
+    for jobs in [tmp_path / "indexed.csv", reordered]:
+        got = f.simulate(jobs=jobs, cluster=VMS, policies=policies).drop(columns=["workload"])
+        pd.testing.assert_frame_equal(got, want)
+    with pytest.raises(ValueError, match=r"^jobs: header: .*priority.*the columns are id, kind"):
+        f.simulate(jobs=JOBS.assign(priority=1), cluster=VMS, policies=policies)
+    with pytest.raises(ValueError, match=r"^jobs: row 1: .*executors"):
+        f.simulate(jobs=JOBS.assign(executors=[4, 0, 3]), cluster=VMS, policies=policies)
+    with pytest.raises(ValueError, match=r"^cluster: vms\[0\]: price"):
+        f.simulate(jobs=JOBS, cluster=VMS.assign(price_per_hour=-1.0), policies=policies)
+    with pytest.raises(ValueError, match=r"^cluster: the VM table has no column 'site'"):
+        f.simulate(jobs=JOBS, cluster=VMS.drop(columns=["site"]), policies=policies)
+
+
+def test_simulate_out_writes_the_files_of_the_cli(tmp_path):
+    py = f.simulate(hour=0, job_count=10, policies=["gio"], out=tmp_path / "py", threads=1)
+    subprocess.run([FRUGAL, "simulate", "--hour", "0", "--jobs", "10", "--policies", "gio",
+                    "--out", tmp_path / "cli"], check=True, capture_output=True)
+    py_files = sorted(p.relative_to(tmp_path / "py") for p in (tmp_path / "py").rglob("*.csv"))
+    cli_files = sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("*.csv"))
+    assert py_files == cli_files and len(py_files) == 1 + 2 * 3
+    for p in py_files:
+        assert (tmp_path / "py" / p).read_text() == (tmp_path / "cli" / p).read_text(), p
+    assert len(py) == 2
+
+
+def test_only_the_public_api_is_exported():
+    # `annotations` is the `from __future__` feature, bound by the import statement.
+    public = {n for n in dir(f) if not n.startswith("_")} - {"annotations"}
+    assert public <= set(f.__all__) | {"runs", "spot"}, public - set(f.__all__)
+    assert {"np", "gym", "Any", "spaces"}.isdisjoint(public)

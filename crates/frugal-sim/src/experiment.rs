@@ -206,10 +206,13 @@ pub struct AggregateRow {
     /// Jobs in the workload.
     pub jobs: usize,
     /// Mean jobs completed.
+    #[serde(serialize_with = "count_mean")]
     pub completed: f64,
     /// Mean jobs dropped by admission control.
+    #[serde(serialize_with = "count_mean")]
     pub dropped: f64,
     /// Mean jobs never scheduled.
+    #[serde(serialize_with = "count_mean")]
     pub never_scheduled: f64,
     /// Mean VM bill, dollars.
     pub cost_usd: f64,
@@ -225,6 +228,7 @@ pub struct AggregateRow {
     /// Mean bill of the cloud site, dollars.
     pub cost_cloud_usd: f64,
     /// Jobs with a deadline (mean).
+    #[serde(serialize_with = "count_mean")]
     pub deadline_jobs: f64,
     /// Mean share of deadline jobs that met it, percent; empty without deadline jobs.
     pub deadline_met_pct: Option<f64>,
@@ -247,6 +251,7 @@ pub struct AggregateRow {
     /// Mean VM on-time, hours.
     pub vm_hours: f64,
     /// Mean policy calls.
+    #[serde(serialize_with = "count_mean")]
     pub decisions: f64,
     /// Mean wall-clock decision time, µs (with timings only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -257,6 +262,17 @@ pub struct AggregateRow {
     /// Longest decision over the repetitions, µs (with timings only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision_max_us: Option<f64>,
+}
+
+/// A count's mean over repetitions, written as an integer when it is one (every
+/// repetition counted the same, always so for one repetition) and as a fraction otherwise,
+/// so that a table's count columns read as integers wherever they can.
+fn count_mean<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 2f64.powi(53) {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
 }
 
 impl AggregateRow {
@@ -311,5 +327,22 @@ impl AggregateRow {
                 .filter_map(|r| r.decision_max_us)
                 .reduce(f64::max),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Serialize;
+
+    #[derive(Serialize)]
+    struct Count(#[serde(serialize_with = "super::count_mean")] f64);
+
+    #[test]
+    fn a_count_mean_is_an_integer_where_it_is_one() {
+        let text = |v| serde_json::to_string(&Count(v)).unwrap();
+        assert_eq!(text(10.0), "10");
+        assert_eq!(text(0.0), "0");
+        // Two repetitions that completed 9 and 10 jobs.
+        assert_eq!(text(9.5), "9.5");
     }
 }

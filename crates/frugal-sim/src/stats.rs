@@ -5,7 +5,10 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The mean of a sample and the half-width of its two-sided 95 % confidence interval,
 /// t₀.₉₇₅,ₙ₋₁ · s / √n (Student t, s the sample standard deviation); no interval for fewer
-/// than two values.
+/// than two values. A sample whose values are all equal (a deterministic policy over
+/// repetitions) has exactly that value as its mean and an interval of exactly 0, not the
+/// rounding residue of summing and dividing (0.1 + 0.1 + 0.1 over 3 is not 0.1 in binary
+/// floating point).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Estimate {
     /// Arithmetic mean.
@@ -21,10 +24,14 @@ impl Estimate {
         if n == 0 {
             return None;
         }
-        let mean = values.iter().sum::<f64>() / n as f64;
-        if n < 2 {
-            return Some(Estimate { mean, ci95: None });
+        if values.iter().all(|v| v.to_bits() == values[0].to_bits()) {
+            let ci95 = (n >= 2).then_some(0.0);
+            return Some(Estimate {
+                mean: values[0],
+                ci95,
+            });
         }
+        let mean = values.iter().sum::<f64>() / n as f64;
         let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
             .expect("n ≥ 2 gives a valid Student t")
@@ -49,5 +56,16 @@ mod tests {
         assert!((e.ci95.unwrap() - want).abs() < 1e-9, "{:?}", e.ci95);
         assert_eq!(Estimate::of(&[7.0]).unwrap().ci95, None);
         assert_eq!(Estimate::of(&[]), None);
+    }
+
+    #[test]
+    fn equal_values_have_their_value_as_mean_and_no_spread() {
+        // Summed and divided, three 0.1s give 0.10000000000000002 and an interval of
+        // about 1.7e-17; a deterministic policy's repetitions must show 0.1 ± 0.
+        assert_ne!((0.1f64 + 0.1 + 0.1) / 3.0, 0.1);
+        let e = Estimate::of(&[0.1, 0.1, 0.1]).unwrap();
+        assert_eq!(e.mean, 0.1);
+        assert_eq!(e.ci95, Some(0.0));
+        assert_eq!(Estimate::of(&[0.1]).unwrap().ci95, None);
     }
 }

@@ -18,14 +18,14 @@ fn runs_columns() -> Vec<R> {
         R::new(["VMs", ""], |r| r.vms_rented.to_string()),
         R::new(["VM-h", ""], |r| r.vm_hours.to_string()),
         R::new(["PMs", "used"], |r| r.pms_used.to_string()).wide_only(),
-        R::new(["local load", "core-h"], |r| fixed(r.local_load, 1)),
+        R::new(["local load", "core-h"], |r| fixed(r.local_load_core_h, 1)),
         R::new(["local work", "GHz·h"], |r| fixed(r.local_work_ghz_h, 1)).wide_only(),
         R::new(["makespan", "h"], |r| fixed(r.makespan_s / 3600.0, 1)),
         R::new(["util", ""], |r| {
-            format!("{}%", fixed(100.0 * r.utilisation, 1))
+            format!("{}%", fixed(r.utilisation_pct, 1))
         }),
         R::new(["util", "pooled"], |r| {
-            format!("{}%", fixed(100.0 * r.utilisation_pooled, 1))
+            format!("{}%", fixed(r.utilisation_pooled_pct, 1))
         })
         .wide_only(),
         R::new(["PM energy", "kWh"], |r| fixed(r.energy_kwh, 1)),

@@ -8,14 +8,13 @@ pub(crate) mod planners;
 mod table;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use clap::{Args, Subcommand};
-use serde_json::json;
 
 use frugal_ephemeral::experiment::{DcCoverage, EphemeralRow};
-use frugal_ephemeral::options::{EphemeralOptions, Runs, compute};
+use frugal_ephemeral::options::{EphemeralOptions, Runs, compute, write_out};
 use frugal_ephemeral::summary::{self, Cell, Improvement};
 
 pub use planners::PlannersArgs;
@@ -75,13 +74,14 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
         .into());
     }
     let progress = Progress::new(0);
-    let Runs { rows, coverage } = compute(&a.options, usize::from(a.threads), &progress)?;
+    let runs = compute(&a.options, usize::from(a.threads), &progress)?;
     progress.finish();
+    if let Some(dir) = &a.out {
+        write_out(dir, &a.options, &runs)?;
+    }
+    let Runs { rows, coverage } = runs;
     let cells = summary::cells(&rows);
     let improvements = summary::improvements(&cells);
-    if let Some(dir) = &a.out {
-        write_out(dir, a, &rows, &cells, &improvements, &coverage)?;
-    }
     print(a, &rows, &cells, &improvements, &coverage)
 }
 
@@ -156,38 +156,5 @@ fn print(
             c.ram.pinball_pp,
         )?;
     }
-    Ok(())
-}
-
-fn write_out(
-    dir: &Path,
-    a: &EphemeralArgs,
-    rows: &[EphemeralRow],
-    cells: &[Cell],
-    improvements: &[Improvement],
-    coverage: &[DcCoverage],
-) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("--out {}", dir.display()))?;
-    fn write<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<()> {
-        let mut w =
-            csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
-        items.iter().try_for_each(|i| w.serialize(i))?;
-        w.flush()?;
-        Ok(())
-    }
-    write(&dir.join("runs.csv"), rows)?;
-    write(&dir.join("cells.csv"), cells)?;
-    write(&dir.join("improvements.csv"), improvements)?;
-    let summary = json!({
-        "frugal_version": env!("CARGO_PKG_VERSION"),
-        "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
-        "command": "ephemeral",
-        "configuration": &a.options,
-        "forecast_coverage": coverage,
-    });
-    std::fs::write(
-        dir.join("summary.json"),
-        serde_json::to_string_pretty(&summary)? + "\n",
-    )?;
     Ok(())
 }

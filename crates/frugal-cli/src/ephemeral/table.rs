@@ -13,7 +13,7 @@ fn cell_columns() -> Vec<C> {
     vec![
         C::new(["DC", ""], |c| c.dc.to_string()),
         C::new(["chunk", "MiB"], |c| c.chunk_mib.to_string()),
-        C::new(["S", "%"], |c| c.safety_margin.to_string()),
+        C::new(["S", "%"], |c| c.safety_margin_pct.to_string()),
         C::new(["strategy", ""], |c| c.strategy.to_string()),
         C::new(["volatility", "×"], |c| c.volatility.to_string()).sparse(|c| c.volatility != 1.0),
         C::new(["forecaster", ""], |c| c.forecaster.name().to_string())

@@ -8,8 +8,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 
-use frugal_sim::options::{Runs, SimulateOptions, aggregate, compute};
-use frugal_sim::output::{write_csv, write_run};
+use frugal_sim::options::{SimulateOptions, aggregate, compute, write_out};
 
 use crate::Usage;
 use crate::progress::Progress;
@@ -52,25 +51,10 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
     )
     .map_err(Usage)?;
     progress.finish();
-    let Runs {
-        plan,
-        keys,
-        results,
-        rows,
-    } = &runs;
     if let Some(dir) = &a.out {
-        for ((k, r), row) in keys.iter().zip(results).zip(rows) {
-            let run_dir = dir
-                .join(slug(&plan.workloads[k.workload].label))
-                .join(format!(
-                    "{}-seed{}",
-                    slug(&plan.policies[k.policy].to_string()),
-                    row.seed
-                ));
-            write_run(r, row, &plan.provenance(&a.options, k.repetition), &run_dir)?;
-        }
-        write_csv(&dir.join("results.csv"), rows)?;
+        write_out(dir, &a.options, &runs)?;
     }
+    let plan = &runs.plan;
     let tables = aggregate(&runs, &a.options.baseline.to_string());
     let mut out = std::io::stdout().lock();
     match a.format {
@@ -102,13 +86,4 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A directory-name form of a label: lower-case alphanumerics joined by `-`.
-fn slug(s: &str) -> String {
-    s.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|p| !p.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect::<Vec<_>>()
-        .join("-")
 }

@@ -64,8 +64,8 @@ def test_bag_of_tasks_outputs_load(tmp_path: Path):
     args = ["bag-of-tasks", "--tasks", "2000", "--alpha", "1,4", "--repeats", "0"]
     df = pd.read_csv(io.StringIO(frugal(*args, "--format", "csv")))
     assert list(df.policy) == ["ffd", "ffd-ra", "ha", "ha-ra"] * 2
-    for column in ["trace", "alpha", "policy", "rent_cost_usd", "local_load", "makespan_s",
-                   "utilisation", "energy_kwh", "vms_rented", "overhead_s",
+    for column in ["trace", "alpha", "policy", "rent_cost_usd", "local_load_core_h",
+                   "makespan_s", "utilisation_pct", "energy_kwh", "vms_rented", "overhead_s",
                    "deadline_met_pct"]:
         assert column in df.columns, column
     assert (df.deadline_met_pct == 100).all() and df.overhead_s.isna().all()
@@ -85,7 +85,7 @@ def test_ephemeral_outputs_load(tmp_path: Path):
     df = pd.read_csv(io.StringIO(frugal(*args, "--format", "csv")))
     strategies = ["cuckoo", "salamander-rffd", "salamander-exact", "salamander-exact-network"]
     assert list(df.strategy) == strategies * 2
-    for column in ["dc", "chunk_mib", "safety_margin", "strategy", "job_time_s",
+    for column in ["dc", "chunk_mib", "safety_margin_pct", "strategy", "job_time_s",
                    "relaunched_pct", "remote_pct", "plan_makespan_s", "plan_job_time_s",
                    "vs_cuckoo_pct"]:
         assert column in df.columns, column

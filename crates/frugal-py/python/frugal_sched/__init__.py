@@ -16,12 +16,16 @@ the CLI prints with ``--format csv``); ``load_results`` reads an ``--out`` folde
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+import gymnasium as _gym
+import numpy as _np
+from gymnasium import spaces as _spaces
+from gymnasium.vector import AutoresetMode as _AutoresetMode
+from gymnasium.vector import VectorEnv as _VectorEnv
+
+if _TYPE_CHECKING:
+    from typing import Any
 
 from frugal_sched._native import Env as _Env
 from frugal_sched._native import VecEnv as _VecEnv
@@ -43,17 +47,18 @@ __all__ = [
 ]
 
 try:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+    from importlib.metadata import version as _version
 
-    __version__: str = version("frugal-sched")
-except PackageNotFoundError:  # imported from a source tree without installing
+    __version__: str = _version("frugal-sched")
+except _PackageNotFoundError:  # imported from a source tree without installing
     __version__ = "0+unknown"
 
 #: The Gymnasium id of :class:`SparkPlacementEnv`.
 ENV_ID = "frugal_sched/SparkPlacement-v0"
 
 
-class SparkPlacementEnv(gym.Env):
+class SparkPlacementEnv(_gym.Env):
     """Executor placement as a Gymnasium environment.
 
     Args:
@@ -80,7 +85,9 @@ class SparkPlacementEnv(gym.Env):
     memory and price (normalised), then the job kind one-hot, executor cores and memory
     and executors left. Reward: +1 per placement, −1 per wait, the invalid reward for an
     infeasible action, plus R_epi (Eq. 14) on the last placement. ``info`` carries the
-    episode's cost, time and JCT KPIs.
+    episode's KPIs so far: ``time_s`` (simulated s), ``cost_usd`` (dollars billed, Eq. 4),
+    ``jobs_scheduled``, ``jobs_total``, and at the end ``mean_duration_s`` (Eq. 5),
+    ``mean_jct_s`` and ``deadline_met_pct`` (None without deadline jobs).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -106,18 +113,18 @@ class SparkPlacementEnv(gym.Env):
             pattern, split, mode, beta, cluster, pricing, workload_seed, protocol, jobs
         )
         self._dict = dict_observation
-        vector = spaces.Box(0.0, 1.0, shape=(self._env.observation_len,), dtype=np.float32)
-        self.action_space = spaces.Discrete(self._env.action_count)
+        vector = _spaces.Box(0.0, 1.0, shape=(self._env.observation_len,), dtype=_np.float32)
+        self.action_space = _spaces.Discrete(self._env.action_count)
         if dict_observation:
-            self.observation_space = spaces.Dict(
-                {"observation": vector, "action_mask": spaces.MultiBinary(self._env.action_count)}
+            self.observation_space = _spaces.Dict(
+                {"observation": vector, "action_mask": _spaces.MultiBinary(self._env.action_count)}
             )
         else:
             self.observation_space = vector
 
-    def _observe(self, obs: np.ndarray) -> Any:
+    def _observe(self, obs: _np.ndarray) -> Any:
         if self._dict:
-            return {"observation": obs, "action_mask": self._env.action_mask().astype(np.int8)}
+            return {"observation": obs, "action_mask": self._env.action_mask().astype(_np.int8)}
         return obs
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -131,7 +138,7 @@ class SparkPlacementEnv(gym.Env):
         obs, reward, terminated, truncated = self._env.step(int(action))
         return self._observe(obs), reward, terminated, truncated, self._env.kpis()
 
-    def action_masks(self) -> np.ndarray:
+    def action_masks(self) -> _np.ndarray:
         """Feasible actions, for sb3-contrib's MaskablePPO."""
         return self._env.action_mask()
 
@@ -142,7 +149,7 @@ class SparkPlacementEnv(gym.Env):
         return None
 
 
-class VecSparkPlacementEnv(VectorEnv):
+class VecSparkPlacementEnv(_VectorEnv):
     """``num_envs`` environments stepped in one native call.
 
     Environments reset in the same step their episode ends (``autoreset_mode`` SAME_STEP):
@@ -150,31 +157,31 @@ class VecSparkPlacementEnv(VectorEnv):
     those of :class:`SparkPlacementEnv` except ``dict_observation``.
     """
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": [], "autoreset_mode": _AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int, **kwargs: Any) -> None:
         self._env = _VecEnv(num_envs, **kwargs)
         self.num_envs = num_envs
-        self.single_observation_space = spaces.Box(
-            0.0, 1.0, shape=(self._env.observation_len,), dtype=np.float32
+        self.single_observation_space = _spaces.Box(
+            0.0, 1.0, shape=(self._env.observation_len,), dtype=_np.float32
         )
-        self.single_action_space = spaces.Discrete(self._env.action_count)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self.single_action_space = _spaces.Discrete(self._env.action_count)
+        self.observation_space = _gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = _gym.vector.utils.batch_space(self.single_action_space, num_envs)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         return self._env.reset(seed), {}
 
     def step(self, actions):
-        obs, rewards, terminated, truncated = self._env.step(np.asarray(actions, dtype=np.int64))
+        obs, rewards, terminated, truncated = self._env.step(_np.asarray(actions, dtype=_np.int64))
         return obs, rewards, terminated, truncated, {}
 
-    def action_masks(self) -> np.ndarray:
+    def action_masks(self) -> _np.ndarray:
         """Feasible actions of every environment, shape (num_envs, N + 1)."""
         return self._env.action_masks()
 
 
-gym.register(
+_gym.register(
     id=ENV_ID,
     entry_point="frugal_sched:SparkPlacementEnv",
     vector_entry_point="frugal_sched:VecSparkPlacementEnv",

@@ -1,33 +1,37 @@
 """frugal's comparisons and experiment files as pandas DataFrames.
 
-``bag_of_tasks`` takes its system's spec as explicit keyword arguments (an unknown one is a
-``TypeError``, a bad value a ``ValueError`` that names it). ``simulate`` and ``ephemeral``
-still take the flags of the CLI command of the same name as keyword arguments
-(``--cluster-scale 2`` is ``cluster_scale=2``; a list is a comma-separated value; ``True``
-is a bare flag, ``False`` and ``None`` leave it out). Each runs the same library function
-as the CLI and returns the rows the CLI prints with ``--format csv`` — the same columns,
+``simulate``, ``bag_of_tasks`` and ``ephemeral`` take explicit keyword arguments (an
+unknown one is a ``TypeError``, a bad value a ``ValueError`` that starts with the
+argument's name, a missing file a ``FileNotFoundError``); ``simulate`` takes your own jobs
+and cluster as DataFrames. Each runs the same library function as the
+CLI and returns the rows the CLI prints with ``--format csv`` — the same columns,
 with their units in their names, and the same values.
 """
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
-from collections.abc import Iterable
+import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from frugal_sched import _native
 
 
 def _flags(options: dict[str, Any]) -> list[str]:
+    """Keyword arguments as flags (``cluster_scale`` ↦ ``--cluster-scale``; a key that
+    starts with ``--`` is the flag itself)."""
     out: list[str] = []
     for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
+        flag = key if key.startswith("--") else "--" + key.replace("_", "-")
         if value is None or value is False:
             continue
         if value is True:
@@ -43,19 +47,218 @@ def _frame(text: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(text))
 
 
-def simulate(**options: Any) -> pd.DataFrame:
-    """The policy comparison of ``frugal simulate`` (the main job): one row per workload ×
-    policy — the bill in dollars (``cost_usd``, with its 95 % CI over repetitions), the
-    share of deadlines met (%), job completion times (s), utilisation (%), VM-hours.
+#: ``simulate``'s keyword arguments and the ``frugal simulate`` flags they stand for (the
+#: rest are the keyword with ``-`` for ``_``).
+_SIMULATE_FLAGS = {"jobs": "--jobs-csv", "job_count": "--jobs"}
 
-    Example: ``simulate(cluster="paper002-cloud", paper002="burst", queue="fcfs",
-    policies=["first-fit", "aep", "offline"])``. Without options: the main job (every
-    policy, the light and high load hours of FB-2009, the small hybrid cluster).
+
+def _keyword_message(message: str, flags_of: dict[str, str]) -> str:
+    """A CLI error rewritten for Python: flags as keyword names (``flags_of`` maps the
+    keywords whose flag is not their own name), without the CLI's hints."""
+    flags = {v: k for k, v in flags_of.items()}
+    lines = [
+        line for line in message.splitlines()
+        if line.strip() and not line.startswith(("Usage:", "For more information"))
+        and "tip:" not in line
+    ]
+    text = " ".join(line.strip() for line in lines).removeprefix("error: ")
+
+    def keyword(m: re.Match) -> str:
+        flag = m.group(1)
+        return flags.get(flag, flag[2:].replace("-", "_"))
+
+    text = re.sub(r"'(--[a-z0-9-]+)(?: <[^>]*>)?'", keyword, text)
+    text = re.sub(r"(--[a-z0-9-]+)(?: <[^>]*>)?", keyword, text)
+    named = re.search(r"for (\w+)", text) if text.startswith("invalid value") else None
+    return f"{named.group(1)}: {text}" if named else text
+
+
+def _toml_value(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return repr(value.item() if isinstance(value, np.generic) else value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    raise TypeError(f"cluster: {key} must be a string or a number, got {value!r}")
+
+
+def _cluster_toml(cluster: dict[str, Any]) -> str:
+    """A cluster dict (the cluster TOML's keys) as TOML text."""
+    lines: list[str] = []
+    tables: list[str] = []
+    for key, value in cluster.items():
+        if isinstance(value, (list, tuple)):
+            for entry in value:
+                if not isinstance(entry, dict):
+                    raise TypeError(f"cluster: {key} must be a list of dicts, got {entry!r}")
+                tables.append(f"\n[[{key}]]")
+                tables += [f"{k} = {_toml_value(f'{key}.{k}', v)}" for k, v in entry.items()
+                           if not (isinstance(v, float) and np.isnan(v))]
+        else:
+            lines.append(f"{key} = {_toml_value(key, value)}")
+    return "\n".join(lines + tables) + "\n"
+
+
+def _cluster_of_frame(vms: pd.DataFrame) -> dict[str, Any]:
+    """One row per VM group (``instance_type``, ``cores``, ``memory_gib``, optional
+    ``gpus``, ``site``, optional ``count``, ``price_per_hour`` or ``price_per_second``) as
+    the cluster TOML's keys."""
+    shape = ["instance_type", "cores", "memory_gib"] + (["gpus"] if "gpus" in vms else [])
+    group = [c for c in vms.columns if c not in shape[1:]]
+    missing = [c for c in ["instance_type", "cores", "memory_gib", "site"] if c not in vms]
+    if missing:
+        raise ValueError(f"cluster: the VM table has no column {missing[0]!r} "
+                         f"(columns: {', '.join(map(str, vms.columns))})")
+    types: dict[str, dict[str, Any]] = {}
+    for row in vms[shape].to_dict("records"):
+        name = row["instance_type"]
+        entry = {"name": name, **{k: row[k] for k in shape[1:]}}
+        if types.setdefault(name, entry) != entry:
+            raise ValueError(f"cluster: instance type {name!r} has two shapes: "
+                             f"{types[name]} and {entry}")
+    return {"instance_type": list(types.values()), "vms": vms[group].to_dict("records")}
+
+
+def _path_argument(name: str, value: Any) -> str:
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path, got {type(value).__name__}")
+    if not Path(value).is_file():
+        raise FileNotFoundError(f"{name}: {os.fspath(value)!r} does not exist")
+    return os.fspath(value)
+
+
+def simulate(
+    *,
+    jobs: pd.DataFrame | str | os.PathLike | None = None,
+    cluster: str | os.PathLike | dict[str, Any] | pd.DataFrame = "small-hybrid",
+    policies: str | Iterable[str] | None = None,
+    baseline: str = "round-robin",
+    load: str = "both",
+    hour: int | str | None = None,
+    job_count: int | None = None,
+    trace: str | os.PathLike | None = None,
+    synthetic: bool = False,
+    synthetic_reading: str = "paper-text",
+    swf: str | os.PathLike | None = None,
+    alibaba: str | os.PathLike | None = None,
+    paper002: str | None = None,
+    application: str = "mixed",
+    vm_events: str | os.PathLike | None = None,
+    cluster_scale: int = 1,
+    job_copies: int = 1,
+    pricing: str | None = None,
+    billing: str | None = None,
+    queue: str | None = None,
+    admission_control: bool = False,
+    backfill: str = "none",
+    alpha: float | None = None,
+    hybrid_penalty: float | None = None,
+    hybrid_rule: str = "any-remote",
+    kind_penalty: float = 0.3,
+    policy_reading: str = "paper-text",
+    deadline_share: float | None = None,
+    deadline_factor: float | None = None,
+    offline_budget: int | None = None,
+    milp_backend: str | None = None,
+    milp_time_limit: float | None = None,
+    charge_decision_time: bool = False,
+    boot_latency: float = 0.0,
+    keep_alive: float | str = 0,
+    budget_per_hour: float | None = None,
+    seed: int = 1,
+    repetitions: int = 1,
+    timings: bool = False,
+    threads: int = 0,
+    out: str | os.PathLike | None = None,
+) -> pd.DataFrame:
+    """The policy comparison of ``frugal simulate`` (the main job), on your own jobs and
+    cluster or on a trace: one row per workload × policy.
+
+    Every argument is the ``frugal simulate`` flag of the same name (``cluster_scale`` is
+    ``--cluster-scale``; the command reference gives each one's range and source), except
+    ``jobs`` (``--jobs-csv``) and ``job_count`` (``--jobs``). ``None`` leaves a flag out;
+    a list is a flag's comma-separated value.
+
+    Args:
+        jobs: your jobs, one row each: a DataFrame or the path of a job CSV with the
+            columns ``id``, ``kind`` (``cpu_bound``, ``memory_bound``, ``network_bound``),
+            ``executors``, ``cores`` (per executor), ``memory_gib`` (GiB per executor),
+            ``arrival_s`` (s), ``deadline_s`` (s, absolute; empty: none), ``t_local_s``
+            (s, run time on one site, T_C^L) and ``t_hybrid_s`` (s, across sites, T_C^H;
+            empty: (1 + ``hybrid_penalty``) · T_C^L), found by name in any order.
+            ``None``: the trace replay chosen by ``load``, ``hour``, ``synthetic``, ``swf``,
+            ``alibaba`` or ``paper002``.
+        cluster: a preset name (``"small-hybrid"``, ``"paper002-cloud"``, …), the path of a
+            cluster TOML, a dict with the TOML's keys (``billing``, ``instance_type``: a
+            list of ``{name, cores, memory_gib}``, ``vms``: a list of ``{instance_type,
+            site, count, price_per_hour}``) or a DataFrame with one row per VM group and
+            the columns ``instance_type``, ``cores``, ``memory_gib``, ``site``, ``count``
+            and ``price_per_hour`` (dollars per hour) or ``price_per_second``.
+        policies: policy names (``frugal policies`` lists them); ``None``: every built-in
+            one.
+        baseline: the policy ``vs_baseline_pct`` compares with; run as well.
+        load: ``"light"``, ``"high"`` or ``"both"`` (FB-2009 hours 0 and 6).
+        hour: an hour 0–23 of the trace or ``"day"``.
+        job_count: the first N jobs of the trace (``--jobs``).
+        threads: worker threads (0: one per core); the rows do not depend on it.
+        out: a folder to write ``results.csv`` (one row per run) and each run's
+            ``jobs.csv``, ``vms.csv``, ``cost_over_time.csv`` and ``summary.json`` to, as
+            ``frugal simulate --out`` does.
+
+    Returns:
+        One row per workload × policy, the columns of ``frugal simulate --format csv``:
+        the bill (``cost_usd``, dollars, with its 95 % CI over repetitions, 0 for a
+        deterministic policy), deadlines met (%), JCT and wait (s), utilisation (%),
+        VM-hours; the counts are means over the repetitions.
 
     Raises:
-        ValueError: with the CLI's message, for an option that cannot be used.
+        TypeError: an unknown keyword, or an argument of the wrong type, named.
+        ValueError: a value that cannot be used; the message starts with the argument's
+            name and lists the valid choices (``queue: invalid value 'x' … [possible
+            values: fcfs, edf, deadline-first, morpheus]``).
+        FileNotFoundError: a ``jobs``, ``cluster``, ``trace`` or ``vm_events`` file that
+            does not exist.
     """
-    return _frame(_native.simulate_csv(_flags(options)))
+    options = dict(locals())
+    with tempfile.TemporaryDirectory() as scratch:
+        if isinstance(jobs, pd.DataFrame):
+            options["jobs"] = os.path.join(scratch, "jobs.csv")
+            jobs.to_csv(options["jobs"], index=False)
+        elif jobs is not None:
+            options["jobs"] = _path_argument("jobs", jobs)
+        if isinstance(cluster, pd.DataFrame):
+            cluster = _cluster_of_frame(cluster)
+        if isinstance(cluster, dict):
+            options["cluster"] = os.path.join(scratch, "cluster.toml")
+            Path(options["cluster"]).write_text(_cluster_toml(cluster))
+        elif isinstance(cluster, os.PathLike) or (
+                isinstance(cluster, str) and (cluster.endswith(".toml") or os.sep in cluster)):
+            options["cluster"] = _path_argument("cluster", cluster)
+        elif not isinstance(cluster, str):
+            raise TypeError(f"cluster must be a preset, a path, a dict or a DataFrame, "
+                            f"got {type(cluster).__name__}")
+        for name in ("trace", "vm_events"):
+            if options[name] is not None:
+                options[name] = _path_argument(name, options[name])
+        for name in ("threads", "seed", "repetitions", "cluster_scale", "job_copies"):
+            if isinstance(options[name], bool) or not isinstance(options[name], int):
+                raise TypeError(f"{name} must be an integer, got {options[name]!r}")
+        target = None if out is None else os.fspath(out)
+        del options["threads"], options["out"]
+        try:
+            text = _flag_call(simulate, _SIMULATE_FLAGS, options,
+                              lambda flags: _native.simulate_csv(flags, target, threads))
+        except ValueError as e:
+            message = str(e)
+            # A file written here from a DataFrame or dict is named by its argument, and a
+            # line of the job CSV by the DataFrame's row (line 1 is the header).
+            message = re.sub(re.escape(os.path.join(scratch, "jobs.csv")) + r":(\d+):",
+                             lambda m: "jobs: header:" if m.group(1) == "1"
+                             else f"jobs: row {int(m.group(1)) - 2}:", message)
+            message = message.replace(os.path.join(scratch, "cluster.toml"), "cluster")
+            raise ValueError(message) from None
+    return _frame(text)
 
 
 #: Paper 003's policies (``optimal`` solves bags of at most 12 tasks exactly).
@@ -167,15 +370,96 @@ def bag_of_tasks(
     return _frame(_native.bag_of_tasks_csv(json.dumps(spec), target))
 
 
-def ephemeral(per_run: bool = False, **options: Any) -> pd.DataFrame:
-    """Paper 001's comparison (``frugal ephemeral``): one row per data centre × chunk size ×
-    margin × strategy with the medians of job time (s), relaunched and remote tasks (%);
-    with ``per_run=True`` one row per run instead.
+def _flag_call(function: Any, flags_of: dict[str, str], options: dict[str, Any],
+               call: Any) -> str:
+    """Runs ``call(flags)`` with the keyword ``options`` of ``function`` that differ from
+    its defaults as flags; a CLI error is rewritten to name the keywords."""
+    defaults = {k: p.default for k, p in inspect.signature(function).parameters.items()}
+    flags = _flags({
+        flags_of.get(k, "--" + k.replace("_", "-")): v
+        for k, v in options.items() if v is not None and v != defaults[k]
+    })
+    try:
+        return call(flags)
+    except ValueError as e:
+        raise ValueError(_keyword_message(str(e), flags_of)) from None
+
+
+def ephemeral(
+    *,
+    dc: str | Iterable[str] = "university",
+    chunk_mib: int | Iterable[int] = 256,
+    margins: int | Iterable[int] = (0, 5, 10, 15, 20, 25, 30),
+    start_hours: int = 48,
+    strategies: str | Iterable[str] = (
+        "cuckoo", "salamander-rffd", "salamander-exact", "salamander-exact-network"),
+    forecaster: str | Iterable[str] = "seasonal-quantile",
+    volatility: float | Iterable[float] = 1.0,
+    tasks: int | None = None,
+    jobs: int = 1,
+    map_output_ratio: float = 1.0,
+    upload: bool = False,
+    control_step: float | None = None,
+    plan_slot_s: float = 1.0,
+    budget: str | int = "full",
+    wall_clock_s: float | None = None,
+    seed: int = 1,
+    hosts: str | os.PathLike | None = None,
+    primary_workload: str = "gcd",
+    utilisation: str | os.PathLike | None = None,
+    per_run: bool = False,
+    threads: int = 0,
+    out: str | os.PathLike | None = None,
+) -> pd.DataFrame:
+    """Paper 001's comparison (``frugal ephemeral``): MapReduce jobs on the spare capacity
+    of hosts that run a primary workload, one row per data centre × chunk size × margin ×
+    volatility × forecaster × strategy with the medians of job time (s), relaunched and
+    remote tasks (%); with ``per_run=True`` one row per run instead.
+
+    Every argument is the ``frugal ephemeral`` flag of the same name (``chunk_mib`` is
+    ``--chunk-mib``; the command reference gives each one's choices and range); a list
+    sweeps the values.
+
+    Args:
+        dc: data centres, ``"pc-1"``, ``"pc-2"`` or ``"university"``.
+        chunk_mib: chunk sizes, MiB (the paper: 128 and 256).
+        margins: safety margins S, percent of each host's CPU and RAM.
+        start_hours: runs per configuration, the job submitted at day 5 00:00 + h hours
+            for h = 0 … N − 1.
+        strategies: ``"cuckoo"``, ``"salamander-rffd"``, ``"salamander-exact"``,
+            ``"salamander-exact-network"``, …
+        forecaster: forecasters of the primary workload.
+        volatility: factors in [0, 4] scaling every host's load swing (1: as recorded).
+        tasks: tasks in the job, split 16:1 between maps and reduces (``None``: 640 + 40).
+        jobs: jobs submitted together at each start hour.
+        hosts, utilisation: a host-capacity CSV and a primary-workload CSV instead of the
+            shipped ones.
+        per_run: one row per run instead of per cell.
+        threads: worker threads (0: one per core); the rows do not depend on it.
+        out: a folder to write ``runs.csv``, ``cells.csv``, ``improvements.csv`` and
+            ``summary.json`` to, as ``frugal ephemeral --out`` does.
+
+    Returns:
+        The rows of ``frugal ephemeral --format csv`` (``--per-run`` with ``per_run``).
 
     Raises:
-        ValueError: with the CLI's message, for an option that cannot be used.
+        TypeError: an unknown keyword, named.
+        ValueError: a value that cannot be used; the message starts with the argument's
+            name and lists the valid choices.
+        FileNotFoundError: a ``hosts`` or ``utilisation`` file that does not exist.
     """
-    return _frame(_native.ephemeral_csv(_flags(options), per_run))
+    options = dict(locals())
+    for name in ("hosts", "utilisation"):
+        if options[name] is not None:
+            options[name] = _path_argument(name, options[name])
+    for name in ("threads", "seed", "start_hours", "jobs"):
+        if isinstance(options[name], bool) or not isinstance(options[name], int):
+            raise TypeError(f"{name} must be an integer, got {options[name]!r}")
+    target = None if out is None else os.fspath(out)
+    for name in ("per_run", "threads", "out"):
+        del options[name]
+    return _frame(_flag_call(ephemeral, {}, options,
+                             lambda flags: _native.ephemeral_csv(flags, per_run, target, threads)))
 
 
 def run_experiment(

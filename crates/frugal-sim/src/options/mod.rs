@@ -14,7 +14,7 @@ use clap::{ArgGroup, Args, Parser, ValueEnum};
 use serde::Serialize;
 
 pub use plan::{Input, MILP_DEFAULT_MAX_VMS, Plan, Workload, plan, sha256_hex};
-pub use run::{Runs, aggregate, compute};
+pub use run::{Runs, aggregate, compute, slug, write_out};
 
 use choices::{
     ApplicationArg, BackfillArg, BillingArg, ClusterParser, ClusterSource, HybridRuleArg,

@@ -11,6 +11,7 @@ use super::{Plan, SimulateOptions, plan};
 use crate::RunResult;
 use crate::experiment::{AggregateRow, RunRow};
 use crate::offline;
+use crate::output::{write_csv, write_run};
 use frugal_core::PolicySpec;
 
 /// One run of the plan.
@@ -135,4 +136,41 @@ pub fn aggregate(runs: &Runs, baseline: &str) -> Vec<(usize, Vec<AggregateRow>)>
             (w, rows)
         })
         .collect()
+}
+
+/// Writes a comparison's files into `dir`, as `frugal simulate --out` does: per run,
+/// `jobs.csv`, `vms.csv`, `cost_over_time.csv` and `summary.json` (with provenance) under
+/// `dir/<workload>/<policy>-seed<seed>/` (names as [`slug`]s), and `dir/results.csv` with
+/// one row per workload × policy × repetition.
+///
+/// # Errors
+/// Any I/O error, with the path that failed.
+pub fn write_out(dir: &std::path::Path, a: &SimulateOptions, runs: &Runs) -> std::io::Result<()> {
+    let Runs {
+        plan,
+        keys,
+        results,
+        rows,
+    } = runs;
+    for ((k, r), row) in keys.iter().zip(results).zip(rows) {
+        let run_dir = dir
+            .join(slug(&plan.workloads[k.workload].label))
+            .join(format!(
+                "{}-seed{}",
+                slug(&plan.policies[k.policy].to_string()),
+                row.seed
+            ));
+        write_run(r, row, &plan.provenance(a, k.repetition), &run_dir)?;
+    }
+    write_csv(&dir.join("results.csv"), rows)
+}
+
+/// A directory-name form of a label: lower-case alphanumerics joined by `-`
+/// (`"FB-2009 hour 0"` ↦ `fb-2009-hour-0`).
+pub fn slug(s: &str) -> String {
+    s.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
 }

@@ -1,0 +1,69 @@
+"""Type stubs of frugal's native module (Rust, through PyO3). The public API is
+``frugal_sched``'s; these functions take specs as JSON or flags and return CSV text."""
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+class Env:
+    def __init__(
+        self,
+        pattern: str = "burst",
+        split: str = "train",
+        mode: str = "masked",
+        beta: float = 0.5,
+        cluster: str = "paper002-cloud",
+        pricing: str = "real",
+        workload_seed: int = 1,
+        protocol: str = "held-out",
+        jobs: str = "swim",
+    ) -> None: ...
+    @property
+    def action_count(self) -> int: ...
+    @property
+    def observation_len(self) -> int: ...
+    def observation_scale(self) -> dict[str, float]: ...
+    def reset(self, seed: int | None = None) -> npt.NDArray[np.float32]: ...
+    def render_text(self) -> str: ...
+    def step(self, action: int) -> tuple[npt.NDArray[np.float32], float, bool, bool]: ...
+    def action_mask(self) -> npt.NDArray[np.bool_]: ...
+    def kpis(self) -> dict[str, float]: ...
+
+class VecEnv:
+    def __init__(
+        self,
+        num_envs: int,
+        pattern: str = "burst",
+        split: str = "train",
+        mode: str = "masked",
+        beta: float = 0.5,
+        cluster: str = "paper002-cloud",
+        pricing: str = "real",
+        workload_seed: int = 1,
+        protocol: str = "held-out",
+        jobs: str = "swim",
+    ) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def action_count(self) -> int: ...
+    @property
+    def observation_len(self) -> int: ...
+    def reset(self, seed: int | None = None) -> npt.NDArray[np.float32]: ...
+    def step(
+        self, actions: npt.NDArray[np.int64]
+    ) -> tuple[
+        npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
+    ]: ...
+    def action_masks(self) -> npt.NDArray[np.bool_]: ...
+
+def simulate_csv(flags: list[str], out: str | None = None, threads: int = 0) -> str: ...
+def bag_of_tasks_csv(spec_json: str, out: str | None = None) -> str: ...
+def ephemeral_csv(
+    flags: list[str], per_run: bool, out: str | None = None, threads: int = 0
+) -> str: ...
+def run_experiments(files: list[str], quick: bool, out: str) -> list[tuple[str, str]]: ...
+def spot_csv(
+    spec_json: str, custom: list[tuple[str, Callable[..., object]]]
+) -> str: ...
