@@ -7,18 +7,9 @@ import numpy as np
 import numpy.typing as npt
 
 class Env:
-    def __init__(
-        self,
-        pattern: str = "burst",
-        split: str = "train",
-        mode: str = "masked",
-        beta: float = 0.5,
-        cluster: str = "paper002-cloud",
-        pricing: str = "real",
-        workload_seed: int = 1,
-        protocol: str = "held-out",
-        jobs: str = "swim",
-    ) -> None: ...
+    # Positional: pattern, split, mode, beta, cluster, pricing, workload_seed, protocol,
+    # jobs — SparkPlacementEnv's keywords, which document them.
+    def __init__(self, *args: object) -> None: ...
     @property
     def action_count(self) -> int: ...
     @property
@@ -31,19 +22,8 @@ class Env:
     def kpis(self) -> dict[str, float]: ...
 
 class VecEnv:
-    def __init__(
-        self,
-        num_envs: int,
-        pattern: str = "burst",
-        split: str = "train",
-        mode: str = "masked",
-        beta: float = 0.5,
-        cluster: str = "paper002-cloud",
-        pricing: str = "real",
-        workload_seed: int = 1,
-        protocol: str = "held-out",
-        jobs: str = "swim",
-    ) -> None: ...
+    # num_envs, then Env's arguments as keywords.
+    def __init__(self, num_envs: int, **kwargs: object) -> None: ...
     @property
     def num_envs(self) -> int: ...
     @property
