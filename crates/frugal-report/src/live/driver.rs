@@ -228,6 +228,7 @@ fn spawn_serve(
         .args(["--cluster", &path(&s.cluster)])
         .args(["--policy", &run.policy.to_string()])
         .args(["--kind-penalty", &s.kind_penalty.to_string()])
+        .args(["--host-timeout", &s.host_timeout_s.to_string()])
         .args(["--db", &path(&dir.join("state.db"))])
         .args(["--spark-dir", &path(&dir.join("spark"))])
         .args(["--agent-token-file", &path(&dir.join("agent.token"))])

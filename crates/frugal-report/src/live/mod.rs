@@ -126,6 +126,9 @@ pub struct LiveSettings {
     /// The service's kind penalty (`frugal serve --kind-penalty`): 0 in papers 000's and
     /// 004's setting, whose duration model has none.
     pub kind_penalty: f64,
+    /// Seconds without a heartbeat after which the service takes a host for lost
+    /// (`frugal serve --host-timeout`).
+    pub host_timeout_s: f64,
     /// Scale of the generated inputs (`generate_inputs.py --scale`).
     pub input_scale: f64,
     /// Prefix of the testbed's namespaces, links and cgroups (1–8 letters or digits).
