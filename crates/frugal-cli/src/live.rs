@@ -204,7 +204,11 @@ pub fn live_rows(a: &LiveArgs) -> Result<Vec<LiveRow>> {
             of_workload.push(row);
             job_rows.extend(jobs);
         }
-        if let Some(tau) = kendall_tau(&of_workload) {
+        let bills: Vec<(f64, f64)> = of_workload
+            .iter()
+            .map(|r| (r.cost_usd, r.predicted_cost_usd))
+            .collect();
+        if let Some(tau) = kendall_tau(&bills) {
             eprintln!(
                 "{name}: Kendall's τ between the measured and the predicted bills of {} \
                  policies: {tau:+.2} (+1: the simulator orders them as the testbed does)",

@@ -64,19 +64,21 @@ fn run_error(e: anyhow::Error) -> PyErr {
     }
 }
 
-/// Paper 003's comparison from its spec (JSON of `frugal_bot::BagOfTasksSpec`): one row
-/// per run as CSV, and the files of `frugal bag-of-tasks --out` in `out` if given.
+/// Paper 003's comparison from its spec (JSON of `frugal_bot::BagOfTasksSpec`) on
+/// `threads` workers (0: one per core): one row per run as CSV, and the files of
+/// `frugal bag-of-tasks --out` in `out` if given.
 #[pyfunction]
-#[pyo3(signature = (spec_json, out=None))]
+#[pyo3(signature = (spec_json, out=None, threads=0))]
 pub fn bag_of_tasks_csv(
     py: Python<'_>,
     spec_json: String,
     out: Option<String>,
+    threads: usize,
 ) -> PyResult<String> {
     let spec: frugal_bot::BagOfTasksSpec = spec_of(&spec_json)?;
     let runs = py
         .detach(|| {
-            let runs = frugal_bot::comparison::compute(&spec, 0, &())?;
+            let runs = frugal_bot::comparison::compute(&spec, threads, &())?;
             if let Some(dir) = &out {
                 frugal_bot::comparison::write_out(std::path::Path::new(dir), &spec, &runs)?;
             }

@@ -19,6 +19,9 @@ pub struct Section {
     pub plots: Vec<(String, String, String)>,
     /// Runs (rows).
     pub runs: usize,
+    /// A live experiment's simulator against the testbed
+    /// ([`crate::live::prediction_summary`]).
+    pub prediction: Option<String>,
 }
 
 /// The papers' references, for the section headings.
@@ -137,6 +140,9 @@ pub fn html(sections: &[Section], command: &str) -> String {
                     "<p class=\"meta\">Recorded rows: {}</p>",
                     escape(&r.note)
                 );
+            }
+            if let Some(p) = &s.prediction {
+                let _ = writeln!(h, "<p class=\"meta\">Prediction: {}</p>", escape(p));
             }
             if !s.claims.is_empty() {
                 h.push_str(
@@ -274,8 +280,13 @@ pub fn markdown(sections: &[Section]) -> String {
             "| claim | setting | source | published | frugal | verdict |\n|---|---|---|---|---|---|\n",
         );
         let mut why = String::new();
-        for s in secs.iter().filter_map(|s| s.experiment.recorded.as_ref()) {
-            let _ = writeln!(why, "- Recorded rows: {}", s.note);
+        for s in &secs {
+            if let Some(r) = &s.experiment.recorded {
+                let _ = writeln!(why, "- Recorded rows: {}", r.note);
+            }
+            if let Some(p) = &s.prediction {
+                let _ = writeln!(why, "- Prediction ({}): {p}", s.id);
+            }
         }
         for s in secs {
             for (c, o) in &s.claims {
@@ -372,6 +383,9 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
             }
             if let Some(r) = &s.experiment.recorded {
                 let _ = writeln!(t, "  recorded rows: {}", r.note);
+            }
+            if let Some(p) = &s.prediction {
+                let _ = writeln!(t, "  prediction: {p}");
             }
         }
     }

@@ -465,6 +465,9 @@ pub fn write(
             claims,
             plots,
             runs: table.rows.len(),
+            prediction: (e.system == System::Live)
+                .then(|| crate::live::prediction_summary(&table))
+                .flatten(),
         });
     }
     let report = out.join("report.html");

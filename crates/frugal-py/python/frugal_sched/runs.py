@@ -298,6 +298,7 @@ def bag_of_tasks(
     electricity_usd_per_kwh: float = 0.0,
     repeats: int = 5,
     implementation: str = "fast",
+    threads: int = 0,
     out: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """Paper 003's comparison (``frugal bag-of-tasks``): HA, RA and FFD on bags of tasks
@@ -321,6 +322,8 @@ def bag_of_tasks(
             and the rows byte-reproducible).
         implementation: ``"fast"`` or ``"reference"`` (the paper's all-pairs HA and
             scanning FFD; the same schedules).
+        threads: worker threads (0: one per core); the rows do not depend on it, but
+            ``overhead_s`` is steadier with 1.
         out: a folder to write ``results.csv``, ``versus.csv`` and ``summary.json`` to, as
             ``frugal bag-of-tasks --out`` does.
 
@@ -350,7 +353,7 @@ def bag_of_tasks(
                         ("electricity_usd_per_kwh", electricity_usd_per_kwh)]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TypeError(f"{name} must be a number, got {value!r}")
-    for name, value in [("replicate", replicate), ("repeats", repeats)]:
+    for name, value in [("replicate", replicate), ("repeats", repeats), ("threads", threads)]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise TypeError(f"{name} must be an integer, got {value!r}")
     spec = {
@@ -367,7 +370,7 @@ def bag_of_tasks(
         "implementation": implementation,
     }
     target = None if out is None else os.fspath(out)
-    return _frame(_native.bag_of_tasks_csv(json.dumps(spec), target))
+    return _frame(_native.bag_of_tasks_csv(json.dumps(spec), target, threads))
 
 
 def _flag_call(function: Any, flags_of: dict[str, str], options: dict[str, Any],

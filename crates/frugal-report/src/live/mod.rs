@@ -192,18 +192,18 @@ pub struct LiveRow {
     pub wall_s: f64,
 }
 
-/// Kendall's τ_b between the measured and the predicted bills of `rows`: +1 when the
-/// simulator orders the policies as the testbed does, −1 when it reverses them; ties
-/// (equal bills on either side) count as neither concordant nor discordant and shrink the
-/// denominator (the τ_b correction). `None` for fewer than two policies or if every bill
-/// ties on one side.
-pub fn kendall_tau(rows: &[LiveRow]) -> Option<f64> {
+/// Kendall's τ_b between the measured and the predicted bills, one `(measured,
+/// predicted)` pair per policy: +1 when the simulator orders the policies as the testbed
+/// does, −1 when it reverses them; ties (equal bills on either side) count as neither
+/// concordant nor discordant and shrink the denominator (the τ_b correction). `None` for
+/// fewer than two policies or if every bill ties on one side.
+pub fn kendall_tau(bills: &[(f64, f64)]) -> Option<f64> {
     use std::cmp::Ordering::Equal;
     let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0i64, 0i64, 0i64, 0i64);
-    for (i, a) in rows.iter().enumerate() {
-        for b in &rows[i + 1..] {
-            let x = a.cost_usd.total_cmp(&b.cost_usd);
-            let y = a.predicted_cost_usd.total_cmp(&b.predicted_cost_usd);
+    for (i, a) in bills.iter().enumerate() {
+        for b in &bills[i + 1..] {
+            let x = a.0.total_cmp(&b.0);
+            let y = a.1.total_cmp(&b.1);
             match (x, y) {
                 (Equal, Equal) => {}
                 (Equal, _) => tied_x += 1,
@@ -215,7 +215,50 @@ pub fn kendall_tau(rows: &[LiveRow]) -> Option<f64> {
     }
     let n0 = concordant + discordant;
     let denominator = (((n0 + tied_x) * (n0 + tied_y)) as f64).sqrt();
-    (rows.len() >= 2 && denominator > 0.0).then(|| (concordant - discordant) as f64 / denominator)
+    (bills.len() >= 2 && denominator > 0.0).then(|| (concordant - discordant) as f64 / denominator)
+}
+
+/// The simulator against the testbed in a live experiment's rows (columns `workload`,
+/// `policy`, `cost_usd`, `predicted_cost_usd`, `cost_error_pct`), per workload: Kendall's
+/// τ between the measured and predicted bills ([`kendall_tau`]) and the range of the
+/// prediction errors, as one sentence for the report; `None` if a column is missing.
+pub fn prediction_summary(table: &crate::table::Table) -> Option<String> {
+    let col = |name: &str| table.column(name).ok();
+    let (w, m, p, e) = (
+        col("workload")?,
+        col("cost_usd")?,
+        col("predicted_cost_usd")?,
+        col("cost_error_pct")?,
+    );
+    let mut workloads: Vec<&str> = Vec::new();
+    for r in &table.rows {
+        if !workloads.contains(&r[w].as_str()) {
+            workloads.push(&r[w]);
+        }
+    }
+    let parts: Vec<String> = workloads
+        .iter()
+        .map(|name| {
+            let rows: Vec<&Vec<String>> = table.rows.iter().filter(|r| r[w] == *name).collect();
+            let num = |r: &Vec<String>, c: usize| r[c].parse::<f64>().unwrap_or(f64::NAN);
+            let bills: Vec<(f64, f64)> = rows.iter().map(|r| (num(r, m), num(r, p))).collect();
+            let errors: Vec<f64> = rows.iter().map(|r| num(r, e)).collect();
+            let (lo, hi) = errors
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            let tau = kendall_tau(&bills).map_or_else(|| "undefined".into(), |t| format!("{t:+.2}"));
+            format!(
+                "{name}: τ {tau} over {} policies, prediction errors {lo:+.1} % to {hi:+.1} %",
+                rows.len()
+            )
+        })
+        .collect();
+    Some(format!(
+        "the simulator against the testbed (Kendall's τ between measured and predicted bills, +1: the same order of policies; error = (predicted − measured) / measured) — {}.",
+        parts.join("; ")
+    ))
 }
 
 /// One job of a live run, as measured.
@@ -253,58 +296,39 @@ pub struct LiveJobRow {
 mod tests {
     use super::*;
 
-    fn row(policy: &str, measured: f64, predicted: f64) -> LiveRow {
-        LiveRow {
-            workload: "w".into(),
-            policy: policy.into(),
-            jobs: 1,
-            completed: 1,
-            cost_usd: measured,
-            replayed_cost_usd: measured,
-            predicted_cost_usd: predicted,
-            cost_error_pct: None,
-            deadline_met_pct: None,
-            predicted_deadline_met_pct: None,
-            mean_jct_s: None,
-            predicted_mean_jct_s: None,
-            wordcount_mean_jct_s: None,
-            sort_mean_jct_s: None,
-            pagerank_mean_jct_s: None,
-            wall_s: 0.0,
-        }
-    }
-
     /// Hand-computed on three policies: the same order gives 1, the reverse −1; one
     /// swapped pair (2 concordant, 1 discordant) gives (2 − 1) / 3.
     #[test]
     fn kendall_tau_counts_concordant_and_discordant_pairs() {
-        let t = |r: &[LiveRow]| kendall_tau(r).unwrap();
-        let same = [
-            row("a", 1.0, 10.0),
-            row("b", 2.0, 20.0),
-            row("c", 3.0, 30.0),
-        ];
+        let t = |r: &[(f64, f64)]| kendall_tau(r).unwrap();
+        let same = [(1.0, 10.0), (2.0, 20.0), (3.0, 30.0)];
         assert_eq!(t(&same), 1.0);
-        let reversed = [
-            row("a", 1.0, 30.0),
-            row("b", 2.0, 20.0),
-            row("c", 3.0, 10.0),
-        ];
-        assert_eq!(t(&reversed), -1.0);
-        let one_swap = [
-            row("a", 1.0, 10.0),
-            row("b", 2.0, 30.0),
-            row("c", 3.0, 20.0),
-        ];
+        assert_eq!(t(&[(1.0, 30.0), (2.0, 20.0), (3.0, 10.0)]), -1.0);
+        let one_swap = [(1.0, 10.0), (2.0, 30.0), (3.0, 20.0)];
         assert!((t(&one_swap) - 1.0 / 3.0).abs() < 1e-12);
         // b and c tie in the prediction: pairs (a,b) and (a,c) concordant, (b,c) tied in
         // y only: τ_b = 2 / √(3 · 2).
-        let tie = [
-            row("a", 1.0, 10.0),
-            row("b", 2.0, 20.0),
-            row("c", 3.0, 20.0),
-        ];
+        let tie = [(1.0, 10.0), (2.0, 20.0), (3.0, 20.0)];
         assert!((t(&tie) - 2.0 / 6f64.sqrt()).abs() < 1e-12);
         assert_eq!(kendall_tau(&same[..1]), None);
+    }
+
+    /// Two workloads of two policies: one ordered alike (τ +1), one reversed (τ −1), and
+    /// each one's range of errors.
+    #[test]
+    fn the_prediction_summary_gives_tau_and_the_errors_per_workload() {
+        let csv = "workload,policy,cost_usd,predicted_cost_usd,cost_error_pct\n\
+                   light,a,1,1.1,10\nlight,b,2,2.1,5\nloaded,a,1,2,100\nloaded,b,2,1,-50\n";
+        let table = crate::table::Table::from_csv(csv.as_bytes()).unwrap();
+        let s = prediction_summary(&table).unwrap();
+        assert!(
+            s.ends_with(
+                "light: τ +1.00 over 2 policies, prediction errors +5.0 % to +10.0 %; \
+                 loaded: τ -1.00 over 2 policies, prediction errors -50.0 % to +100.0 %."
+            ),
+            "{s}"
+        );
+        let without = crate::table::Table::from_csv(b"workload,cost_usd\nlight,1\n").unwrap();
+        assert_eq!(prediction_summary(&without), None);
     }
 }
