@@ -248,7 +248,8 @@ pub fn prediction_summary(table: &crate::table::Table) -> Option<String> {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
                     (a.min(x), b.max(x))
                 });
-            let tau = kendall_tau(&bills).map_or_else(|| "undefined".into(), |t| format!("{t:+.2}"));
+            let tau =
+                kendall_tau(&bills).map_or_else(|| "undefined".into(), |t| format!("{t:+.2}"));
             format!(
                 "{name}: τ {tau} over {} policies, prediction errors {lo:+.1} % to {hi:+.1} %",
                 rows.len()
