@@ -228,6 +228,13 @@ fn reproduce_live_records_the_rows_and_judges_the_claims_on_them() {
         ),
         "{md}"
     );
+    // The prediction table: τ and the errors of the two policies' predicted bills.
+    assert!(
+        md.contains("- Prediction (smoke-live): ")
+            && md.contains("live-smoke: τ ")
+            && md.contains(" over 2 policies, prediction errors "),
+        "{md}"
+    );
     assert!(
         out.join("report/live/smoke-live/0/live-smoke/first-fit/state.db")
             .exists()
