@@ -120,6 +120,13 @@ def _cluster_of_frame(vms: pd.DataFrame) -> dict[str, Any]:
     return {"instance_type": list(types.values()), "vms": vms[group].to_dict("records")}
 
 
+def _check_integers(values: dict[str, Any]) -> None:
+    """A ``TypeError`` naming the first argument that is neither ``None`` nor an integer."""
+    for name, value in values.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+
+
 def _path_argument(name: str, value: Any) -> str:
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path, got {type(value).__name__}")
@@ -241,9 +248,8 @@ def simulate(
         for name in ("trace", "vm_events"):
             if options[name] is not None:
                 options[name] = _path_argument(name, options[name])
-        for name in ("threads", "seed", "repetitions", "cluster_scale", "job_copies"):
-            if isinstance(options[name], bool) or not isinstance(options[name], int):
-                raise TypeError(f"{name} must be an integer, got {options[name]!r}")
+        _check_integers({n: options[n] for n in
+                         ("threads", "seed", "repetitions", "cluster_scale", "job_copies")})
         target = None if out is None else os.fspath(out)
         del options["threads"], options["out"]
         try:
@@ -344,18 +350,12 @@ def bag_of_tasks(
             if part not in ("nasa", "kth") and not Path(part).is_file():
                 raise FileNotFoundError(f"trace: {part!r} is neither 'nasa', 'kth' nor a file")
     if machines is not None:
-        if not isinstance(machines, (str, os.PathLike)):
-            raise TypeError(f"machines must be a path, got {machines!r}")
-        if not Path(machines).is_file():
-            raise FileNotFoundError(f"machines: {os.fspath(machines)!r} does not exist")
-        machines = os.fspath(machines)
+        machines = _path_argument("machines", machines)
     for name, value in [("vm_usd_per_hour", vm_usd_per_hour),
                         ("electricity_usd_per_kwh", electricity_usd_per_kwh)]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TypeError(f"{name} must be a number, got {value!r}")
-    for name, value in [("replicate", replicate), ("repeats", repeats), ("threads", threads)]:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+    _check_integers({"replicate": replicate, "repeats": repeats, "threads": threads})
     spec = {
         "trace": traces,
         "alpha": _int_list("alpha", alpha),
@@ -455,9 +455,7 @@ def ephemeral(
     for name in ("hosts", "utilisation"):
         if options[name] is not None:
             options[name] = _path_argument(name, options[name])
-    for name in ("threads", "seed", "start_hours", "jobs"):
-        if isinstance(options[name], bool) or not isinstance(options[name], int):
-            raise TypeError(f"{name} must be an integer, got {options[name]!r}")
+    _check_integers({n: options[n] for n in ("threads", "seed", "start_hours", "jobs")})
     target = None if out is None else os.fspath(out)
     for name in ("per_run", "threads", "out"):
         del options[name]
