@@ -5,31 +5,48 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Args, Parser};
+use serde::Deserialize;
 
 use frugal_core::policy::{PolicySpec, PolicySpecError};
+use frugal_core::spec::one_or_many;
 use frugal_sim::options::choices::checkpoints_matching;
 
 use crate::Checkpoint;
 
-/// Which checkpoints' curves (`frugal learning-curves`).
-#[derive(Args, Debug)]
-pub struct CurvesOptions {
-    /// Comma-separated checkpoints written by `frugal train`, or patterns (`*`, `?`, `[`)
-    /// matching several (e.g. every training seed of an agent); an `rl:` prefix, as
-    /// `--policies` takes them, is allowed.
-    #[arg(long, value_delimiter = ',', required = true, value_name = "CHECKPOINT",
-          value_parser = checkpoint_path)]
+/// Which checkpoints' curves (`frugal learning-curves`, the `learning-curves`
+/// experiments).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurvesSpec {
+    /// Checkpoints written by `frugal train`, or patterns (`*`, `?`, `[`) matching several
+    /// (e.g. every training seed of an agent); an `rl:` prefix, as policies take them, is
+    /// allowed.
+    #[serde(deserialize_with = "checkpoints")]
     pub checkpoints: Vec<PathBuf>,
 }
 
-fn checkpoint_path(s: &str) -> Result<PathBuf, String> {
+/// A checkpoint path, with or without the `rl:` prefix of policies.
+///
+/// # Errors
+/// An empty path, or `rl:` without one.
+pub fn checkpoint_path(s: &str) -> Result<PathBuf, String> {
     match s.parse::<PolicySpec>() {
         Ok(PolicySpec::Rl(path)) => Ok(path),
         Err(e @ PolicySpecError::NoCheckpoint) => Err(e.to_string()),
         _ if s.is_empty() => Err("a checkpoint path, e.g. agent.safetensors".into()),
         _ => Ok(PathBuf::from(s)),
     }
+}
+
+fn checkpoints<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    let texts: Vec<String> = one_or_many(d)?;
+    if texts.is_empty() {
+        return Err(serde::de::Error::custom("give at least one checkpoint"));
+    }
+    texts
+        .iter()
+        .map(|t| checkpoint_path(t).map_err(serde::de::Error::custom))
+        .collect()
 }
 
 /// One row: which agent, how it was trained, and one point of its curve.
@@ -68,7 +85,7 @@ pub struct CurveRow {
 /// # Errors
 /// A pattern that matches nothing, an unreadable checkpoint or curve, or one trained
 /// before curves were recorded (the message names the file).
-pub fn curve_rows(a: &CurvesOptions) -> Result<Vec<CurveRow>> {
+pub fn curve_rows(a: &CurvesSpec) -> Result<Vec<CurveRow>> {
     let mut rows = Vec::new();
     for pattern in &a.checkpoints {
         for path in checkpoints_matching(pattern)? {
@@ -105,23 +122,4 @@ pub fn curve_rows(a: &CurvesOptions) -> Result<Vec<CurveRow>> {
         }
     }
     Ok(rows)
-}
-
-impl CurvesOptions {
-    /// Parses `flags` (without the subcommand word) as `frugal learning-curves` does.
-    ///
-    /// # Errors
-    /// clap's message.
-    pub fn parse(flags: &[String]) -> Result<CurvesOptions, clap::Error> {
-        #[derive(Parser)]
-        #[command(name = "learning-curves")]
-        struct Flags {
-            #[command(flatten)]
-            options: CurvesOptions,
-        }
-        Flags::try_parse_from(
-            std::iter::once("learning-curves").chain(flags.iter().map(String::as_str)),
-        )
-        .map(|f| f.options)
-    }
 }

@@ -1,4 +1,4 @@
-//! Training an agent from its options (`frugal train`, `frugal reproduce --retrain`): the
+//! Training an agent from its spec (`frugal train`, `frugal reproduce --retrain`): the
 //! environment of a protocol and job source, periodic greedy evaluations (the learning
 //! curve), and the checkpoint with the command that made it.
 
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use clap::{Args, Parser, ValueEnum};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::{AgentKind, Checkpoint, CurvePoint, TrainConfig, evaluate, train};
@@ -14,24 +14,24 @@ use frugal_core::progress::Progress;
 use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 
-use frugal_sim::options::choices::{PresetName, PricingArg, number_in};
+use frugal_core::choice;
+use frugal_core::spec::{SpecError, each_in};
+use frugal_sim::options::choices::{PresetName, PricingArg};
 
-/// Learning algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum AgentArg {
-    /// Deep Q-learning (paper 002 §5.1).
-    Dqn,
-    /// REINFORCE policy gradient (paper 002 §5.2).
-    Reinforce,
+choice! {
+    /// Learning algorithm.
+    pub enum AgentArg {
+        Dqn = "dqn": "Deep Q-learning (paper 002 §5.1)",
+        Reinforce = "reinforce": "REINFORCE policy gradient (paper 002 §5.2)",
+    }
 }
 
-/// Arrival pattern (paper 002 §7.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WorkloadArg {
-    /// 50 jobs in an hour (evaluation: FB-2009 hour 0)
-    Normal,
-    /// 100 jobs in about 10 minutes (evaluation: FB-2009 hour 6)
-    Burst,
+choice! {
+    /// Arrival pattern (paper 002 §7.1).
+    pub enum WorkloadArg {
+        Normal = "normal": "50 jobs in an hour (evaluation: FB-2009 hour 0)",
+        Burst = "burst": "100 jobs in about 10 minutes (evaluation: FB-2009 hour 6)",
+    }
 }
 
 impl WorkloadArg {
@@ -44,13 +44,12 @@ impl WorkloadArg {
     }
 }
 
-/// Which episodes train and which evaluate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ProtocolArg {
-    /// Train on the pattern's other FB-2009 hours, evaluate on the held-out hour
-    HeldOut,
-    /// Train and evaluate on one fixed episode, as paper 002's own environment does
-    Paper,
+choice! {
+    /// Which episodes train and which evaluate.
+    pub enum ProtocolArg {
+        HeldOut = "held-out": "Train on the pattern's other FB-2009 hours, evaluate on the held-out hour",
+        Paper = "paper": "Train and evaluate on one fixed episode, as paper 002's own environment does",
+    }
 }
 
 impl ProtocolArg {
@@ -63,13 +62,12 @@ impl ProtocolArg {
     }
 }
 
-/// What an episode's jobs are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum JobSourceArg {
-    /// frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)
-    Swim,
-    /// Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals
-    Generator,
+choice! {
+    /// What an episode's jobs are.
+    pub enum JobSourceArg {
+        Swim = "swim": "frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)",
+        Generator = "generator": "Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals",
+    }
 }
 
 impl JobSourceArg {
@@ -82,83 +80,98 @@ impl JobSourceArg {
     }
 }
 
-/// How the environment treats an infeasible action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ModeArg {
-    /// Action masks; an infeasible action is ignored with the invalid reward
-    Masked,
-    /// An infeasible action ends the episode with −200 (paper 002 Table 3)
-    Paper,
+choice! {
+    /// How the environment treats an infeasible action.
+    pub enum ModeArg {
+        Masked = "masked": "Action masks; an infeasible action is ignored with the invalid reward",
+        Paper = "paper": "An infeasible action ends the episode with −200 (paper 002 Table 3)",
+    }
 }
 
-/// What to train and how (`frugal train`).
-#[derive(Args, Debug)]
-pub struct TrainOptions {
+/// What to train and how (`frugal train`; the command reference gives each field's
+/// meaning under its flag, `--eval-every` for `eval_every`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainSpec {
     /// Algorithm.
-    #[arg(long, value_enum, default_value = "reinforce")]
     pub agent: AgentArg,
     /// Weight of cost against job run time in the episodic reward (paper 002 Eq. 14), in
     /// [0, 1].
-    #[arg(long, default_value_t = 0.5, value_parser = number_in(0.0, 1.0))]
     pub beta: f64,
     /// Arrival pattern.
-    #[arg(long, value_enum, default_value = "burst")]
     pub workload: WorkloadArg,
     /// Which episodes train and which evaluate.
-    #[arg(long, value_enum, default_value = "held-out")]
     pub protocol: ProtocolArg,
     /// What the episodes' jobs are.
-    #[arg(long, value_enum, default_value = "swim")]
     pub jobs: JobSourceArg,
-    /// Seed of the episodes' jobs (the generator's draws), the same for every training
-    /// seed.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the episodes' jobs, the same for every training seed.
     pub episode_seed: u64,
-    /// Training iterations (paper 002 Table 5: 10,000 normal, 20,000 burst).
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    /// Training iterations, 1 to 10,000,000 (paper 002 Table 5: 10,000 normal, 20,000
+    /// burst).
     pub iterations: u32,
     /// Cluster preset.
-    #[arg(long, value_enum, default_value = "paper002-cloud")]
     pub cluster: PresetName,
     /// Pricing model of the hybrid presets.
-    #[arg(long, value_enum, default_value = "real")]
     pub pricing: PricingArg,
     /// Invalid-action handling.
-    #[arg(long, value_enum, default_value = "masked")]
     pub mode: ModeArg,
     /// Seed of the weights, the exploration and the draws of training episodes.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Iterations between greedy evaluations on the evaluation episode (paper 002 §7.2:
-    /// 1,000). The environment and the greedy policy are deterministic, so the paper's 10
-    /// evaluation runs would be 10 copies of one; one is run.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Iterations between greedy evaluations (≥ 1; paper 002 §7.2: 1,000).
     pub eval_every: u32,
     /// Checkpoint path (weights; the description, the command and the learning curve go to
-    /// PATH.json). The learning curve is also printed as CSV; the wall-clock time and
-    /// episodes per second are logged at the end.
-    #[arg(long, default_value = "agent.safetensors")]
+    /// PATH.json).
     pub out: PathBuf,
 }
 
-impl TrainOptions {
+impl Default for TrainSpec {
+    fn default() -> TrainSpec {
+        TrainSpec {
+            agent: AgentArg::Reinforce,
+            beta: 0.5,
+            workload: WorkloadArg::Burst,
+            protocol: ProtocolArg::HeldOut,
+            jobs: JobSourceArg::Swim,
+            episode_seed: 1,
+            iterations: 2000,
+            cluster: PresetName::Paper002Cloud,
+            pricing: PricingArg::Real,
+            mode: ModeArg::Masked,
+            seed: 1,
+            eval_every: 1000,
+            out: PathBuf::from("agent.safetensors"),
+        }
+    }
+}
+
+impl TrainSpec {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// [`SpecError`] naming the field.
+    pub fn check(&self) -> Result<(), SpecError> {
+        if self.beta.is_nan() {
+            return Err(SpecError::new("beta", "not a number: NaN"));
+        }
+        each_in("beta", &[self.beta], 0.0, 1.0)?;
+        each_in("iterations", &[self.iterations], 1, 10_000_000)?;
+        each_in("eval_every", &[self.eval_every], 1, u32::MAX)?;
+        Ok(())
+    }
+
     /// The command line that trains this agent again (without `--out`).
     pub fn argv(&self) -> Vec<String> {
-        let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
-            v().map(|p| p.get_name().to_string()).unwrap_or_default()
-        };
         [
-            ("--agent", name(&|| self.agent.to_possible_value())),
+            ("--agent", self.agent.to_string()),
             ("--beta", self.beta.to_string()),
-            ("--workload", name(&|| self.workload.to_possible_value())),
-            ("--protocol", name(&|| self.protocol.to_possible_value())),
-            ("--jobs", name(&|| self.jobs.to_possible_value())),
+            ("--workload", self.workload.to_string()),
+            ("--protocol", self.protocol.to_string()),
+            ("--jobs", self.jobs.to_string()),
             ("--episode-seed", self.episode_seed.to_string()),
             ("--iterations", self.iterations.to_string()),
-            ("--cluster", name(&|| self.cluster.to_possible_value())),
-            ("--pricing", name(&|| self.pricing.to_possible_value())),
-            ("--mode", name(&|| self.mode.to_possible_value())),
+            ("--cluster", self.cluster.to_string()),
+            ("--pricing", self.pricing.to_string()),
+            ("--mode", self.mode.to_string()),
             ("--seed", self.seed.to_string()),
             ("--eval-every", self.eval_every.to_string()),
         ]
@@ -173,8 +186,9 @@ impl TrainOptions {
 /// `progress` gets one tick per iteration.
 ///
 /// # Errors
-/// An environment or checkpoint error.
-pub fn train_checkpoint(a: &TrainOptions, progress: &dyn Progress) -> Result<Vec<CurvePoint>> {
+/// [`SpecError`] for a field out of range; an environment or checkpoint error.
+pub fn train_checkpoint(a: &TrainSpec, progress: &dyn Progress) -> Result<Vec<CurvePoint>> {
+    a.check()?;
     let preset = a.cluster.preset();
     let cluster = preset.config(a.pricing.model()).build(preset.name())?;
     let (pattern, protocol, source) =
@@ -264,21 +278,4 @@ pub fn train_checkpoint(a: &TrainOptions, progress: &dyn Progress) -> Result<Vec
         "trained"
     );
     Ok(log)
-}
-
-impl TrainOptions {
-    /// Parses `flags` (without the subcommand word) as `frugal train` does.
-    ///
-    /// # Errors
-    /// clap's message.
-    pub fn parse(flags: &[String]) -> Result<TrainOptions, clap::Error> {
-        #[derive(Parser)]
-        #[command(name = "train")]
-        struct Flags {
-            #[command(flatten)]
-            options: TrainOptions,
-        }
-        Flags::try_parse_from(std::iter::once("train").chain(flags.iter().map(String::as_str)))
-            .map(|f| f.options)
-    }
 }

@@ -134,7 +134,7 @@ pub fn compute(a: &BagOfTasksSpec, threads: usize, progress: &dyn Progress) -> R
                     [vm] => vm.price_per_hour = Some(price),
                     types => {
                         return Err(SpecError::new(
-                            "vm_usd_per_hour",
+                            "vm-usd-per-hour",
                             format!(
                                 "applies to a machine set with one VM type; this one has {}",
                                 types.len()

@@ -116,6 +116,30 @@ impl Implementation {
     }
 }
 
+impl frugal_core::spec::Choice for Policy {
+    const ALL: &'static [Policy] = &Policy::ALL;
+
+    fn name(self) -> &'static str {
+        Policy::name(&self)
+    }
+
+    fn help(self) -> &'static str {
+        Policy::help(&self)
+    }
+}
+
+impl frugal_core::spec::Choice for Implementation {
+    const ALL: &'static [Implementation] = &Implementation::ALL;
+
+    fn name(self) -> &'static str {
+        Implementation::name(&self)
+    }
+
+    fn help(self) -> &'static str {
+        Implementation::help(&self)
+    }
+}
+
 /// A policy could not schedule the bag.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RunError {

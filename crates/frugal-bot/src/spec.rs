@@ -12,10 +12,10 @@ use frugal_core::spec::{SpecError, each_in, one_or_many};
 use crate::{Implementation, Policy};
 
 /// A bag-of-tasks comparison: trace × scale × task count × α × policy. Every field has a
-/// default (the paper's comparison on the NASA log); an experiment file or Python keyword
-/// names fields as written here.
+/// default (the paper's comparison on the NASA log); an experiment file names a field as
+/// the command line's flag without `--` (`vm-usd-per-hour`), Python as written here.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields, default, rename_all(deserialize = "kebab-case"))]
 pub struct BagOfTasksSpec {
     /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file, plain
     /// or gzip (`./nasa` for a file of that name); `a+b` concatenates the tasks of logs a
@@ -105,10 +105,10 @@ impl BagOfTasksSpec {
             }
         }
         if let Some(p) = self.vm_usd_per_hour {
-            each_in("vm_usd_per_hour", &[p], 1e-6, 10_000.0)?;
+            each_in("vm-usd-per-hour", &[p], 1e-6, 10_000.0)?;
         }
         each_in(
-            "electricity_usd_per_kwh",
+            "electricity-usd-per-kwh",
             &[self.electricity_usd_per_kwh],
             0.0,
             100.0,
@@ -175,7 +175,7 @@ mod tests {
                 electricity_usd_per_kwh: -1.0,
                 ..d()
             }),
-            "electricity_usd_per_kwh"
+            "electricity-usd-per-kwh"
         );
         assert!(d().check().is_ok());
     }

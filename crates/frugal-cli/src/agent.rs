@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use frugal_service::agent::protocol::HostedVm;
 use frugal_service::agent::{AgentConfig, Runtime, run as run_agent};
 
-use frugal_sim::options::choices::number_in;
+use crate::values::number_in;
 
 /// The environment variable holding the agent token (overrides `--token-file`).
 pub const AGENT_TOKEN_ENV: &str = "FRUGAL_AGENT_TOKEN";

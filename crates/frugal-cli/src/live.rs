@@ -7,13 +7,13 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
 
-use frugal_core::options::number_in;
+use crate::values::PolicyParser;
+use crate::values::number_in;
 use frugal_core::{Job, PolicySpec};
 use frugal_report::live::{
     LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, kendall_tau, preflight, profile, run,
 };
 use frugal_service::provision::check_prefix;
-use frugal_sim::options::choices::PolicyParser;
 use frugal_sim::workload::{read_jobs_csv, write_jobs_csv};
 
 use crate::Usage;

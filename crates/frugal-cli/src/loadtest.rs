@@ -24,7 +24,9 @@ use tokio::io::AsyncWriteExt;
 
 use frugal_sim::metrics::percentile;
 
-use frugal_sim::options::choices::{ClusterParser, ClusterSource, PolicyParser, number_in};
+use crate::values::number_in;
+use crate::values::{ClusterParser, PolicyParser};
+use frugal_sim::options::choices::ClusterSource;
 
 /// Options of `frugal loadtest`.
 #[derive(Args, Debug)]

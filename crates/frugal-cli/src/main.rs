@@ -2,6 +2,7 @@
 
 mod agent;
 mod bag_of_tasks;
+mod bench;
 mod cluster;
 mod curves;
 mod ephemeral;
@@ -15,9 +16,10 @@ mod simulate;
 mod spot;
 mod table;
 mod train;
+mod values;
 mod whatif;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// frugal schedules Spark executors onto cloud and hybrid clusters at the lowest VM cost
 /// that meets deadlines. With no subcommand it runs `simulate` with its defaults.
@@ -87,7 +89,7 @@ enum Command {
     Merge(reproduce::MergeArgs),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
-    Bench(frugal_report::bench::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
@@ -128,27 +130,53 @@ enum Command {
     RecordExit(record_exit::RecordExitArgs),
 }
 
-pub use frugal_core::options::Usage;
+/// What the user asked for cannot be done as asked (flags, input files), as opposed to a
+/// failure while doing it: exit status 2. Found in an error's chain (`downcast_ref`).
+#[derive(Debug)]
+pub struct Usage(pub anyhow::Error);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
 use frugal_core::spec::SpecError;
+
+/// An error of a library run as the CLI reports it: a spec's field at fault stays a
+/// [`SpecError`] (printed as its flag), anything else is a [`Usage`] error.
+fn usage(e: anyhow::Error) -> anyhow::Error {
+    if e.downcast_ref::<SpecError>().is_some() {
+        e
+    } else {
+        Usage(e).into()
+    }
+}
 
 /// `frugal --version`: the crate's version and the commit it was built from (with
 /// `-dirty` for uncommitted changes; none outside a checkout), from `build.rs`.
 const VERSION: &str = env!("FRUGAL_VERSION");
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     init_logging(cli.log_format);
     let result = match cli.command {
         None => match Cli::try_parse_from(["frugal", "simulate"]) {
             Ok(Cli {
                 command: Some(Command::Simulate(args)),
                 ..
-            }) => simulate::run(&args),
+            }) => simulate::run(&args, None),
             _ => unreachable!("`frugal simulate` parses"),
         },
-        Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Simulate(args)) => {
+            simulate::run(&args, matches.subcommand_matches("simulate"))
+        }
         Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
-        Some(Command::Ephemeral(args)) => ephemeral::run(&args),
+        Some(Command::Ephemeral(args)) => {
+            ephemeral::run(&args, matches.subcommand_matches("ephemeral"))
+        }
         Some(Command::Spot(args)) => spot::run(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Run(args)) => reproduce::run(&args),
@@ -158,9 +186,9 @@ fn main() -> std::process::ExitCode {
             if cfg!(debug_assertions) {
                 tracing::warn!("debug build: run `cargo run --release -- bench` for real figures");
             }
-            frugal_report::bench::run(&args, &mut std::io::stdout().lock())
+            frugal_report::bench::run(&args.spec(), &mut std::io::stdout().lock())
         }
-        Some(Command::Train(args)) => train::run(&args),
+        Some(Command::Train(args)) => train::run(&args.spec()),
         Some(Command::LearningCurves(args)) => curves::run(&args),
         Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
@@ -186,10 +214,14 @@ fn main() -> std::process::ExitCode {
         // A spec's field at fault, named as the flag that sets it.
         Err(e) if e.downcast_ref::<SpecError>().is_some() => {
             let s = e.downcast_ref::<SpecError>().expect("matched");
-            eprintln!("error: {}: {}", s.flag(), s.message);
+            eprintln!("error: {}", s.named(SpecError::flag));
             std::process::ExitCode::from(2)
         }
-        Err(e) if e.downcast_ref::<Usage>().is_some() => {
+        Err(e)
+            if e.downcast_ref::<Usage>().is_some()
+                || e.downcast_ref::<frugal_report::runner::InputError>()
+                    .is_some() =>
+        {
             eprintln!("error: {e:#}");
             std::process::ExitCode::from(2)
         }

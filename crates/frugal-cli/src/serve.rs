@@ -20,9 +20,10 @@ use frugal_service::{BackendConfig, Durability, Limits, ServiceConfig, StoreLimi
 
 use crate::Usage;
 use crate::agent::AGENT_TOKEN_ENV;
+use crate::values::number_in;
+use crate::values::{ClusterParser, PolicyParser, choice};
 use frugal_sim::options::choices::{
-    BackfillArg, ClusterParser, ClusterSource, PolicyParser, PricingArg, QueueArg, build_policy,
-    number_in,
+    BackfillArg, ClusterSource, PricingArg, QueueArg, build_policy,
 };
 
 /// The bundled Spark applications (the default `--apps-dir` when it exists).
@@ -220,13 +221,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
     /// Pricing model of the hybrid presets [default: 1].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<PricingArg>())]
     pub pricing: Option<PricingArg>,
     /// Placement policy (any `simulate` policy, or rl:<checkpoint>).
     #[arg(long, default_value = "optimal", value_parser = PolicyParser)]
     pub policy: PolicySpec,
     /// Queue discipline [default: the policy's published one].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<QueueArg>())]
     pub queue: Option<QueueArg>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
@@ -238,7 +239,7 @@ pub struct ServeArgs {
     pub kind_penalty: f64,
     /// Behind a head job that cannot be placed: EASY backfilling (no job waits forever
     /// behind it) or none (the papers' head-of-line blocking).
-    #[arg(long, value_enum, default_value = "easy")]
+    #[arg(long, value_parser = choice::<BackfillArg>(), default_value = "easy")]
     pub backfill: BackfillArg,
     /// Cap on the fleet's running price, dollars per hour (> 0): a placement that would
     /// turn VMs on beyond it waits, its reason saying so.

@@ -2,7 +2,7 @@
 //! planned, or refused with exit status 2 (0 for --help/--version) and a message —
 //! never a panic.
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use proptest::prelude::*;
 
 use crate::{Cli, Command};
@@ -122,14 +122,16 @@ proptest! {
             argv.push("simulate".into());
         }
         argv.extend(tokens);
-        match Cli::try_parse_from(&argv) {
+        let matches = Cli::command().try_get_matches_from(&argv);
+        match matches.and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m))) {
             Err(e) => {
                 let code = e.exit_code();
                 prop_assert!(code == 0 || code == 2, "{argv:?}: exit {code}");
                 prop_assert!(!e.to_string().is_empty());
             }
-            Ok(Cli { command: Some(Command::Simulate(a)), .. }) => {
-                if let Err(e) = frugal_sim::options::plan(&a.options, &frugal_agents::load_policy) {
+            Ok((Cli { command: Some(Command::Simulate(a)), .. }, m)) => {
+                let spec = a.options.spec(m.subcommand_matches("simulate"));
+                if let Err(e) = frugal_sim::options::plan(&spec, &frugal_agents::load_policy) {
                     let message = format!("{e:#}");
                     prop_assert!(!message.is_empty());
                 }

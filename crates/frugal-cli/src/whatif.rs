@@ -8,10 +8,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use crate::values::{ClusterParser, PolicyParser, choice};
 use frugal_service::whatif::{WhatIf, WhatIfReport, WhatIfRow, whatif};
-use frugal_sim::options::choices::{
-    ClusterParser, ClusterSource, PolicyParser, PricingArg, QueueArg,
-};
+use frugal_sim::options::choices::{ClusterSource, PricingArg, QueueArg};
 
 use crate::Usage;
 use crate::table::{self, Column, FormatArg, fixed, opt};
@@ -40,10 +39,10 @@ pub struct WhatifArgs {
     #[arg(long, value_name = "PRESET|FILE", value_parser = ClusterParser)]
     pub cluster: Option<ClusterSource>,
     /// Pricing model of a hybrid preset given with --cluster [default: 1].
-    #[arg(long, value_enum, requires = "cluster")]
+    #[arg(long, value_parser = choice::<PricingArg>(), requires = "cluster")]
     pub pricing: Option<PricingArg>,
     /// Queue discipline of the replays [default: the service's].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<QueueArg>())]
     pub queue: Option<QueueArg>,
     /// Admission control in the replays: on or off [default: as the service ran].
     #[arg(long, value_name = "on|off", value_parser = on_off)]

@@ -321,7 +321,7 @@ fn simulate_replays_swf_logs() {
     let (code, _, err) = frugal(&["simulate", "--swf", "nasa", "--jobs", "20000"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--jobs 20000: NASA-iPSC-1993-3.1-cln.swf.gz holds only 18066 usable jobs"),
+        err.contains("--jobs: 20000: NASA-iPSC-1993-3.1-cln.swf.gz holds only 18066 usable jobs"),
         "{err}"
     );
 }
@@ -392,7 +392,7 @@ fn simulate_replays_the_alibaba_gpu_cluster() {
     for (args, want) in [
         (
             vec!["--alibaba", "/nonexistent.csv"],
-            "--alibaba /nonexistent.csv",
+            "--alibaba: /nonexistent.csv",
         ),
         (
             vec!["--alibaba", "default", "--swf", "nasa"],
@@ -400,7 +400,7 @@ fn simulate_replays_the_alibaba_gpu_cluster() {
         ),
         (
             vec!["--alibaba", "default", "--jobs", "9000"],
-            "--jobs 9000: openb_pod_list_default.csv holds only 7255 replayable tasks",
+            "--jobs: 9000: openb_pod_list_default.csv holds only 7255 replayable tasks",
         ),
     ] {
         let mut a = vec!["simulate"];
@@ -482,7 +482,7 @@ fn cluster_scale_and_job_copies_keep_the_load_per_vm() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--cluster-scale 6000") && err.contains("at most 1000000"),
+        err.contains("--cluster-scale: 6000") && err.contains("at most 1000000"),
         "{err}"
     );
     let (code, _, err) = frugal(&[
@@ -496,7 +496,7 @@ fn cluster_scale_and_job_copies_keep_the_load_per_vm() {
         "11",
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("--job-copies 11"), "{err}");
+    assert!(err.contains("--job-copies: 11"), "{err}");
 }
 
 #[test]

@@ -285,7 +285,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         ),
         (
             vec!["--utilisation", "/nonexistent.csv"],
-            "--utilisation /nonexistent.csv",
+            "--utilisation: /nonexistent.csv",
         ),
         (
             vec![
@@ -294,7 +294,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
                 "--utilisation",
                 util.to_str().unwrap(),
             ],
-            "'--primary-workload <PRIMARY_WORKLOAD>' cannot be used with '--utilisation <FILE>'",
+            "--primary-workload: cannot be used with --utilisation",
         ),
         (vec!["--primary-workload", "borg"], "--primary-workload"),
         (vec!["--margins", "100"], "--margins"),
@@ -310,15 +310,15 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         ),
         (
             vec!["--strategies", "cuckoo", "--plan-slot-s", "180"],
-            "--plan-slot-s applies to Salamander's plans",
+            "--plan-slot-s: applies to Salamander's plans; --strategies has no",
         ),
         (
             vec!["--budget", "quick"],
-            "--budget applies to salamander-ga and salamander-ls",
+            "--budget: applies to salamander-ga and salamander-ls",
         ),
         (
             vec!["--strategies", "salamander-exact", "--wall-clock-s", "30"],
-            "--wall-clock-s applies to salamander-ga and salamander-ls",
+            "--wall-clock-s: applies to salamander-ga and salamander-ls",
         ),
         (
             vec!["--strategies", "salamander-ls", "--budget", "0"],
@@ -332,7 +332,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         (vec!["planners", "--tasks", "1"], "--tasks"),
         (
             vec!["planners", "--planners", "exact", "--budget", "quick"],
-            "--budget applies to the ga and ls planners",
+            "--budget: applies to the ga and ls planners",
         ),
         (
             vec![
@@ -342,7 +342,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
                 "--milp-time-limit-s",
                 "5",
             ],
-            "--milp-time-limit-s applies to the milp planner",
+            "--milp-time-limit-s: applies to the milp planner",
         ),
         (
             vec!["planners", "--planners", "milp", "--milp-time-limit-s", "0"],
@@ -352,7 +352,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
         if cfg!(feature = "highs") {
             (
                 vec!["planners", "--planners", "milp", "--plan-slot-s", "30"],
-                "--plan-slot-s 30 is not a multiple of it",
+                "--plan-slot-s: milp plans on a 60-s grid: 30 is not a multiple of it",
             )
         } else {
             (

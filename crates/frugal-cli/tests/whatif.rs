@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use common::{free_port, frugal, get, http, spawn_serve, tmp, wait_for};
 use frugal_core::Job;
 use frugal_sim::options::choices::no_agents;
-use frugal_sim::options::{SimulateOptions, plan};
+use frugal_sim::options::{LoadArg, SimulateSpec, plan};
 
 /// Service seconds per wall second: a job's start and end are seen within a few
 /// milliseconds of their instant, i.e. within about a second of service time.
@@ -20,7 +20,10 @@ const SPEEDUP: f64 = 200.0;
 /// The first 16 jobs of the FB-2009 light hour as the simulator maps them (seed 1), their
 /// deadlines 3× their run time after arrival.
 fn recorded_workload() -> Vec<Job> {
-    let opts = SimulateOptions::parse(&["--load".into(), "light".into()]).unwrap();
+    let opts = SimulateSpec {
+        load: Some(LoadArg::Light),
+        ..SimulateSpec::default()
+    };
     let p = plan(&opts, &no_agents).unwrap();
     let mut jobs = p.workloads[0].jobs_for(p.seed);
     jobs.truncate(16);

@@ -15,7 +15,6 @@ pub mod fleet;
 pub mod index;
 pub mod job;
 pub mod lifecycle;
-pub mod options;
 pub mod placement;
 pub mod policy;
 pub mod progress;

@@ -9,14 +9,23 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IntoDeserializer, SeqAccess, Visitor};
 
 /// A spec's field cannot be used as given.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {message}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpecError {
-    /// The field, as the spec names it (`vm_usd_per_hour`).
+    /// The field, as the spec names it (`vm-usd-per-hour`).
     pub field: String,
-    /// What is wrong with it.
+    /// What is wrong with it; other fields it names are written `{field}`, so that each
+    /// face names them its own way ([`SpecError::named`]).
     pub message: String,
 }
+
+impl fmt::Display for SpecError {
+    /// The fields as the spec names them: `jobs-csv: cannot be used with hour`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.named(str::to_string))
+    }
+}
+
+impl std::error::Error for SpecError {}
 
 impl SpecError {
     /// An error of `field`.
@@ -27,9 +36,43 @@ impl SpecError {
         }
     }
 
-    /// The field as a command-line flag: `vm_usd_per_hour` ↦ `--vm-usd-per-hour`.
-    pub fn flag(&self) -> String {
-        format!("--{}", self.field.replace('_', "-"))
+    /// `field` cannot be given with `other`.
+    pub fn conflict(field: &str, other: &str) -> SpecError {
+        SpecError::new(field, format!("cannot be used with {{{other}}}"))
+    }
+
+    /// The error with its fields named as a face names them (`name("vm-usd-per-hour")`:
+    /// the flag `--vm-usd-per-hour`, the keyword `vm_usd_per_hour`): the field at fault,
+    /// then the message with each `{field}` it names.
+    pub fn named(&self, name: impl Fn(&str) -> String) -> String {
+        let mut text = format!("{}: ", name(&self.field));
+        let mut rest = self.message.as_str();
+        while let Some(open) = rest.find('{') {
+            let close = rest[open..].find('}').map(|c| open + c);
+            match close {
+                Some(close)
+                    if rest[open + 1..close]
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+                {
+                    text.push_str(&rest[..open]);
+                    text.push_str(&name(&rest[open + 1..close]));
+                    rest = &rest[close + 1..];
+                }
+                _ => {
+                    text.push_str(&rest[..=open]);
+                    rest = &rest[open + 1..];
+                }
+            }
+        }
+        text.push_str(rest);
+        text
+    }
+
+    /// A field as a command-line flag: `vm-usd-per-hour` (or `vm_usd_per_hour`) ↦
+    /// `--vm-usd-per-hour`.
+    pub fn flag(field: &str) -> String {
+        format!("--{}", field.replace('_', "-"))
     }
 }
 
@@ -113,6 +156,129 @@ where
     d.deserialize_any(OneOrMany(PhantomData))
 }
 
+/// Deserialises a value by its text form (`FromStr`) from a string or a number (`hour = 10`
+/// as well as `hour = "day"`, `keep_alive = 60` as well as `"paid-hour"`), so a file's value
+/// is read with the same words as the command line's; the parse error is the message.
+///
+/// # Errors
+/// The value's `FromStr` error; a value that is neither a string nor a number.
+pub fn from_text<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: fmt::Display,
+{
+    struct Text;
+
+    impl Visitor<'_> for Text {
+        type Value = String;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string or a number")
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+    }
+
+    d.deserialize_any(Text)?.parse().map_err(de::Error::custom)
+}
+
+/// A closed set of named values (a queue discipline, a billing granularity): the names a
+/// spec, a flag or a keyword takes, each with a one-line help that `--help` lists. Declared
+/// with [`choice!`](crate::choice), which also gives serde by name.
+pub trait Choice: Copy + Send + Sync + 'static {
+    /// Every value, in the order help lists them.
+    const ALL: &'static [Self];
+
+    /// The value's name.
+    fn name(self) -> &'static str;
+
+    /// One line on what it means, with its source.
+    fn help(self) -> &'static str;
+
+    /// The value named `name`.
+    ///
+    /// # Errors
+    /// The name and every valid one.
+    fn from_name(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|c| c.name()).collect();
+                format!(
+                    "invalid value {name:?} [possible values: {}]",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Declares a [`Choice`] enum: each variant with its name and help (also its doc), serde by
+/// name (a number is read as its text, so `pricing = 2` is the choice named `2`).
+#[macro_export]
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($variant:ident = $text:literal : $help:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $(#[doc = $help] $variant,)+
+        }
+
+        impl $crate::spec::Choice for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            fn help(self) -> &'static str {
+                match self {
+                    $($name::$variant => $help),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str($crate::spec::Choice::name(*self))
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$name, String> {
+                <$name as $crate::spec::Choice>::from_name(s)
+            }
+        }
+
+        $crate::serde_as_text!($name);
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,11 +303,60 @@ mod tests {
         assert_eq!(json.counts, vec![4]);
     }
 
+    crate::choice! {
+        /// A test choice.
+        enum Billing {
+            PerSecond = "per-second": "Each second",
+            Hourly = "1": "Each started hour",
+        }
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Choices {
+        billing: Billing,
+        #[serde(deserialize_with = "from_text")]
+        hour: u32,
+    }
+
+    #[test]
+    fn choices_are_read_by_name_from_strings_and_numbers() {
+        let c: Choices = toml::from_str("billing = \"per-second\"\nhour = \"7\"").unwrap();
+        assert_eq!((c.billing, c.hour), (Billing::PerSecond, 7));
+        let c: Choices = toml::from_str("billing = 1\nhour = 7").unwrap();
+        assert_eq!((c.billing, c.hour), (Billing::Hourly, 7));
+        let e = toml::from_str::<Choices>("billing = \"hourly\"\nhour = 1").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("invalid value \"hourly\" [possible values: per-second, 1]"),
+            "{e}"
+        );
+        assert_eq!(serde_json::to_string(&Billing::Hourly).unwrap(), "\"1\"");
+        assert_eq!(Billing::PerSecond.help(), "Each second");
+    }
+
     #[test]
     fn errors_name_the_field_and_its_flag() {
         let e = SpecError::new("vm_usd_per_hour", "must be positive");
         assert_eq!(e.to_string(), "vm_usd_per_hour: must be positive");
-        assert_eq!(e.flag(), "--vm-usd-per-hour");
+        assert_eq!(
+            e.named(SpecError::flag),
+            "--vm-usd-per-hour: must be positive"
+        );
+        let r = SpecError::new("jobs", "counts the jobs of {hour} or {swf}; a {brace}}");
+        assert_eq!(
+            r.named(SpecError::flag),
+            "--jobs: counts the jobs of --hour or --swf; a --brace}"
+        );
+        assert_eq!(
+            SpecError::new("x", "{not a field}").to_string(),
+            "x: {not a field}"
+        );
+        let c = SpecError::conflict("jobs-csv", "hour");
+        assert_eq!(c.to_string(), "jobs-csv: cannot be used with hour");
+        assert_eq!(
+            c.named(SpecError::flag),
+            "--jobs-csv: cannot be used with --hour"
+        );
         assert_eq!(
             each_in("alpha", &[1, 0], 1, 1000).unwrap_err().to_string(),
             "alpha: 0 is outside [1, 1000]"

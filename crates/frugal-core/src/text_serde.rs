@@ -1,5 +1,5 @@
 //! Serde through a type's text form: serialised by its `Display`, deserialised by its
-//! `FromStr` (whose error becomes the deserialiser's message, so a bad value in a file is
+//! `FromStr` from a string or a number (whose error becomes the deserialiser's message, so a bad value in a file is
 //! refused with the same words as on the command line). For the specs users name by a
 //! string — a placement policy, a spot policy.
 
@@ -24,9 +24,7 @@ macro_rules! serde_as_text {
             fn deserialize<D: $crate::text_serde::__serde::Deserializer<'de>>(
                 d: D,
             ) -> Result<$t, D::Error> {
-                let s = <String as $crate::text_serde::__serde::Deserialize>::deserialize(d)?;
-                s.parse()
-                    .map_err($crate::text_serde::__serde::de::Error::custom)
+                $crate::spec::from_text(d)
             }
         }
     };

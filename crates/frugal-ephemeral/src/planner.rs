@@ -60,9 +60,9 @@ impl Planner {
 /// The MILP's time limit when none is given.
 pub const MILP_TIME_LIMIT: Duration = Duration::from_secs(60);
 
-/// How much search the metaheuristics get.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// How much search the metaheuristics get: `full`, `quick` or a number of evaluations as
+/// text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effort {
     /// About 30 s per plan of 680 tasks on PC-1 on one core of the 2-core CI machine (the
     /// paper's 30 s), counted in evaluations so that results are reproducible.
@@ -72,6 +72,36 @@ pub enum Effort {
     /// This many evaluations.
     Evaluations(u64),
 }
+
+impl std::str::FromStr for Effort {
+    type Err = String;
+
+    /// `full`, `quick` or a positive number of evaluations.
+    fn from_str(s: &str) -> Result<Effort, String> {
+        match s {
+            "full" => Ok(Effort::Full),
+            "quick" => Ok(Effort::Quick),
+            n => match n.parse::<u64>() {
+                Ok(0) | Err(_) => Err(format!(
+                    "expected full, quick or a positive number of evaluations, got {n:?}"
+                )),
+                Ok(n) => Ok(Effort::Evaluations(n)),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Effort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Effort::Full => f.write_str("full"),
+            Effort::Quick => f.write_str("quick"),
+            Effort::Evaluations(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+frugal_core::serde_as_text!(Effort);
 
 /// Evaluations of [`Effort::Full`] and [`Effort::Quick`], per metaheuristic: LS moves
 /// are cheap to evaluate (≈ 5 µs), GA children are whole decodes (≈ 100 µs). Calibrated

@@ -18,25 +18,27 @@ pub(crate) fn csv_of<T: serde::Serialize>(rows: impl IntoIterator<Item = T>) -> 
     String::from_utf8(bytes).map_err(error)
 }
 
-/// `frugal simulate FLAGS --format csv`: one row per workload × policy, on `threads`
-/// workers (0: one per core; any count gives the same rows), and the files of
-/// `frugal simulate --out` in `out` if given.
+/// The policy comparison from its spec (JSON of `frugal_sim::options::SimulateSpec`, keys
+/// as the spec's fields: `cluster-scale`): one row per workload × policy as `frugal
+/// simulate --format csv` prints them, on `threads` workers (0: one per core; any count
+/// gives the same rows), and the files of `frugal simulate --out` in `out` if given.
 #[pyfunction]
-#[pyo3(signature = (flags, out=None, threads=0))]
+#[pyo3(signature = (spec_json, out=None, threads=0))]
 pub fn simulate_csv(
     py: Python<'_>,
-    flags: Vec<String>,
+    spec_json: String,
     out: Option<String>,
     threads: usize,
 ) -> PyResult<String> {
-    let a = frugal_sim::options::SimulateOptions::parse(&flags).map_err(error)?;
+    let spec: frugal_sim::options::SimulateSpec = spec_of(&spec_json, &SIMULATE_KEYWORDS)?;
     let rows = py
         .detach(|| {
-            let runs = frugal_sim::options::compute(&a, threads, &(), &frugal_agents::load_policy)?;
+            let runs =
+                frugal_sim::options::compute(&spec, threads, &(), &frugal_agents::load_policy)?;
             if let Some(dir) = &out {
-                frugal_sim::options::write_out(std::path::Path::new(dir), &a, &runs)?;
+                frugal_sim::options::write_out(std::path::Path::new(dir), &spec, &runs)?;
             }
-            let tables = frugal_sim::options::aggregate(&runs, &a.baseline.to_string());
+            let tables = frugal_sim::options::aggregate(&runs, &spec.baseline.to_string());
             anyhow::Ok(
                 tables
                     .into_iter()
@@ -44,25 +46,48 @@ pub fn simulate_csv(
                     .collect::<Vec<_>>(),
             )
         })
-        .map_err(|e| error(format!("{e:#}")))?;
+        .map_err(|e| run_error(e, &SIMULATE_KEYWORDS))?;
     csv_of(rows)
 }
 
-/// A spec from its JSON; an error names the field (`policies[1]: unknown variant …`).
-pub(crate) fn spec_of<T: serde::de::DeserializeOwned>(json: &str) -> PyResult<T> {
-    let de = &mut serde_json::Deserializer::from_str(json);
-    serde_path_to_error::deserialize(de)
-        .map_err(|e| PyValueError::new_err(format!("{}: {}", e.path(), e.inner())))
+/// A spec's field as the Python keyword that sets it: with `_` for `-`, or as `renames`
+/// maps it (`simulate`'s `jobs-csv` is the keyword `jobs`).
+fn keyword(field: &str, renames: &[(&str, &str)]) -> String {
+    renames
+        .iter()
+        .find(|(f, _)| *f == field)
+        .map_or_else(|| field.replace('-', "_"), |(_, k)| (*k).to_string())
 }
 
-/// A run's error: a spec's field at fault as `field: message`, anything else with its
-/// causes.
-fn run_error(e: anyhow::Error) -> PyErr {
+/// A spec from its JSON; an error names the keyword (`policies[1]: unknown variant …`).
+pub(crate) fn spec_of<T: serde::de::DeserializeOwned>(
+    json: &str,
+    renames: &[(&str, &str)],
+) -> PyResult<T> {
+    let de = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let (field, index) = path.split_at(path.find('[').unwrap_or(path.len()));
+        // The JSON is written by the package, so its line and column mean nothing to users.
+        let message = e.inner().to_string();
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |at| &message[..at]);
+        PyValueError::new_err(format!("{}{index}: {message}", keyword(field, renames)))
+    })
+}
+
+/// A run's error: a spec's field at fault as `keyword: message` (the fields it names as
+/// keywords too), anything else with its causes.
+fn run_error(e: anyhow::Error, renames: &[(&str, &str)]) -> PyErr {
     match e.downcast_ref::<frugal_core::spec::SpecError>() {
-        Some(s) => PyValueError::new_err(s.to_string()),
+        Some(s) => PyValueError::new_err(s.named(|f| keyword(f, renames))),
         None => error(format!("{e:#}")),
     }
 }
+
+/// `simulate`'s keywords that are not its spec's fields with `_` for `-`.
+const SIMULATE_KEYWORDS: [(&str, &str); 2] = [("jobs-csv", "jobs"), ("jobs", "job_count")];
 
 /// Paper 003's comparison from its spec (JSON of `frugal_bot::BagOfTasksSpec`) on
 /// `threads` workers (0: one per core): one row per run as CSV, and the files of
@@ -75,7 +100,7 @@ pub fn bag_of_tasks_csv(
     out: Option<String>,
     threads: usize,
 ) -> PyResult<String> {
-    let spec: frugal_bot::BagOfTasksSpec = spec_of(&spec_json)?;
+    let spec: frugal_bot::BagOfTasksSpec = spec_of(&spec_json, &[])?;
     let runs = py
         .detach(|| {
             let runs = frugal_bot::comparison::compute(&spec, threads, &())?;
@@ -84,32 +109,33 @@ pub fn bag_of_tasks_csv(
             }
             anyhow::Ok(runs)
         })
-        .map_err(run_error)?;
+        .map_err(|e| run_error(e, &[]))?;
     csv_of(runs.rows)
 }
 
-/// `frugal ephemeral FLAGS --format csv [--per-run]`: one row per cell (or per run), on
-/// `threads` workers (0: one per core), and the files of `frugal ephemeral --out` in `out`
-/// if given.
+/// Paper 001's comparison from its spec (JSON of `frugal_ephemeral::options::EphemeralSpec`,
+/// keys as the spec's fields: `chunk-mib`): one row per cell (or per run) as `frugal
+/// ephemeral --format csv [--per-run]` prints them, on `threads` workers (0: one per core),
+/// and the files of `frugal ephemeral --out` in `out` if given.
 #[pyfunction]
-#[pyo3(signature = (flags, per_run, out=None, threads=0))]
+#[pyo3(signature = (spec_json, per_run, out=None, threads=0))]
 pub fn ephemeral_csv(
     py: Python<'_>,
-    flags: Vec<String>,
+    spec_json: String,
     per_run: bool,
     out: Option<String>,
     threads: usize,
 ) -> PyResult<String> {
-    let a = frugal_ephemeral::options::EphemeralOptions::parse(&flags).map_err(error)?;
+    let spec: frugal_ephemeral::options::EphemeralSpec = spec_of(&spec_json, &[])?;
     let runs = py
         .detach(|| {
-            let runs = frugal_ephemeral::options::compute(&a, threads, &())?;
+            let runs = frugal_ephemeral::options::compute(&spec, threads, &())?;
             if let Some(dir) = &out {
-                frugal_ephemeral::options::write_out(std::path::Path::new(dir), &a, &runs)?;
+                frugal_ephemeral::options::write_out(std::path::Path::new(dir), &spec, &runs)?;
             }
             anyhow::Ok(runs)
         })
-        .map_err(|e| error(format!("{e:#}")))?;
+        .map_err(|e| run_error(e, &[]))?;
     if per_run {
         csv_of(runs.rows)
     } else {

@@ -76,7 +76,7 @@ pub fn spot_csv(
     custom: Vec<(String, Py<PyAny>)>,
 ) -> PyResult<String> {
     // The path names the field ("policies[1]: unknown spot policy …").
-    let spec: SpotSpec = crate::runs::spec_of(&spec_json)?;
+    let spec: SpotSpec = crate::runs::spec_of(&spec_json, &[])?;
     let error = Arc::new(Mutex::new(None));
     let policies: Vec<PyPolicy> = custom
         .into_iter()

@@ -1,14 +1,15 @@
 //! Experiment files: one TOML file per published figure or table (or a user's own sweep).
 //!
-//! A file names the system that runs it (a `frugal` subcommand), the flags every
-//! configuration shares (`[args]`, spelled as on the command line without `--`), the swept
-//! flags (`[sweep]`, every combination is one configuration), the flags that `--quick`
-//! overrides (`[quick]`), the plots and the published claims to check. The runner turns each
-//! configuration into the subcommand's argument vector, so every flag is validated by the
-//! subcommand itself and an error names the flag as the command line would.
+//! A file names the system that runs it (a `frugal` subcommand), the fields of its typed
+//! spec every configuration shares (`[args]`, the subcommand's flags without `--`), the
+//! swept fields (`[sweep]`, every combination is one configuration: the grid is expanded
+//! here, once), the fields that `--quick` overrides (`[quick]`), the plots and the published
+//! claims to check. Each configuration is a table that deserialises straight into the
+//! system's spec, so the spec's own check refuses what the command line would, naming the
+//! key; its argument vector is kept for messages and for `frugal live`, which runs it.
 //!
-//! Flag values: a string or number is passed as is; an array is joined with `,` (the
-//! list flags' syntax); `true` passes the bare flag and `false` leaves it out.
+//! Values: a string, number or boolean as the spec takes it, a list for a list field; as
+//! flags, an array is joined with `,` and `true` is the bare flag, `false` left out.
 
 use std::collections::BTreeMap;
 use std::path::Path;

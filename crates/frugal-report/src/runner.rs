@@ -1,5 +1,5 @@
-//! Running experiment files: every configuration parsed with its system's own options (so
-//! a bad flag fails before any run, with the file and configuration named), run through the
+//! Running experiment files: every configuration read as its system's typed spec (so
+//! a bad key fails before any run, with the file and configuration named), run through the
 //! same function each front-end calls, in parallel; then the rows gathered in file ×
 //! configuration order — so the files do not depend on the thread count — claims checked,
 //! plots drawn and the report written.
@@ -16,11 +16,24 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use frugal_core::PolicySpec;
-use frugal_core::options::Usage;
 use frugal_core::progress::Progress;
 
 use crate::html::{self, Section};
 use crate::{Experiment, Figure, PlotKind, System, Table};
+
+/// An experiment file, one of its configurations or a shard folder that cannot be used as
+/// given, as opposed to a run that fails; front-ends find it in an error's chain
+/// (`downcast_ref`) to tell the two apart.
+#[derive(Debug)]
+pub struct InputError(pub anyhow::Error);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
 
 /// The part of a sweep one run takes: the configurations whose index is `index` modulo
 /// `count` (`--shard index/count`).
@@ -75,18 +88,18 @@ pub struct Output {
 /// paths are taken from each file's folder (the checkpoints beside it).
 ///
 /// # Errors
-/// [`Usage`] naming the file of a file that cannot be read or used.
+/// [`InputError`] naming the file of a file that cannot be read or used.
 pub fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
     let mut out: Vec<(String, Experiment)> = Vec::new();
     for f in files {
-        let mut e = Experiment::read(f).map_err(|m| Usage(anyhow!(m)))?;
+        let mut e = Experiment::read(f).map_err(|m| InputError(anyhow!(m)))?;
         e.resolve_agents(f.parent().unwrap_or(Path::new(".")));
         let id = f
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         if out.iter().any(|(i, _)| *i == id) {
-            bail!(Usage(anyhow!(
+            bail!(InputError(anyhow!(
                 "{}: a second experiment named {id}",
                 f.display()
             )));
@@ -101,7 +114,7 @@ pub fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
 /// (`[recorded]`, its quick ones under `quick`) are one more output, after its runs.
 ///
 /// # Errors
-/// [`Usage`] naming the experiment and configuration for flags its system refuses; a run's
+/// [`InputError`] naming the experiment and configuration for flags its system refuses; a run's
 /// error with the configuration named.
 pub fn run(
     experiments: &[(String, Experiment)],
@@ -118,18 +131,16 @@ pub fn run(
             continue;
         }
         for c in e.configurations(quick) {
-            let words = e.system.words().len();
-            let argv = c.argv[words..].to_vec();
-            // Parse now, so a bad flag in the last file fails before any run.
-            check(e.system, &argv, &c.spec).map_err(|m| {
-                Usage(anyhow!(
+            // Read and check now, so a bad key in the last file fails before any run.
+            check(e.system, &c.spec).map_err(|m| {
+                InputError(anyhow!(
                     "experiments {id}: configuration `frugal {}`: {m}",
                     c.argv.join(" ")
                 ))
             })?;
             let mine = shard.is_none_or(|s| index % s.count == s.index);
             if mine {
-                work.push((k, index, c, argv));
+                work.push((k, index, c));
             }
             index += 1;
         }
@@ -157,9 +168,9 @@ pub fn run(
         .context("starting the worker threads")?;
     let live: Result<Vec<Output>> = pool.install(|| {
         work.par_iter()
-            .map(|(k, index, c, argv)| {
+            .map(|(k, index, c)| {
                 let (id, e) = &experiments[*k];
-                let (table, timelines) = configuration(e, c, argv, progress)
+                let (table, timelines) = configuration(e, c, progress)
                     .with_context(|| format!("{id}: frugal {}", c.argv.join(" ")))?;
                 let mut labelled = Table::default();
                 labelled
@@ -180,21 +191,19 @@ pub fn run(
     Ok(outputs)
 }
 
-/// Runs one configuration (`argv`: its system's flags) through the function every front-end
+/// Runs one configuration (its table read as its system's spec) through the function every front-end
 /// calls: its rows, and the timelines its runs draw (a simulate run per timeline plot: the
 /// first run whose labelled row matches the plot's `where`).
 fn configuration(
     e: &Experiment,
     c: &crate::experiment::Configuration,
-    argv: &[String],
     progress: &dyn Progress,
 ) -> Result<(Table, Vec<(usize, Figure)>)> {
     let labels = &c.labels;
-    let usage = |m: clap::Error| Usage(anyhow!("{m}"));
     let mut timelines = Vec::new();
     let table = match e.system {
         System::Simulate => {
-            let a = frugal_sim::options::SimulateOptions::parse(argv).map_err(usage)?;
+            let a: frugal_sim::options::SimulateSpec = typed(&c.spec)?;
             let runs = frugal_sim::options::compute(&a, 0, progress, &frugal_agents::load_policy)?;
             let mut t = tidy(&runs.rows)?;
             shorten_checkpoints(&mut t);
@@ -227,28 +236,28 @@ fn configuration(
             t
         }
         System::BagOfTasks => {
-            let spec: frugal_bot::BagOfTasksSpec = typed(&c.spec).map_err(|m| Usage(anyhow!(m)))?;
+            let spec: frugal_bot::BagOfTasksSpec = typed(&c.spec)?;
             tidy(&frugal_bot::comparison::compute(&spec, 0, progress)?.rows)?
         }
         System::Ephemeral => {
-            let a = frugal_ephemeral::options::EphemeralOptions::parse(argv).map_err(usage)?;
+            let a: frugal_ephemeral::options::EphemeralSpec = typed(&c.spec)?;
             tidy(&frugal_ephemeral::options::compute(&a, 0, progress)?.rows)?
         }
         System::EphemeralPlanners => {
-            let a = frugal_ephemeral::options::PlannersOptions::parse(argv).map_err(usage)?;
+            let a: frugal_ephemeral::options::PlannersSpec = typed(&c.spec)?;
             let rows = frugal_ephemeral::options::planners(&a)?;
             progress.add(rows.len());
             rows.iter().for_each(|_| progress.tick());
             tidy(&rows)?
         }
         System::LearningCurves => {
-            let a = frugal_agents::curves::CurvesOptions::parse(argv).map_err(usage)?;
+            let a: frugal_agents::curves::CurvesSpec = typed(&c.spec)?;
             let mut t = tidy(&frugal_agents::curves::curve_rows(&a)?)?;
             shorten_checkpoints(&mut t);
             t
         }
         System::Spot => {
-            let spec = spot_spec(&c.spec).map_err(|m| Usage(anyhow!(m)))?;
+            let spec = spot_spec(&c.spec)?;
             tidy(&frugal_spot::experiment::run(&spec, progress)?)?
         }
         System::Live => bail!(LIVE_ONLY),
@@ -260,45 +269,44 @@ fn configuration(
 const LIVE_ONLY: &str = "live runs are made by `frugal reproduce --live`, not by the runner";
 
 /// A configuration's table as a system's typed spec (its keys are the spec's fields); an
-/// error names the field.
-fn typed<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, String> {
+/// error names the key.
+///
+/// # Errors
+/// [`InputError`] naming the key that is unknown or whose value the spec does not take.
+fn typed<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, InputError> {
     toml::Value::Table(table.clone())
         .try_into()
-        .map_err(|e: toml::de::Error| e.message().to_string())
+        .map_err(|e: toml::de::Error| InputError(anyhow!("{}", e.message().trim())))
 }
 
 /// A configuration's table as a spot spec, checked; errors name the field.
-fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, String> {
+fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, InputError> {
     let spec: frugal_spot::SpotSpec = typed(table)?;
-    spec.check().map_err(|e| e.to_string())?;
+    spec.check().map_err(|e| InputError(e.into()))?;
     Ok(spec)
 }
 
-/// Parses `argv` (or, for typed systems, `spec`) with `system`'s options, for the error only.
-fn check(system: System, argv: &[String], spec: &toml::Table) -> Result<(), String> {
-    let first_paragraph = |e: clap::Error| {
-        let text = e.to_string();
-        text.split("\n\n")
-            .next()
-            .unwrap_or(&text)
-            .trim()
-            .to_string()
-    };
+/// Reads `spec` as `system`'s typed spec and checks it, for the error only: the key at
+/// fault and what is wrong.
+fn check(system: System, spec: &toml::Table) -> Result<(), InputError> {
+    let checked = |e: frugal_core::spec::SpecError| InputError(e.into());
     match system {
-        System::Simulate => frugal_sim::options::SimulateOptions::parse(argv).map(|_| ()),
-        System::BagOfTasks => {
-            let spec: frugal_bot::BagOfTasksSpec = typed(spec)?;
-            return spec.check().map_err(|e| e.to_string());
-        }
-        System::Ephemeral => frugal_ephemeral::options::EphemeralOptions::parse(argv).map(|_| ()),
-        System::EphemeralPlanners => {
-            frugal_ephemeral::options::PlannersOptions::parse(argv).map(|_| ())
-        }
-        System::LearningCurves => frugal_agents::curves::CurvesOptions::parse(argv).map(|_| ()),
-        System::Spot => return spot_spec(spec).map(|_| ()),
-        System::Live => return Err(LIVE_ONLY.into()),
+        System::Simulate => typed::<frugal_sim::options::SimulateSpec>(spec)?
+            .check()
+            .map_err(checked),
+        System::BagOfTasks => typed::<frugal_bot::BagOfTasksSpec>(spec)?
+            .check()
+            .map_err(checked),
+        System::Ephemeral => typed::<frugal_ephemeral::options::EphemeralSpec>(spec)?
+            .check()
+            .map_err(checked),
+        System::EphemeralPlanners => typed::<frugal_ephemeral::options::PlannersSpec>(spec)?
+            .check()
+            .map_err(checked),
+        System::LearningCurves => typed::<frugal_agents::curves::CurvesSpec>(spec).map(|_| ()),
+        System::Spot => spot_spec(spec).map(|_| ()),
+        System::Live => Err(InputError(anyhow!(LIVE_ONLY))),
     }
-    .map_err(first_paragraph)
 }
 
 /// The shard file of a `--shard` run's output folder.
@@ -346,7 +354,7 @@ pub fn write_shard(
 /// under the unsplit command.
 ///
 /// # Errors
-/// [`Usage`] for a folder without a shard file, shards of different runs, a missing or
+/// [`InputError`] for a folder without a shard file, shards of different runs, a missing or
 /// doubled index; I/O errors.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
     let mut shards: Vec<ShardFile> = Vec::new();
@@ -354,19 +362,19 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
         let path = d.join(SHARD_FILE);
         let text = std::fs::read(&path)
             .with_context(|| format!("{}: not the output of a --shard run", d.display()))
-            .map_err(Usage)?;
+            .map_err(InputError)?;
         let s: ShardFile = serde_json::from_slice(&text)
             .with_context(|| format!("{}", path.display()))
-            .map_err(Usage)?;
+            .map_err(InputError)?;
         shards.push(s);
     }
     let first = shards
         .first()
-        .ok_or_else(|| Usage(anyhow!("no shard folder given")))?;
+        .ok_or_else(|| InputError(anyhow!("no shard folder given")))?;
     let n = first.shard.count;
     for s in &shards {
         if s.experiments != first.experiments || s.quick != first.quick || s.shard.count != n {
-            bail!(Usage(anyhow!(
+            bail!(InputError(anyhow!(
                 "the shards come from different runs (experiment files, --quick or n differ)"
             )));
         }
@@ -374,11 +382,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
     let mut seen = vec![false; n];
     for s in &shards {
         if std::mem::replace(&mut seen[s.shard.index], true) {
-            bail!(Usage(anyhow!("shard {}/{n} is given twice", s.shard.index)));
+            bail!(InputError(anyhow!(
+                "shard {}/{n} is given twice",
+                s.shard.index
+            )));
         }
     }
     if let Some(i) = seen.iter().position(|s| !s) {
-        bail!(Usage(anyhow!("shard {i}/{n} is missing")));
+        bail!(InputError(anyhow!("shard {i}/{n} is missing")));
     }
     let experiments = first
         .experiments
@@ -386,7 +397,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
         .map(|(id, text)| {
             Experiment::parse(text)
                 .map(|e| (id.clone(), e))
-                .map_err(|m| Usage(anyhow!("{id}: {m}")).into())
+                .map_err(|m| InputError(anyhow!("{id}: {m}")).into())
         })
         .collect::<Result<Vec<_>>>()?;
     let command = first.command.clone();
@@ -400,7 +411,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
 /// sections.
 ///
 /// # Errors
-/// [`Usage`] for a plot or claim the rows cannot make; I/O errors.
+/// [`InputError`] for a plot or claim the rows cannot make; I/O errors.
 pub fn write(
     experiments: &[(String, Experiment)],
     outputs: Vec<Output>,
@@ -433,14 +444,14 @@ pub fn write(
             let figure = match spec.kind {
                 PlotKind::Timeline => match timelines.iter().find(|(q, _)| *q == p) {
                     Some((_, f)) => f.clone(),
-                    None => bail!(Usage(anyhow!(
+                    None => bail!(InputError(anyhow!(
                         "{id}: plot {}: no run matches its `where`",
                         spec.name
                     ))),
                 },
                 _ => spec
                     .figure(&table)
-                    .map_err(|m| Usage(anyhow!("{id}: plot {}: {m}", spec.name)))?,
+                    .map_err(|m| InputError(anyhow!("{id}: plot {}: {m}", spec.name)))?,
             };
             let stem = format!("{id}-{}", spec.name);
             let png = out.join("plots").join(format!("{stem}.png"));
@@ -456,7 +467,7 @@ pub fn write(
             .map(|c| {
                 c.evaluate(&table)
                     .map(|o| (c.clone(), o))
-                    .map_err(|m| Usage(anyhow!("{id}: claim {:?}: {m}", c.claim)))
+                    .map_err(|m| InputError(anyhow!("{id}: claim {:?}: {m}", c.claim)))
             })
             .collect::<Result<Vec<_>, _>>()?;
         sections.push(Section {

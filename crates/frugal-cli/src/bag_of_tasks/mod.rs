@@ -9,16 +9,15 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::builder::PossibleValue;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use frugal_bot::compare::{PAPER_CLAIMS, versus};
 use frugal_bot::comparison::{Block, Runs, Trace, compute, describe, write_out};
 use frugal_bot::{BagOfTasksSpec, BotRow, Implementation, Policy};
-use frugal_core::options::number_in;
 
 use crate::progress::Progress;
 use crate::table::FormatArg;
+use crate::values::choice;
 
 /// Options of `frugal bag-of-tasks`: the comparison's (`BagOfTasksSpec`'s fields), and how
 /// to print and where to write.
@@ -36,28 +35,25 @@ pub struct BagOfTasksArgs {
     )]
     pub trace: Vec<String>,
     /// Deadline factors: each task's deadline is α × its run time on a 2 GHz core.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4",
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4")]
     pub alpha: Vec<u32>,
     /// Policies to compare.
     #[arg(
         long,
-        value_enum,
+        value_parser = choice::<Policy>(),
         value_delimiter = ',',
         default_value = "ffd,ffd-ra,ha,ha-ra"
     )]
-    pub policies: Vec<PolicyArg>,
+    pub policies: Vec<Policy>,
     /// PM scale factors s: s × every PM count (the paper's Fig. 10–11 use 1..10).
-    #[arg(long, value_delimiter = ',', default_value = "1",
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_delimiter = ',', default_value = "1")]
     pub scale: Vec<u32>,
     /// Run on the first N tasks of each log (log order; Fig. 12), for each N listed
     /// [default: all].
-    #[arg(long, value_delimiter = ',', conflicts_with = "replicate",
-          value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
+    #[arg(long, value_delimiter = ',')]
     pub tasks: Vec<u64>,
     /// Repeat each log until the bag holds N tasks (numbered 1..N), for scale tests.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
+    #[arg(long, value_name = "N")]
     pub replicate: Option<u64>,
     /// Machine file (TOML: [[pm]] and [[vm]] entries; format in the book) [default:
     /// the paper's 15 PMs and EC2 c3.large].
@@ -65,21 +61,21 @@ pub struct BagOfTasksArgs {
     pub machines: Option<PathBuf>,
     /// Rent of the VM type, dollars per started hour (the machine set must have one
     /// VM type).
-    #[arg(long, value_name = "USD", value_parser = number_in(1e-6, 10_000.0))]
+    #[arg(long, value_name = "USD")]
     pub vm_usd_per_hour: Option<f64>,
     /// Electricity price for the PMs' energy, dollars per kWh; reported as energy cost
     /// and total cost beside the rent (the paper prices only rent).
-    #[arg(long, value_name = "USD", default_value_t = 0.0, value_parser = number_in(0.0, 100.0))]
+    #[arg(long, value_name = "USD", default_value_t = 0.0)]
     pub electricity_usd_per_kwh: f64,
     /// Timed repeats per run for the decision overhead (median, CPU seconds); 0 leaves
     /// overhead_s empty and makes the output byte-reproducible.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[arg(long, default_value_t = 5)]
     pub repeats: u32,
     /// Implementation of HA and FFD to run and time: `fast` (O(T·N·log T) HA, linear
     /// FFD) or `reference` (the paper's all-pairs HA and scanning FFD, for the shape of
     /// its CPU-time figures). Both give the same schedules.
-    #[arg(long, value_enum, default_value = "fast")]
-    pub implementation: ImplementationArg,
+    #[arg(long, value_parser = choice::<Implementation>(), default_value = "fast")]
+    pub implementation: Implementation,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -97,53 +93,13 @@ pub struct BagOfTasksArgs {
     pub out: Option<PathBuf>,
 }
 
-/// A `--policies` value: the library's policy, its names and help as the library gives
-/// them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PolicyArg(pub Policy);
-
-impl ValueEnum for PolicyArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        const ALL: [PolicyArg; 5] = [
-            PolicyArg(Policy::ALL[0]),
-            PolicyArg(Policy::ALL[1]),
-            PolicyArg(Policy::ALL[2]),
-            PolicyArg(Policy::ALL[3]),
-            PolicyArg(Policy::ALL[4]),
-        ];
-        &ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.0.name()).help(self.0.help()))
-    }
-}
-
-/// An `--implementation` value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ImplementationArg(pub Implementation);
-
-impl ValueEnum for ImplementationArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        const ALL: [ImplementationArg; 2] = [
-            ImplementationArg(Implementation::ALL[0]),
-            ImplementationArg(Implementation::ALL[1]),
-        ];
-        &ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.0.name()).help(self.0.help()))
-    }
-}
-
 impl BagOfTasksArgs {
     /// The comparison these flags ask for.
     pub fn spec(&self) -> BagOfTasksSpec {
         BagOfTasksSpec {
             trace: self.trace.clone(),
             alpha: self.alpha.clone(),
-            policies: self.policies.iter().map(|p| p.0).collect(),
+            policies: self.policies.clone(),
             scale: self.scale.clone(),
             tasks: self.tasks.clone(),
             replicate: self.replicate,
@@ -151,7 +107,7 @@ impl BagOfTasksArgs {
             vm_usd_per_hour: self.vm_usd_per_hour,
             electricity_usd_per_kwh: self.electricity_usd_per_kwh,
             repeats: self.repeats,
-            implementation: self.implementation.0,
+            implementation: self.implementation,
         }
     }
 }

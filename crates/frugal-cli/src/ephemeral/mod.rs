@@ -4,6 +4,7 @@
 //! The options and the runs are `frugal_ephemeral::options`'; this prints and writes
 //! them.
 
+mod args;
 pub(crate) mod planners;
 mod table;
 
@@ -11,12 +12,13 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
-use clap::{Args, Subcommand};
+use clap::{ArgMatches, Args, Subcommand};
 
 use frugal_ephemeral::experiment::{DcCoverage, EphemeralRow};
-use frugal_ephemeral::options::{EphemeralOptions, Runs, compute, write_out};
+use frugal_ephemeral::options::{Runs, compute, write_out};
 use frugal_ephemeral::summary::{self, Cell, Improvement};
 
+pub use args::ComparisonArgs;
 pub use planners::PlannersArgs;
 
 use crate::Usage;
@@ -40,7 +42,7 @@ pub struct EphemeralArgs {
     pub command: Option<EphemeralCommand>,
     /// What to compare.
     #[command(flatten)]
-    pub options: EphemeralOptions,
+    pub options: ComparisonArgs,
     /// With --format csv or json (an error with the tables): one row per run instead of one
     /// per (data centre, chunk size, margin, strategy).
     #[arg(long)]
@@ -63,10 +65,11 @@ pub struct EphemeralArgs {
 /// # Errors
 /// [`Usage`] for a hosts or utilisation file that cannot be used (naming the file and
 /// line); I/O errors writing the output.
-pub fn run(a: &EphemeralArgs) -> Result<()> {
+pub fn run(a: &EphemeralArgs, matches: Option<&ArgMatches>) -> Result<()> {
     if let Some(EphemeralCommand::Planners(p)) = &a.command {
         return planners::run(p);
     }
+    let spec = a.options.spec(matches);
     if a.per_run && matches!(a.format, FormatArg::Table | FormatArg::Markdown) {
         return Err(Usage(anyhow!(
             "--per-run applies to --format csv or json; the tables show medians per cell"
@@ -74,10 +77,10 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
         .into());
     }
     let progress = Progress::new(0);
-    let runs = compute(&a.options, usize::from(a.threads), &progress)?;
+    let runs = compute(&spec, usize::from(a.threads), &progress).map_err(crate::usage)?;
     progress.finish();
     if let Some(dir) = &a.out {
-        write_out(dir, &a.options, &runs)?;
+        write_out(dir, &spec, &runs)?;
     }
     let Runs { rows, coverage } = runs;
     let cells = summary::cells(&rows);

@@ -6,20 +6,77 @@ use std::io::Write;
 use anyhow::Result;
 use clap::Args;
 
-use frugal_ephemeral::options::{PlannersOptions, planners};
+use frugal_ephemeral::options::{DcArg, PlannerArg, PlannersSpec, StopArg, planners};
+use frugal_ephemeral::planner::Effort;
 use frugal_ephemeral::solvers::SolverRow;
 
 use crate::table::{Column, FormatArg, fixed, opt};
+use crate::values::choice;
 
 /// Options of `frugal ephemeral planners`: the comparison's and how to print it.
 #[derive(Args, Debug)]
 pub struct PlannersArgs {
     /// What to compare.
     #[command(flatten)]
-    pub options: PlannersOptions,
+    pub options: ProblemArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
+}
+
+/// The problems' and planners' flags (`PlannersSpec`'s fields).
+#[derive(Args, Debug)]
+pub struct ProblemArgs {
+    /// Data centre (the paper shows PC-1).
+    #[arg(long, value_parser = choice::<DcArg>(), default_value = "pc-1")]
+    pub dc: DcArg,
+    /// Problem sizes: tasks planned (over --jobs jobs), 16 maps per reduce.
+    #[arg(long, value_delimiter = ',', default_value = "500,1000,1500,2000,2500")]
+    pub tasks: Vec<u32>,
+    /// Jobs per problem: each size is split into this many equal jobs (the paper: 1).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: u32,
+    /// Planners to compare.
+    #[arg(
+        long,
+        value_parser = choice::<PlannerArg>(),
+        value_delimiter = ',',
+        default_value = "rffd,exact,ga,ls"
+    )]
+    pub planners: Vec<PlannerArg>,
+    /// Metaheuristics' effort: full, quick or a number of evaluations [default: full].
+    #[arg(long, value_name = "EFFORT")]
+    pub budget: Option<Effort>,
+    /// Stop rule of the metaheuristics [default: patience].
+    #[arg(long, value_parser = choice::<StopArg>())]
+    pub stop: Option<StopArg>,
+    /// Plan durations are rounded up to a multiple of this many seconds (the milp planner
+    /// needs a multiple of 60; Table I's grid is 180).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub plan_slot_s: u32,
+    /// The milp planner's time limit, seconds, per problem [default: 60].
+    #[arg(long, value_name = "S")]
+    pub milp_time_limit_s: Option<f64>,
+    /// Seed of the random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl ProblemArgs {
+    /// The spec these flags set.
+    pub fn spec(&self) -> PlannersSpec {
+        PlannersSpec {
+            dc: self.dc,
+            tasks: self.tasks.clone(),
+            jobs: self.jobs,
+            planners: self.planners.clone(),
+            budget: self.budget,
+            stop: self.stop,
+            plan_slot_s: self.plan_slot_s,
+            milp_time_limit_s: self.milp_time_limit_s,
+            seed: self.seed,
+        }
+    }
 }
 
 type C = Column<SolverRow>;
@@ -53,10 +110,10 @@ fn columns() -> Vec<C> {
 /// Runs the comparison and prints it.
 ///
 /// # Errors
-/// [`Usage`] for --budget or --stop without ga or ls among --planners; I/O errors writing
-/// the output.
+/// A [`SpecError`](frugal_core::spec::SpecError) for a flag that cannot apply (`--budget`
+/// or `--stop` without ga or ls among `--planners`); I/O errors writing the output.
 pub fn run(a: &PlannersArgs) -> Result<()> {
-    let rows = planners(&a.options)?;
+    let rows = planners(&a.options.spec())?;
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Csv => {
@@ -85,4 +142,23 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        a: ProblemArgs,
+    }
+
+    #[test]
+    fn the_flags_defaults_are_the_specs() {
+        let a = Flags::try_parse_from(["planners"]).unwrap().a;
+        assert_eq!(a.spec(), PlannersSpec::default());
+    }
 }

@@ -11,8 +11,8 @@ use frugal_report::Experiment;
 use rayon::prelude::*;
 
 use crate::progress::Progress;
-use crate::train::TrainArgs;
 use crate::{Cli, Command, Usage};
+use frugal_agents::training::TrainSpec;
 use frugal_core::PolicySpec;
 use frugal_core::progress::Progress as _;
 use frugal_sim::options::choices::checkpoints_matching;
@@ -108,10 +108,10 @@ pub fn checkpoints(
     Ok(())
 }
 
-/// The `frugal train` options that made `checkpoint` (its `.json`'s `training.argv`),
+/// The training spec that made `checkpoint` (its `.json`'s `training.argv`),
 /// writing to `dir`. An agent frugal does not train (PPO, trained by the Python package's
 /// example) is copied to `dir` as it is, and `None` returned.
-fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<Option<TrainArgs>> {
+fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<Option<TrainSpec>> {
     let sidecar = PathBuf::from(format!("{}.json", checkpoint.display()));
     let text = std::fs::read_to_string(&sidecar)
         .with_context(|| format!("{}", sidecar.display()))
@@ -151,5 +151,5 @@ fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<Option<TrainArgs>> {
     let Some(Command::Train(a)) = cli.command else {
         unreachable!("argv names `train`")
     };
-    Ok(Some(a))
+    Ok(Some(a.spec()))
 }

@@ -1,16 +1,18 @@
 //! `frugal simulate`: the policy comparison (the main job). The options, the plan and the
 //! runs are `frugal_sim::options`'; this prints the tables and writes the files.
 
+mod args;
 mod table;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{ArgMatches, Args};
 use std::io::Write;
 use std::path::PathBuf;
 
-use frugal_sim::options::{SimulateOptions, aggregate, compute, write_out};
+use frugal_sim::options::{aggregate, compute, write_out};
 
-use crate::Usage;
+pub use args::ComparisonArgs;
+
 use crate::progress::Progress;
 use crate::table::FormatArg;
 
@@ -20,7 +22,7 @@ use crate::table::FormatArg;
 pub struct SimulateArgs {
     /// What to compare.
     #[command(flatten)]
-    pub options: SimulateOptions,
+    pub options: ComparisonArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -40,22 +42,24 @@ pub struct SimulateArgs {
 /// Runs the comparison and prints one table (or one block of rows) per workload.
 ///
 /// # Errors
-/// [`Usage`] for options or inputs that cannot be used; I/O errors writing the output.
-pub fn run(a: &SimulateArgs) -> Result<()> {
+/// A [`SpecError`](frugal_core::spec::SpecError) for a flag that cannot be used, [`Usage`]
+/// for inputs that cannot be used; I/O errors writing the output.
+pub fn run(a: &SimulateArgs, matches: Option<&ArgMatches>) -> Result<()> {
+    let spec = a.options.spec(matches);
     let progress = Progress::new(0);
     let runs = compute(
-        &a.options,
+        &spec,
         usize::from(a.threads),
         &progress,
         &frugal_agents::load_policy,
     )
-    .map_err(Usage)?;
+    .map_err(crate::usage)?;
     progress.finish();
     if let Some(dir) = &a.out {
-        write_out(dir, &a.options, &runs)?;
+        write_out(dir, &spec, &runs)?;
     }
     let plan = &runs.plan;
-    let tables = aggregate(&runs, &a.options.baseline.to_string());
+    let tables = aggregate(&runs, &spec.baseline.to_string());
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Table | FormatArg::Markdown => {

@@ -530,3 +530,15 @@ pub(crate) fn fill_off(
     }
     remaining
 }
+
+impl crate::spec::Choice for PolicyKind {
+    const ALL: &'static [PolicyKind] = &PolicyKind::ALL;
+
+    fn name(self) -> &'static str {
+        PolicyKind::name(&self)
+    }
+
+    fn help(self) -> &'static str {
+        self.description()
+    }
+}

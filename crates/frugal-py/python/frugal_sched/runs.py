@@ -26,51 +26,26 @@ import pandas as pd
 from frugal_sched import _native
 
 
-def _flags(options: dict[str, Any]) -> list[str]:
-    """Keyword arguments as flags (``cluster_scale`` ↦ ``--cluster-scale``; a key that
-    starts with ``--`` is the flag itself)."""
-    out: list[str] = []
-    for key, value in options.items():
-        flag = key if key.startswith("--") else "--" + key.replace("_", "-")
-        if value is None or value is False:
-            continue
-        if value is True:
-            out.append(flag)
-        elif isinstance(value, (list, tuple)):
-            out += [flag, ",".join(str(v) for v in value)]
-        else:
-            out += [flag, str(value)]
-    return out
-
-
 def _frame(text: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(text))
 
 
-#: ``simulate``'s keyword arguments and the ``frugal simulate`` flags they stand for (the
-#: rest are the keyword with ``-`` for ``_``).
-_SIMULATE_FLAGS = {"jobs": "--jobs-csv", "job_count": "--jobs"}
+#: Keyword arguments that set a spec field of another name: ``simulate``'s ``jobs`` and
+#: ``job_count`` (the rest are the keyword with ``-`` for ``_``).
+_SIMULATE_FIELDS = {"jobs": "jobs-csv", "job_count": "jobs"}
 
 
-def _keyword_message(message: str, flags_of: dict[str, str]) -> str:
-    """A CLI error rewritten for Python: flags as keyword names (``flags_of`` maps the
-    keywords whose flag is not their own name), without the CLI's hints."""
-    flags = {v: k for k, v in flags_of.items()}
-    lines = [
-        line for line in message.splitlines()
-        if line.strip() and not line.startswith(("Usage:", "For more information"))
-        and "tip:" not in line
-    ]
-    text = " ".join(line.strip() for line in lines).removeprefix("error: ")
-
-    def keyword(m: re.Match) -> str:
-        flag = m.group(1)
-        return flags.get(flag, flag[2:].replace("-", "_"))
-
-    text = re.sub(r"'(--[a-z0-9-]+)(?: <[^>]*>)?'", keyword, text)
-    text = re.sub(r"(--[a-z0-9-]+)(?: <[^>]*>)?", keyword, text)
-    named = re.search(r"for (\w+)", text) if text.startswith("invalid value") else None
-    return f"{named.group(1)}: {text}" if named else text
+def _spec_call(function: Any, options: dict[str, Any], call: Any,
+               fields: dict[str, str] | None = None) -> str:
+    """Runs ``call(spec_json)`` with the keyword ``options`` of ``function`` that are set and
+    differ from its defaults, as the spec's fields (``cluster_scale`` ↦ ``cluster-scale``,
+    or as ``fields`` maps the keyword); the library's errors name the keywords."""
+    defaults = {k: p.default for k, p in inspect.signature(function).parameters.items()}
+    spec = {
+        (fields or {}).get(k, k.replace("_", "-")): list(v) if isinstance(v, tuple) else v
+        for k, v in options.items() if v is not None and v != defaults[k]
+    }
+    return call(json.dumps(spec))
 
 
 def _toml_value(key: str, value: Any) -> str:
@@ -182,10 +157,10 @@ def simulate(
     """The policy comparison of ``frugal simulate`` (the main job), on your own jobs and
     cluster or on a trace: one row per workload × policy.
 
-    Every argument is the ``frugal simulate`` flag of the same name (``cluster_scale`` is
-    ``--cluster-scale``; the command reference gives each one's range and source), except
-    ``jobs`` (``--jobs-csv``) and ``job_count`` (``--jobs``). ``None`` leaves a flag out;
-    a list is a flag's comma-separated value.
+    Every argument is the field of the same name of the comparison's spec and the
+    ``frugal simulate`` flag (``cluster_scale`` is ``--cluster-scale``; the command
+    reference gives each one's range and source), except ``jobs`` (``--jobs-csv``) and
+    ``job_count`` (``--jobs``). ``None`` leaves a field unset.
 
     Args:
         jobs: your jobs, one row each: a DataFrame or the path of a job CSV with the
@@ -222,8 +197,9 @@ def simulate(
     Raises:
         TypeError: an unknown keyword, or an argument of the wrong type, named.
         ValueError: a value that cannot be used; the message starts with the argument's
-            name and lists the valid choices (``queue: invalid value 'x' … [possible
-            values: fcfs, edf, deadline-first, morpheus]``).
+            name and lists the valid choices (``queue: invalid value "x" [possible
+            values: fcfs, edf, deadline-first, morpheus]``) or the argument it cannot be
+            used with (``load: cannot be used with hour``).
         FileNotFoundError: a ``jobs``, ``cluster``, ``trace`` or ``vm_events`` file that
             does not exist.
     """
@@ -253,8 +229,9 @@ def simulate(
         target = None if out is None else os.fspath(out)
         del options["threads"], options["out"]
         try:
-            text = _flag_call(simulate, _SIMULATE_FLAGS, options,
-                              lambda flags: _native.simulate_csv(flags, target, threads))
+            text = _spec_call(simulate, options,
+                              lambda spec: _native.simulate_csv(spec, target, threads),
+                              _SIMULATE_FIELDS)
         except ValueError as e:
             message = str(e)
             # A file written here from a DataFrame or dict is named by its argument, and a
@@ -364,28 +341,13 @@ def bag_of_tasks(
         "tasks": _int_list("tasks", tasks),
         "replicate": replicate,
         "machines": machines,
-        "vm_usd_per_hour": vm_usd_per_hour,
-        "electricity_usd_per_kwh": electricity_usd_per_kwh,
+        "vm-usd-per-hour": vm_usd_per_hour,
+        "electricity-usd-per-kwh": electricity_usd_per_kwh,
         "repeats": repeats,
         "implementation": implementation,
     }
     target = None if out is None else os.fspath(out)
     return _frame(_native.bag_of_tasks_csv(json.dumps(spec), target, threads))
-
-
-def _flag_call(function: Any, flags_of: dict[str, str], options: dict[str, Any],
-               call: Any) -> str:
-    """Runs ``call(flags)`` with the keyword ``options`` of ``function`` that differ from
-    its defaults as flags; a CLI error is rewritten to name the keywords."""
-    defaults = {k: p.default for k, p in inspect.signature(function).parameters.items()}
-    flags = _flags({
-        flags_of.get(k, "--" + k.replace("_", "-")): v
-        for k, v in options.items() if v is not None and v != defaults[k]
-    })
-    try:
-        return call(flags)
-    except ValueError as e:
-        raise ValueError(_keyword_message(str(e), flags_of)) from None
 
 
 def ephemeral(
@@ -419,9 +381,9 @@ def ephemeral(
     volatility × forecaster × strategy with the medians of job time (s), relaunched and
     remote tasks (%); with ``per_run=True`` one row per run instead.
 
-    Every argument is the ``frugal ephemeral`` flag of the same name (``chunk_mib`` is
-    ``--chunk-mib``; the command reference gives each one's choices and range); a list
-    sweeps the values.
+    Every argument is the field of the same name of the comparison's spec and the
+    ``frugal ephemeral`` flag (``chunk_mib`` is ``--chunk-mib``; the command reference
+    gives each one's choices and range); a list sweeps the values.
 
     Args:
         dc: data centres, ``"pc-1"``, ``"pc-2"`` or ``"university"``.
@@ -459,8 +421,8 @@ def ephemeral(
     target = None if out is None else os.fspath(out)
     for name in ("per_run", "threads", "out"):
         del options[name]
-    return _frame(_flag_call(ephemeral, {}, options,
-                             lambda flags: _native.ephemeral_csv(flags, per_run, target, threads)))
+    return _frame(_spec_call(ephemeral, options,
+                             lambda spec: _native.ephemeral_csv(spec, per_run, target, threads)))
 
 
 def run_experiment(

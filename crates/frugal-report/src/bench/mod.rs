@@ -12,7 +12,6 @@ use std::time::Instant;
 use std::io::Write;
 
 use anyhow::Result;
-use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -28,64 +27,44 @@ use frugal_sim::workload::{
     parse_swim, replicate_days, select_hour, synthetic,
 };
 
-use frugal_sim::options::choices::BuiltinPolicy;
+use frugal_core::choice;
 
-/// A part of `frugal bench`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Section {
-    /// (a) one placement decision per policy
-    Placement,
-    /// (b) whole simulations per policy
-    Simulation,
-    /// (c) RL environment steps
-    Env,
-    /// (d) queue disciplines on 10,000 jobs
-    Queues,
-    /// (e) bags of tasks: HA and FFD on NASA, a million tasks, the default comparison
-    BagOfTasks,
-    /// (g) RL training: REINFORCE and DQN iterations on the burst pattern, one core
-    Training,
-    /// (h) the service's decision with the exact optimum computed beside it (the gap)
-    Gap,
-    /// (i) spot with deadlines (paper 005): windows per second per core per policy
-    Spot,
+choice! {
+    /// A part of `frugal bench`.
+    pub enum Section {
+        Placement = "placement": "(a) one placement decision per policy",
+        Simulation = "simulation": "(b) whole simulations per policy",
+        Env = "env": "(c) RL environment steps",
+        Queues = "queues": "(d) queue disciplines on 10,000 jobs",
+        BagOfTasks = "bag-of-tasks": "(e) bags of tasks: HA and FFD on NASA, a million tasks, the default comparison",
+        Training = "training": "(g) RL training: REINFORCE and DQN iterations on the burst pattern, one core",
+        Gap = "gap": "(h) the service's decision with the exact optimum computed beside it (the gap)",
+        Spot = "spot": "(i) spot with deadlines (paper 005): windows per second per core per policy",
+    }
 }
 
-/// Options of `frugal bench`.
-#[derive(Args, Debug)]
-pub struct BenchArgs {
+/// What `frugal bench` measures (its flags, one field each).
+#[derive(Clone, Debug)]
+pub struct BenchSpec {
     /// Policy calls timed per policy and cluster (the `milp` policy makes 1/100 of them).
-    #[arg(long, default_value_t = 200_000)]
     pub decisions: usize,
     /// Jobs in the whole-simulation benchmark (synthetic high load, large-scale cluster).
-    #[arg(long, default_value_t = 10_000)]
     pub jobs: usize,
-    /// Comma-separated policies (default all; the whole-simulation benchmark skips `milp`
-    /// unless it is named).
-    #[arg(long, value_delimiter = ',', value_enum)]
-    pub policies: Option<Vec<BuiltinPolicy>>,
+    /// Policies; `None`: all (the whole-simulation benchmark skips `milp` unless named).
+    pub policies: Option<Vec<PolicyKind>>,
     /// Environment steps timed (random valid actions, paper 002 Table 4 cluster, burst
     /// training hours).
-    #[arg(long, default_value_t = 2_000_000)]
     pub env_steps: usize,
     /// Seed of the cluster state and the jobs.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Sections to run [default: all].
-    #[arg(long, value_enum, value_delimiter = ',', conflicts_with = "scale")]
+    /// Sections to run; `None`: all.
     pub sections: Option<Vec<Section>>,
-    /// Run only section (f), scale: per-job simulation time on the 180-VM large-scale
-    /// cluster against its 56-fold copy (10,080 VMs, 56 copies of every job), then
-    /// SWIM-derived jobs with first fit on 10,080 VMs (several minutes).
-    #[arg(long)]
+    /// Run only section (f), scale: per-job simulation time on 180 against 10,080 VMs,
+    /// then SWIM-derived jobs with first fit on 10,080 VMs.
     pub scale: bool,
-    /// With --scale: synthetic high-load jobs per 180 VMs.
-    #[arg(long, default_value_t = 2_000, requires = "scale",
-          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    /// With `scale`: synthetic high-load jobs per 180 VMs.
     pub scale_jobs: u64,
-    /// With --scale: SWIM-derived jobs on 10,080 VMs with first fit (0 skips the run).
-    #[arg(long, default_value_t = 1_000_000, requires = "scale",
-          value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    /// With `scale`: SWIM-derived jobs on 10,080 VMs with first fit (0 skips the run).
     pub scale_million: u64,
 }
 
@@ -123,9 +102,9 @@ pub(crate) fn peak_rss_mib() -> Option<f64> {
 ///
 /// # Errors
 /// A section's error; I/O errors.
-pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
+pub fn run(a: &BenchSpec, out: &mut impl Write) -> Result<()> {
     let policies: Vec<PolicyKind> = match &a.policies {
-        Some(names) => names.iter().map(|n| n.0).collect(),
+        Some(names) => names.clone(),
         None => PolicyKind::ALL.to_vec(),
     };
     if a.scale {
@@ -173,7 +152,7 @@ pub fn run(a: &BenchArgs, out: &mut impl Write) -> Result<()> {
 }
 
 /// (a) one placement decision per policy on a busy small and large cluster.
-fn placement_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
+fn placement_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Result<()> {
     let jobs = synthetic(&SyntheticConfig {
         load: Load::High,
         reading: Reading::PaperText,
@@ -232,7 +211,7 @@ fn placement_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind])
 /// (h) what measuring the gap adds to one decision of the service: the policy's call
 /// alone, and the call with the exact optimum beside it and both placements priced
 /// (Eq. 16), as `Scheduler::measure_gap` does, on the busy large-scale cluster.
-fn gap_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
+fn gap_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Result<()> {
     use frugal_core::policy::objective::placement_cost;
     use frugal_core::policy::{Optimal, PlacementPolicy};
     let jobs = synthetic(&SyntheticConfig {
@@ -293,7 +272,7 @@ fn gap_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Re
 }
 
 /// (b) whole simulations of synthetic high-load jobs on the large-scale cluster.
-fn simulation_bench(out: &mut impl Write, a: &BenchArgs, policies: &[PolicyKind]) -> Result<()> {
+fn simulation_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Result<()> {
     let default_policies = a.policies.is_none();
     let setup = bench_setup(Preset::LargeHybrid);
     let jobs = synthetic(&SyntheticConfig {

@@ -1,40 +1,17 @@
-//! Closed sets of option values as clap `ValueEnum`s (so `--help` lists them with their
-//! source and a typo gets a suggestion), and the parsers of the open ones
-//! (`--cluster <PRESET|FILE>`, `--policies <POLICY|rl:CHECKPOINT>`), shared by every face
-//! of frugal that takes simulation options (the CLI, experiment files, Python, the
-//! service).
+//! Closed sets of a comparison's values as [`Choice`]s (each name with its source, which
+//! `--help` lists and a spec reads), and the open ones (`cluster`: a preset or a file;
+//! policies: a name or `rl:CHECKPOINT`), shared by every face of frugal that takes
+//! simulation options (the CLI, experiment files, Python, the service).
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
-use clap::{Arg, Command, ValueEnum};
-use serde::Serialize;
-
 use frugal_core::PolicySpec;
+use frugal_core::choice;
 use frugal_core::job::JobKind;
-use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams, PolicySpecError};
-use frugal_core::{BillingGranularity, Cluster, HybridRule, PolicyKind, Preset, PricingModel};
+use frugal_core::policy::{MilpBackend, PlacementPolicy, PolicyParams};
+use frugal_core::spec::{Choice, SpecError};
+use frugal_core::{BillingGranularity, Cluster, HybridRule, Preset, PricingModel};
 use frugal_core::{ClusterConfig, QueueDiscipline, Reading};
-
-/// A built-in policy as a clap value: its name and description come from
-/// [`PolicyKind::ALL`], the one list of built-in policies, so `--help` lists them and a typo
-/// gets clap's suggestion.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BuiltinPolicy(pub PolicyKind);
-
-static BUILTIN: std::sync::LazyLock<Vec<BuiltinPolicy>> =
-    std::sync::LazyLock::new(|| PolicyKind::ALL.map(BuiltinPolicy).to_vec());
-
-impl ValueEnum for BuiltinPolicy {
-    fn value_variants<'a>() -> &'a [Self] {
-        &BUILTIN
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.0.name()).help(self.0.description()))
-    }
-}
 
 /// Builds the policy `spec` names, fresh, for `cluster`; `agents` loads the trained agents
 /// (`rl:`), which this crate does not know (`frugal_agents::load_policy`).
@@ -89,66 +66,15 @@ pub fn checkpoints_matching(pattern: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// Parses a [`PolicySpec`] (its [`FromStr`](std::str::FromStr)); a built-in name that is
-/// not one gets clap's error, with its possible values and suggestion.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PolicyParser;
-
-impl TypedValueParser for PolicyParser {
-    type Value = PolicySpec;
-
-    fn parse_ref(
-        &self,
-        cmd: &Command,
-        arg: Option<&Arg>,
-        value: &OsStr,
-    ) -> Result<PolicySpec, clap::Error> {
-        let text = value.to_str().unwrap_or_default();
-        match text.parse::<PolicySpec>() {
-            Ok(spec) => Ok(spec),
-            Err(e @ PolicySpecError::NoCheckpoint) => Err(clap::Error::raw(
-                clap::error::ErrorKind::InvalidValue,
-                format!("{e}\n"),
-            )
-            .with_cmd(cmd)),
-            Err(PolicySpecError::Unknown { .. }) => {
-                let name = EnumValueParser::<BuiltinPolicy>::new().parse_ref(cmd, arg, value)?;
-                Ok(PolicySpec::Builtin(name.0))
-            }
-        }
+choice! {
+    /// Cluster presets.
+    pub enum PresetName {
+        SmallHybrid = "small-hybrid": "Paper 000 Table 2 small scale: 9 VMs, 1 local + 2 cloud per instance type",
+        LargeHybrid = "large-hybrid": "Paper 000 Table 2 large scale: 180 VMs, 10 local + 50 cloud per instance type",
+        Paper004Cloud = "paper004-cloud": "Paper 004 Table 3: 14 cloud VMs at AWS hourly prices",
+        Paper002Cloud = "paper002-cloud": "Paper 002 Table 4: 12 cloud VMs at AWS hourly prices",
+        AlibabaGpu2023 = "alibaba-gpu-2023": "The Alibaba GPU cluster of 2023: 1,523 nodes (6,212 GPUs) as cloud VMs at equivalent on-demand prices (data/alibaba-gpu-2023/cluster.toml)",
     }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        let builtin = BuiltinPolicy::value_variants()
-            .iter()
-            .filter_map(ValueEnum::to_possible_value);
-        let rl = PossibleValue::new("rl:<checkpoint>")
-            .help("A DQN or REINFORCE agent trained with `frugal train` (paper 002 §5)");
-        let offline = PossibleValue::new("offline").help(
-            "Not online: the cheapest schedule a search over per-job policy choices finds \
-             knowing every job, and a proven lower bound on any schedule's bill",
-        );
-        Some(Box::new(builtin.chain([rl, offline])))
-    }
-}
-
-/// Cluster presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PresetName {
-    /// Paper 000 Table 2 small scale: 9 VMs, 1 local + 2 cloud per instance type
-    SmallHybrid,
-    /// Paper 000 Table 2 large scale: 180 VMs, 10 local + 50 cloud per instance type
-    LargeHybrid,
-    /// Paper 004 Table 3: 14 cloud VMs at AWS hourly prices
-    Paper004Cloud,
-    /// Paper 002 Table 4: 12 cloud VMs at AWS hourly prices
-    Paper002Cloud,
-    /// The Alibaba GPU cluster of 2023: 1,523 nodes (6,212 GPUs) as cloud VMs at
-    /// equivalent on-demand prices (data/alibaba-gpu-2023/cluster.toml)
-    #[value(name = "alibaba-gpu-2023")]
-    #[serde(rename = "alibaba-gpu-2023")]
-    AlibabaGpu2023,
 }
 
 impl PresetName {
@@ -163,13 +89,13 @@ impl PresetName {
         }
     }
 
-    /// True for the presets whose prices follow `--pricing` (paper 000 Table 3).
+    /// True for the presets whose prices follow `pricing` (paper 000 Table 3).
     pub fn takes_pricing(self) -> bool {
         matches!(self, PresetName::SmallHybrid | PresetName::LargeHybrid)
     }
 }
 
-/// `--cluster`: a preset or a TOML file.
+/// `cluster`: a preset or a TOML file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClusterSource {
     /// A built-in cluster.
@@ -178,11 +104,7 @@ pub enum ClusterSource {
     File(PathBuf),
 }
 
-impl Serialize for ClusterSource {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
+frugal_core::serde_as_text!(ClusterSource);
 
 impl std::fmt::Display for ClusterSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -197,32 +119,46 @@ impl ClusterSource {
     /// The configuration (a preset's at `pricing`, or the file's).
     ///
     /// # Errors
-    /// `--pricing` given where it cannot apply; an unreadable or invalid cluster file.
+    /// [`SpecError`] for `pricing` given where it cannot apply or an unreadable cluster
+    /// file; an invalid cluster file (the message names the file, line and field).
     pub fn config(&self, pricing: Option<PricingArg>) -> anyhow::Result<ClusterConfig> {
         Ok(match self {
             ClusterSource::Preset(p) => {
                 if pricing.is_some() && !p.takes_pricing() {
-                    anyhow::bail!(
-                        "--pricing applies to the hybrid presets (small-hybrid, large-hybrid); \
-                         {} has the paper's AWS prices",
-                        p.preset().name()
-                    );
+                    return Err(SpecError::new(
+                        "pricing",
+                        format!(
+                            "applies to the hybrid presets (small-hybrid, large-hybrid); {} has \
+                             the paper's AWS prices",
+                            p.preset().name()
+                        ),
+                    )
+                    .into());
                 }
                 p.preset()
                     .config(pricing.map_or(PricingModel::Model1, PricingArg::model))
             }
             ClusterSource::File(path) => {
                 if pricing.is_some() {
-                    anyhow::bail!(
-                        "--pricing applies to the hybrid presets; the cluster file {} sets its own prices",
-                        path.display()
-                    );
+                    return Err(SpecError::new(
+                        "pricing",
+                        format!(
+                            "applies to the hybrid presets; the cluster file {} sets its own \
+                             prices",
+                            path.display()
+                        ),
+                    )
+                    .into());
                 }
                 let text = std::fs::read_to_string(path).map_err(|e| {
-                    anyhow::anyhow!("--cluster: {}: {e} (presets: {})", path.display(), {
-                        let names: Vec<&str> = Preset::NAMES.to_vec();
-                        names.join(", ")
-                    })
+                    SpecError::new(
+                        "cluster",
+                        format!(
+                            "{}: {e} (presets: {})",
+                            path.display(),
+                            Preset::NAMES.join(", ")
+                        ),
+                    )
                 })?;
                 ClusterConfig::from_toml(&text, &path.display().to_string())?
             }
@@ -233,7 +169,7 @@ impl ClusterSource {
     /// model 1), `billing` overrides the cluster's.
     ///
     /// # Errors
-    /// `--pricing` given where it cannot apply; an unreadable or invalid cluster file
+    /// `pricing` given where it cannot apply; an unreadable or invalid cluster file
     /// (the message names the file, line and field).
     pub fn build(
         &self,
@@ -247,67 +183,34 @@ impl ClusterSource {
         } else {
             cfg.scaled(scale)
                 .build(&format!("{self} × {scale}"))
-                .map_err(|e| anyhow::anyhow!("--cluster-scale {scale}: {e}"))?
+                .map_err(|e| SpecError::new("cluster-scale", format!("{scale}: {e}")))?
         };
         let billing = billing.map_or(cfg.billing, BillingArg::granularity);
         Ok((cluster, billing))
     }
 }
 
-/// Parses a preset name or a path.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ClusterParser;
+impl std::str::FromStr for ClusterSource {
+    type Err = std::convert::Infallible;
 
-impl TypedValueParser for ClusterParser {
-    type Value = ClusterSource;
-
-    fn parse_ref(
-        &self,
-        _cmd: &Command,
-        _arg: Option<&Arg>,
-        value: &OsStr,
-    ) -> Result<ClusterSource, clap::Error> {
-        Ok(value
-            .to_str()
-            .and_then(|s| PresetName::from_str(s, false).ok())
-            .map_or_else(
-                || ClusterSource::File(PathBuf::from(value)),
-                ClusterSource::Preset,
-            ))
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        let presets = PresetName::value_variants()
-            .iter()
-            .filter_map(ValueEnum::to_possible_value);
-        let file = PossibleValue::new("<file.toml>")
-            .help("A cluster file (format in the book's configuration reference)");
-        Some(Box::new(presets.chain(std::iter::once(file))))
+    /// A preset's name, else a file's path.
+    fn from_str(s: &str) -> Result<ClusterSource, Self::Err> {
+        Ok(PresetName::from_name(s).map_or_else(
+            |_| ClusterSource::File(PathBuf::from(s)),
+            ClusterSource::Preset,
+        ))
     }
 }
 
-/// Pricing models of paper 000 Table 3 for the hybrid presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-pub enum PricingArg {
-    /// Cloud 4× local
-    #[value(name = "1")]
-    #[serde(rename = "1")]
-    Model1,
-    /// Cloud 2× local
-    #[value(name = "2")]
-    #[serde(rename = "2")]
-    Model2,
-    /// Local VMs free
-    #[value(name = "3")]
-    #[serde(rename = "3")]
-    Model3,
-    /// The same price at both sites
-    #[value(name = "4")]
-    #[serde(rename = "4")]
-    Model4,
-    /// AWS-like hourly prices, local half of cloud
-    #[serde(rename = "real")]
-    Real,
+choice! {
+    /// Pricing models of paper 000 Table 3 for the hybrid presets.
+    pub enum PricingArg {
+        Model1 = "1": "Cloud 4× local",
+        Model2 = "2": "Cloud 2× local",
+        Model3 = "3": "Local VMs free",
+        Model4 = "4": "The same price at both sites",
+        Real = "real": "AWS-like hourly prices, local half of cloud",
+    }
 }
 
 impl PricingArg {
@@ -323,14 +226,12 @@ impl PricingArg {
     }
 }
 
-/// Billing granularity of VM on-time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BillingArg {
-    /// Each second of on-time
-    PerSecond,
-    /// Each started hour of every power-on interval
-    PerHour,
+choice! {
+    /// Billing granularity of VM on-time.
+    pub enum BillingArg {
+        PerSecond = "per-second": "Each second of on-time",
+        PerHour = "per-hour": "Each started hour of every power-on interval",
+    }
 }
 
 impl BillingArg {
@@ -343,18 +244,14 @@ impl BillingArg {
     }
 }
 
-/// Queue disciplines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum QueueArg {
-    /// First come, first served; the head blocks (Spark FIFO)
-    Fcfs,
-    /// Earliest deadline first; the head blocks (paper 000 §5)
-    Edf,
-    /// Deadline jobs EDF, then regular jobs by resource demand (paper 004 Alg. 1)
-    DeadlineFirst,
-    /// Ascending scarce-resource demand, skipping (paper 004 Eq. 10)
-    Morpheus,
+choice! {
+    /// Queue disciplines.
+    pub enum QueueArg {
+        Fcfs = "fcfs": "First come, first served; the head blocks (Spark FIFO)",
+        Edf = "edf": "Earliest deadline first; the head blocks (paper 000 §5)",
+        DeadlineFirst = "deadline-first": "Deadline jobs EDF, then regular jobs by resource demand (paper 004 Alg. 1)",
+        Morpheus = "morpheus": "Ascending scarce-resource demand, skipping (paper 004 Eq. 10)",
+    }
 }
 
 impl QueueArg {
@@ -369,18 +266,14 @@ impl QueueArg {
     }
 }
 
-/// The application of every SWIM job (paper 004 §6.1.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApplicationArg {
-    /// Each job's kind from its shuffle/input ratio (the mixed workload)
-    Mixed,
-    /// Every job is WordCount (cpu_bound)
-    Wordcount,
-    /// Every job is Sort (memory_bound)
-    Sort,
-    /// Every job is PageRank (network_bound)
-    Pagerank,
+choice! {
+    /// The application of every SWIM job (paper 004 §6.1.2).
+    pub enum ApplicationArg {
+        Mixed = "mixed": "Each job's kind from its shuffle/input ratio (the mixed workload)",
+        Wordcount = "wordcount": "Every job is WordCount (cpu_bound)",
+        Sort = "sort": "Every job is Sort (memory_bound)",
+        Pagerank = "pagerank": "Every job is PageRank (network_bound)",
+    }
 }
 
 impl ApplicationArg {
@@ -395,15 +288,13 @@ impl ApplicationArg {
     }
 }
 
-/// The paper's text or the authors' published code (`--synthetic-reading`,
-/// `--policy-reading`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReadingArg {
-    /// The paper's text
-    PaperText,
-    /// The authors' published code (RM-Simulator for paper 000, SLA-Scheduler for 004)
-    AuthorsCode,
+choice! {
+    /// The paper's text or the authors' published code (`synthetic-reading`,
+    /// `policy-reading`).
+    pub enum ReadingArg {
+        PaperText = "paper-text": "The paper's text",
+        AuthorsCode = "authors-code": "The authors' published code (RM-Simulator for paper 000, SLA-Scheduler for 004)",
+    }
 }
 
 impl ReadingArg {
@@ -416,14 +307,12 @@ impl ReadingArg {
     }
 }
 
-/// Which placements run at T_C^H.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HybridRuleArg {
-    /// Any executor away from the data's site (paper 000 Eq. 5)
-    AnyRemote,
-    /// Only placements that span both sites
-    Spanning,
+choice! {
+    /// Which placements run at T_C^H.
+    pub enum HybridRuleArg {
+        AnyRemote = "any-remote": "Any executor away from the data's site (paper 000 Eq. 5)",
+        Spanning = "spanning": "Only placements that span both sites",
+    }
 }
 
 impl HybridRuleArg {
@@ -436,14 +325,12 @@ impl HybridRuleArg {
     }
 }
 
-/// MILP solvers of the `milp` policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MilpBackendArg {
-    /// microlp, pure Rust
-    Microlp,
-    /// HiGHS (a build with `--features highs`)
-    Highs,
+choice! {
+    /// MILP solvers of the `milp` policy.
+    pub enum MilpBackendArg {
+        Microlp = "microlp": "microlp, pure Rust",
+        Highs = "highs": "HiGHS (a build with `--features highs`)",
+    }
 }
 
 impl MilpBackendArg {
@@ -458,22 +345,18 @@ impl MilpBackendArg {
             MilpBackendArg::Highs => Ok(MilpBackend::Highs),
             #[cfg(not(feature = "highs"))]
             MilpBackendArg::Highs => {
-                anyhow::bail!("--milp-backend highs: this build lacks the `highs` feature")
+                anyhow::bail!("highs: this build lacks the `highs` feature")
             }
         }
     }
 }
 
-pub use frugal_core::options::number_in;
-
-/// Backfilling behind a blocked head job in the blocking queues.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackfillArg {
-    /// The head blocks the jobs behind it (the papers' schedulers)
-    None,
-    /// EASY backfilling: jobs that fit now and end before the head's reservation start
-    Easy,
+choice! {
+    /// Backfilling behind a blocked head job in the blocking queues.
+    pub enum BackfillArg {
+        None = "none": "The head blocks the jobs behind it (the papers' schedulers)",
+        Easy = "easy": "EASY backfilling: jobs that fit now and end before the head's reservation start",
+    }
 }
 
 impl BackfillArg {

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use frugal_core::spec::SpecError;
 use serde_json::{Value, json};
 
 use crate::experiment::Setup;
@@ -24,7 +25,7 @@ use frugal_traces::swf::SwfLog;
 use super::choices::{
     AgentLoader, ClusterSource, PresetName, ReadingArg, build_policy, checkpoints_matching,
 };
-use super::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateOptions};
+use super::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateSpec};
 use frugal_core::PolicySpec;
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
@@ -122,9 +123,11 @@ fn read_input(role: &'static str, path: &Path, inputs: &mut Vec<Input>) -> Resul
 /// here, so a bad checkpoint fails before any run).
 ///
 /// # Errors
-/// A message naming the flag (or the file, line and field) for every option that is
-/// out of range, cannot apply or conflicts with another.
-pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
+/// [`SpecError`](frugal_core::spec::SpecError) naming the field that is out of range or
+/// conflicts with another ([`SimulateSpec::check`]); a message naming the field (or the
+/// file, line and field) for one that cannot apply to its inputs.
+pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
+    a.check()?;
     let mut inputs = Vec::new();
     if let ClusterSource::File(p) = &a.cluster {
         let bytes = std::fs::read(p).ok();
@@ -151,14 +154,21 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
     let queue = a.queue.map(|q| q.discipline());
     let params = policy_params(a, &policies, queue)?;
     if a.offline_budget.is_some() && !policies.contains(&PolicySpec::Offline) {
-        bail!("--offline-budget applies to the offline search, which is not among --policies");
+        return Err(field(
+            "offline-budget",
+            "applies to the offline search, which is not among {policies}",
+        ));
     }
     if a.baseline == PolicySpec::Offline {
-        bail!("--baseline offline: the baseline is an online policy");
+        return Err(field(
+            "baseline",
+            "offline: the baseline is an online policy",
+        ));
     }
     for p in &policies {
         if let PolicySpec::Rl(path) = p {
-            build_policy(p, &params, &cluster, agents).context("--policies / --baseline")?;
+            build_policy(p, &params, &cluster, agents)
+                .map_err(|e| field("policies", format!("{e:#}")))?;
             for (role, file) in [
                 ("checkpoint", path.clone()),
                 ("checkpoint", {
@@ -167,8 +177,9 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
                     m.into()
                 }),
             ] {
-                let bytes = std::fs::read(&file)
-                    .with_context(|| format!("--policies {}", PolicySpec::Rl(file.clone())))?;
+                let bytes = std::fs::read(&file).map_err(|e| {
+                    field("policies", format!("{}: {e}", PolicySpec::Rl(file.clone())))
+                })?;
                 inputs.push(Input {
                     role,
                     path: file.display().to_string(),
@@ -178,11 +189,14 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
         }
     }
     if a.repetitions > 1 && a.jobs_csv.is_some() && !a.charge_decision_time {
-        bail!(
-            "--repetitions {}: a job CSV is fixed and every policy deterministic, so the \
-             repetitions would repeat one run",
-            a.repetitions
-        );
+        return Err(field(
+            "repetitions",
+            format!(
+                "{}: a job CSV is fixed and every policy deterministic, so the repetitions \
+                 would repeat one run",
+                a.repetitions
+            ),
+        ));
     }
     let mut workloads = workloads(a, &mut inputs)?;
     if a.job_copies > 1 {
@@ -192,11 +206,12 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
                 .checked_mul(a.job_copies as usize)
                 .filter(|&n| n <= MAX_JOBS)
                 .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "--job-copies {}: {} × {} jobs exceeds {MAX_JOBS} jobs",
-                        a.job_copies,
-                        w.jobs,
-                        a.job_copies
+                    field(
+                        "job-copies",
+                        format!(
+                            "{}: {} × {} jobs exceeds {MAX_JOBS} jobs",
+                            a.job_copies, w.jobs, a.job_copies
+                        ),
                     )
                 })?;
             w.copies = a.job_copies;
@@ -221,7 +236,7 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
         budget_per_hour: a.budget_per_hour,
         vm_events: match &a.vm_events {
             Some(p) => crate::workload::read_vm_events(p, cluster_len)
-                .map_err(|m| frugal_core::options::Usage(anyhow::anyhow!("--vm-events {m}")))?,
+                .map_err(|m| field("vm-events", m))?,
             None => Vec::new(),
         },
     };
@@ -255,7 +270,7 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
         a.repetitions,
         if milp_left_out {
             format!(
-                "\nmilp left out of the default policies: {} VMs > {MILP_DEFAULT_MAX_VMS} (--policies milp runs it)",
+                "\nmilp left out of the default policies: {} VMs > {MILP_DEFAULT_MAX_VMS} (name it among the policies to run it)",
                 setup.cluster.len()
             )
         } else {
@@ -273,6 +288,11 @@ pub fn plan(a: &SimulateOptions, agents: &AgentLoader) -> Result<Plan> {
     })
 }
 
+/// An error of the spec's field `name` (`{field}` in `message` names another).
+fn field(name: &str, message: impl Into<String>) -> anyhow::Error {
+    SpecError::new(name, message).into()
+}
+
 /// Every `rl:` pattern replaced by the checkpoints it matches ([`checkpoints_matching`]).
 fn expand_checkpoints(policies: Vec<PolicySpec>) -> Result<Vec<PolicySpec>> {
     let mut out = Vec::new();
@@ -280,7 +300,7 @@ fn expand_checkpoints(policies: Vec<PolicySpec>) -> Result<Vec<PolicySpec>> {
         match &p {
             PolicySpec::Rl(path) => out.extend(
                 checkpoints_matching(path)
-                    .with_context(|| format!("--policies {p}"))?
+                    .map_err(|e| field("policies", format!("{p}: {e:#}")))?
                     .into_iter()
                     .map(PolicySpec::Rl),
             ),
@@ -292,7 +312,7 @@ fn expand_checkpoints(policies: Vec<PolicySpec>) -> Result<Vec<PolicySpec>> {
 
 /// RUT and MILP settings; refuses those no run would use.
 fn policy_params(
-    a: &SimulateOptions,
+    a: &SimulateSpec,
     policies: &[PolicySpec],
     queue: Option<QueueDiscipline>,
 ) -> Result<PolicyParams> {
@@ -302,39 +322,49 @@ fn policy_params(
         let deadline_first = queue == Some(QueueDiscipline::DeadlineFirst)
             || (queue.is_none() && uses(PolicyKind::BestFitDecreasing));
         if !uses(PolicyKind::BestFitDecreasing) && !deadline_first {
-            bail!(
-                "--alpha weighs CPU in best-fit-decreasing and the deadline-first queue; \
-                 neither runs here"
-            );
+            return Err(field(
+                "alpha",
+                "weighs CPU in best-fit-decreasing and the deadline-first queue; neither runs \
+                 here",
+            ));
         }
         params.rut = Rut::with_alpha(alpha).map_err(anyhow::Error::msg)?;
     }
     if !uses(PolicyKind::Milp) {
-        for (flag, given) in [
-            ("--milp-backend", a.milp_backend.is_some()),
-            ("--milp-time-limit", a.milp_time_limit.is_some()),
+        for (name, given) in [
+            ("milp-backend", a.milp_backend.is_some()),
+            ("milp-time-limit", a.milp_time_limit.is_some()),
         ] {
             if given {
-                bail!("{flag} applies to the milp policy, which is not among --policies");
+                return Err(field(
+                    name,
+                    "applies to the milp policy, which is not among {policies}",
+                ));
             }
         }
     }
     if let Some(b) = a.milp_backend {
-        params.milp_backend = b.backend()?;
+        params.milp_backend = b
+            .backend()
+            .map_err(|e| field("milp-backend", e.to_string()))?;
     }
     let read = PolicyKind::ALL
         .into_iter()
         .filter(PolicyKind::has_authors_reading);
     if a.policy_reading != ReadingArg::PaperText && !read.clone().any(uses) {
         let names: Vec<_> = read.map(|k| k.name()).collect();
-        bail!(
-            "--policy-reading applies to {}, none of which is among --policies",
-            names.join(", ")
-        );
+        return Err(field(
+            "policy-reading",
+            format!(
+                "applies to {}, none of which is among {{policies}}",
+                names.join(", ")
+            ),
+        ));
     }
     params.reading = a.policy_reading.reading();
     if let Some(t) = a.milp_time_limit {
-        params.milp_time_limit = Duration::try_from_secs_f64(t).context("--milp-time-limit")?;
+        params.milp_time_limit =
+            Duration::try_from_secs_f64(t).map_err(|e| field("milp-time-limit", e.to_string()))?;
     }
     Ok(params)
 }
@@ -348,32 +378,35 @@ fn loads(arg: LoadArg) -> Vec<Load> {
 }
 
 /// The workloads; refuses trace-only options elsewhere.
-fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workload>> {
+fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>> {
     let trace_only = [
-        ("--deadline-share", a.deadline_share.is_some()),
-        ("--deadline-factor", a.deadline_factor.is_some()),
+        ("deadline-share", a.deadline_share.is_some()),
+        ("deadline-factor", a.deadline_factor.is_some()),
     ];
     let hybrid_penalty = a.hybrid_penalty.unwrap_or(0.3);
     if (a.jobs_csv.is_some() || a.synthetic || a.paper002.is_some())
-        && let Some((flag, _)) = trace_only.iter().find(|(_, given)| *given)
+        && let Some((name, _)) = trace_only.iter().find(|(_, given)| *given)
     {
-        bail!(
-            "{flag} shapes the deadlines of trace jobs; {} jobs bring their own",
-            if a.synthetic {
-                "synthetic"
-            } else if a.paper002.is_some() {
-                "paper 002's (none)"
-            } else {
-                "CSV"
-            }
-        );
+        return Err(field(
+            name,
+            format!(
+                "shapes the deadlines of trace jobs; {} jobs bring their own",
+                if a.synthetic {
+                    "synthetic"
+                } else if a.paper002.is_some() {
+                    "paper 002's (none)"
+                } else {
+                    "CSV"
+                }
+            ),
+        ));
     }
     if let Some(p) = a.paper002 {
         if a.hybrid_penalty.is_some() {
-            bail!(
-                "--hybrid-penalty: paper 002's jobs run on one cloud site and have no \
-                 cross-site run time"
-            );
+            return Err(field(
+                "hybrid-penalty",
+                "paper 002's jobs run on one cloud site and have no cross-site run time",
+            ));
         }
         let pattern = match p {
             PatternArg::Normal => Pattern::Normal,
@@ -381,17 +414,22 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
         };
         let hour = match a.hour {
             Some(HourArg::Hour(h)) => h,
-            Some(HourArg::Day) => bail!("--hour day: --paper002 takes the jobs of one hour"),
+            Some(HourArg::Day) => {
+                return Err(field("hour", "day: {paper002} takes the jobs of one hour"));
+            }
             None => pattern.eval_hour(),
         };
         let records = parse_swim(EMBEDDED_FB2009, EMBEDDED_FB2009_NAME)?;
         let available = select_hour(&records, SwimHour::Hour(hour), Some(pattern.jobs())).len();
         if available < pattern.jobs() {
-            bail!(
-                "--hour {hour}: FB-2009 hour {hour} has {available} jobs, the {} pattern needs {}",
-                pattern.as_str(),
-                pattern.jobs()
-            );
+            return Err(field(
+                "hour",
+                format!(
+                    "{hour}: FB-2009 hour {hour} has {available} jobs, the {} pattern needs {}",
+                    pattern.as_str(),
+                    pattern.jobs()
+                ),
+            ));
         }
         inputs.push(Input {
             role: "trace",
@@ -413,11 +451,14 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
         let text = read_input("jobs_csv", path, inputs)?;
         let read = read_jobs_csv(&text, &path.display().to_string(), hybrid_penalty)?;
         if a.hybrid_penalty.is_some() && read.derived_t_hybrid == 0 {
-            bail!(
-                "--hybrid-penalty: every job of {} gives its own t_hybrid_s, so the penalty \
-                 would not apply (leave t_hybrid_s empty to derive it)",
-                path.display()
-            );
+            return Err(field(
+                "hybrid-penalty",
+                format!(
+                    "every job of {} gives its own t_hybrid_s, so the penalty would not apply \
+                     (leave t_hybrid_s empty to derive it)",
+                    path.display()
+                ),
+            ));
         }
         if read.jobs.is_empty() {
             bail!("{}: no job", path.display());
@@ -437,14 +478,14 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
     }
     if a.synthetic {
         let n = a.jobs.unwrap_or(1000) as usize;
-        return Ok(loads(a.load)
+        return Ok(loads(a.load())
             .into_iter()
             .map(|load| Workload {
                 copies: 1,
                 label: format!(
                     "synthetic {} load, {n} jobs (paper 000 §6.1{})",
                     if load == Load::Light { "light" } else { "high" },
-                    match a.synthetic_reading.reading() {
+                    match a.synthetic_reading().reading() {
                         Reading::PaperText => "",
                         Reading::AuthorsCode => ", authors' published workloads",
                     }
@@ -452,7 +493,7 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
                 jobs: n,
                 source: Source::Synthetic(SyntheticConfig {
                     load,
-                    reading: a.synthetic_reading.reading(),
+                    reading: a.synthetic_reading().reading(),
                     jobs: n,
                     hybrid_penalty,
                     seed: 0,
@@ -486,7 +527,7 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
             a.jobs.map(|n| n as usize),
             format!("{name} day"),
         )],
-        None => loads(a.load)
+        None => loads(a.load())
             .into_iter()
             .map(|l| match l {
                 Load::Light => (
@@ -521,10 +562,13 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
             bail!("{label}: the trace has no job there");
         }
         if let Some(n) = n.filter(|&n| n > selected.len()) {
-            bail!(
-                "--jobs {n}: {label} holds only {} jobs (`--hour day` replays the day for more)",
-                selected.len()
-            );
+            return Err(field(
+                "jobs",
+                format!(
+                    "{n}: {label} holds only {} jobs ({{hour}} `day` replays the day for more)",
+                    selected.len()
+                ),
+            ));
         }
         out.push(Workload {
             copies: 1,
@@ -539,7 +583,7 @@ fn workloads(a: &SimulateOptions, inputs: &mut Vec<Input>) -> Result<Vec<Workloa
 impl Plan {
     /// Provenance of run `repetition` for `summary.json`: frugal's version and commit,
     /// the effective configuration, the seed and the digest of every input file.
-    pub fn provenance(&self, args: &SimulateOptions, repetition: u64) -> Value {
+    pub fn provenance(&self, args: &SimulateSpec, repetition: u64) -> Value {
         json!({
             "frugal_version": env!("CARGO_PKG_VERSION"),
             "git_commit": option_env!("FRUGAL_GIT_COMMIT"),
@@ -567,22 +611,25 @@ impl Plan {
 }
 
 /// How trace records become jobs: the duration and deadline options, seed set per run.
-fn trace_mapping(a: &SimulateOptions, hybrid_penalty: f64) -> TraceMapping {
+fn trace_mapping(a: &SimulateSpec, hybrid_penalty: f64) -> TraceMapping {
     TraceMapping {
         hybrid_penalty,
         deadline_share: a.deadline_share.unwrap_or(0.5),
         deadline_factor: a.deadline_factor.unwrap_or(2.0),
         seed: 0,
-        application: a.application.kind(),
+        application: a.application().kind(),
     }
 }
 
-/// Refuses `--jobs N` beyond the `found` jobs a trace holds (named `what`).
+/// Refuses `jobs` beyond the `found` jobs a trace holds (named `what`).
 fn check_limit(limit: Option<usize>, found: usize, name: &str, what: &str) -> Result<()> {
-    if let Some(n) = limit.filter(|&n| n > found) {
-        bail!("--jobs {n}: {name} holds only {found} {what}");
+    match limit.filter(|&n| n > found) {
+        Some(n) => Err(field(
+            "jobs",
+            format!("{n}: {name} holds only {found} {what}"),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `"<n> <why>"` for each non-zero count, or `None` when every count is zero.
@@ -595,11 +642,11 @@ fn counted(counts: &[(usize, &str)]) -> Option<Vec<String>> {
     (!notes.is_empty()).then_some(notes)
 }
 
-/// The `--alibaba` workload: the shipped task list or a file, its first `--jobs`
-/// replayable tasks.
+/// The `alibaba` workload: the shipped task list or a file, its first `jobs` replayable
+/// tasks.
 fn alibaba_workload(
     spec: &str,
-    a: &SimulateOptions,
+    a: &SimulateSpec,
     hybrid_penalty: f64,
     inputs: &mut Vec<Input>,
 ) -> Result<Workload> {
@@ -612,8 +659,11 @@ fn alibaba_workload(
             format!("embedded:{name}"),
         )
     } else {
-        let bytes = std::fs::read(spec).with_context(|| {
-            format!("--alibaba {spec}: not `default` or a readable task-list CSV")
+        let bytes = std::fs::read(spec).map_err(|e| {
+            field(
+                "alibaba",
+                format!("{spec}: not `default` or a readable task-list CSV ({e})"),
+            )
         })?;
         (spec.to_string(), bytes, spec.to_string())
     };
@@ -622,12 +672,15 @@ fn alibaba_workload(
         path,
         sha256: sha256_hex(&bytes),
     });
-    let pods = read_pods(&bytes, &name).context("--alibaba")?;
+    let pods = read_pods(&bytes, &name).map_err(|e| field("alibaba", format!("{e:#}")))?;
     let mapping = trace_mapping(a, hybrid_penalty);
     let limit = a.jobs.map(|n| n as usize);
     let probe = map_alibaba(&pods, limit, &mapping);
     if probe.jobs.is_empty() {
-        bail!("--alibaba {spec}: no task was scheduled for a positive time");
+        return Err(field(
+            "alibaba",
+            format!("{spec}: no task was scheduled for a positive time"),
+        ));
     }
     check_limit(limit, probe.jobs.len(), &name, "replayable tasks")?;
     let notes = counted(&[
@@ -648,10 +701,10 @@ fn alibaba_workload(
     })
 }
 
-/// The `--swf` workload: a shipped log or a file, its first `--jobs` usable records.
+/// The `swf` workload: a shipped log or a file, its first `jobs` usable records.
 fn swf_workload(
     spec: &str,
-    a: &SimulateOptions,
+    a: &SimulateSpec,
     hybrid_penalty: f64,
     inputs: &mut Vec<Input>,
 ) -> Result<Workload> {
@@ -659,8 +712,11 @@ fn swf_workload(
         Some(e) => (e.file.to_string(), e.bytes.to_vec()),
         None => (
             spec.to_string(),
-            std::fs::read(spec).with_context(|| {
-                format!("--swf {spec}: not `nasa`, `kth` or a readable SWF file")
+            std::fs::read(spec).map_err(|e| {
+                field(
+                    "swf",
+                    format!("{spec}: not `nasa`, `kth` or a readable SWF file ({e})"),
+                )
             })?,
         ),
     };
@@ -673,12 +729,16 @@ fn swf_workload(
         },
         sha256: sha256_hex(&bytes),
     });
-    let log = frugal_traces::swf::read(&bytes, &name).context("--swf")?;
+    let log =
+        frugal_traces::swf::read(&bytes, &name).map_err(|e| field("swf", format!("{e:#}")))?;
     let mapping = trace_mapping(a, hybrid_penalty);
     let limit = a.jobs.map(|n| n as usize);
     let probe = map_swf(&log, limit, &mapping);
     if probe.jobs.is_empty() {
-        bail!("--swf {spec}: no record has a submit time, a run time and a processor count");
+        return Err(field(
+            "swf",
+            format!("{spec}: no record has a submit time, a run time and a processor count"),
+        ));
     }
     check_limit(limit, probe.jobs.len(), &name, "usable jobs")?;
     let dropped = counted(&[

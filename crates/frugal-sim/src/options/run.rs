@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use frugal_core::progress::Progress;
 
 use super::choices::{AgentLoader, build_policy};
-use super::{Plan, SimulateOptions, plan};
+use super::{Plan, SimulateSpec, plan};
 use crate::RunResult;
 use crate::experiment::{AggregateRow, RunRow};
 use crate::offline;
@@ -42,7 +42,7 @@ pub struct Runs {
 /// # Errors
 /// A message naming the option that cannot be used; a policy that cannot be built.
 pub fn compute(
-    a: &SimulateOptions,
+    a: &SimulateSpec,
     threads: usize,
     progress: &dyn Progress,
     agents: &AgentLoader,
@@ -145,7 +145,7 @@ pub fn aggregate(runs: &Runs, baseline: &str) -> Vec<(usize, Vec<AggregateRow>)>
 ///
 /// # Errors
 /// Any I/O error, with the path that failed.
-pub fn write_out(dir: &std::path::Path, a: &SimulateOptions, runs: &Runs) -> std::io::Result<()> {
+pub fn write_out(dir: &std::path::Path, a: &SimulateSpec, runs: &Runs) -> std::io::Result<()> {
     let Runs {
         plan,
         keys,
