@@ -83,3 +83,103 @@ proptest! {
         let _ = ClusterConfig::from_toml(&text, "c.toml");
     }
 }
+
+/// The keys of `SimulateSpec` with values an experiment file gives them (TOML), valid and
+/// not, and one key the spec does not have.
+const SPEC_FIELDS: &[(&str, &[&str])] = &[
+    (
+        "cluster",
+        &["\"small-hybrid\"", "\"paper002-cloud\"", "\"no-such.toml\""],
+    ),
+    ("cluster-scale", &["1", "2", "0"]),
+    ("job-copies", &["1", "3", "0"]),
+    ("pricing", &["2", "\"real\"", "\"5\""]),
+    ("billing", &["\"per-hour\"", "\"per-day\""]),
+    ("load", &["\"light\"", "\"high\"", "\"both\""]),
+    ("trace", &["\"no-such.tsv\""]),
+    ("hour", &["0", "6", "\"day\"", "24"]),
+    ("jobs", &["5", "60", "0", "20000"]),
+    ("synthetic", &["true", "false"]),
+    ("synthetic-reading", &["\"authors-code\"", "\"paper-text\""]),
+    ("swf", &["\"nasa\"", "\"no-such.swf\""]),
+    ("alibaba", &["\"default\""]),
+    ("paper002", &["\"burst\"", "\"normal\""]),
+    ("jobs-csv", &["\"no-such.csv\""]),
+    ("vm-events", &["\"no-such.csv\""]),
+    (
+        "policies",
+        &[
+            "[\"gio\", \"first-fit\"]",
+            "\"milp\"",
+            "[]",
+            "[\"offline\"]",
+        ],
+    ),
+    ("offline-budget", &["10", "0"]),
+    ("baseline", &["\"first-fit\"", "\"offline\""]),
+    ("queue", &["\"edf\"", "\"deadline-first\"", "\"fifo\""]),
+    ("admission-control", &["true"]),
+    ("backfill", &["\"easy\""]),
+    ("alpha", &["0.5", "1.5"]),
+    ("hybrid-penalty", &["0.2", "-1"]),
+    ("hybrid-rule", &["\"spanning\""]),
+    ("kind-penalty", &["0", "101"]),
+    ("policy-reading", &["\"authors-code\""]),
+    ("application", &["\"sort\"", "\"mixed\""]),
+    ("deadline-share", &["0.2", "2"]),
+    ("deadline-factor", &["3", "0.5"]),
+    ("milp-backend", &["\"microlp\""]),
+    ("milp-time-limit", &["0.5", "0"]),
+    ("charge-decision-time", &["true"]),
+    ("boot-latency", &["30", "-5"]),
+    ("keep-alive", &["60", "\"paid-hour\"", "\"never\""]),
+    ("budget-per-hour", &["2.5", "0"]),
+    ("seed", &["7"]),
+    ("repetitions", &["2", "0"]),
+    ("timings", &["true"]),
+    ("polices", &["[\"gio\"]"]),
+];
+
+/// One key with one of its values, or now and then a value of any type.
+fn spec_entry() -> impl Strategy<Value = (&'static str, toml::Value)> {
+    let any_value = prop_oneof![
+        (-2i64..30).prop_map(toml::Value::Integer),
+        prop::sample::select(vec![-1.0, 0.5, f64::NAN]).prop_map(toml::Value::Float),
+        any::<bool>().prop_map(toml::Value::Boolean),
+        "[a-z-]{0,8}".prop_map(toml::Value::String),
+    ];
+    prop::sample::select(SPEC_FIELDS).prop_flat_map(move |(key, values)| {
+        let given: Vec<toml::Value> = values
+            .iter()
+            .map(|v| toml::from_str::<toml::Table>(&format!("v = {v}")).unwrap()["v"].clone())
+            .collect();
+        prop_oneof![5 => prop::sample::select(given), 1 => any_value.clone()]
+            .prop_map(move |v| (key, v))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Any table of spec keys is read, checked and planned, or refused naming a key of the
+    /// table (a `SpecError`'s field, or the deserialiser's key) — never a panic.
+    #[test]
+    fn spec_tables_are_planned_or_refused_naming_a_key(
+        entries in prop::collection::vec(spec_entry(), 0..5),
+    ) {
+        let table: toml::Table = entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let table_keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
+        let spec: Result<frugal_sim::options::SimulateSpec, _> = toml::Value::Table(table).try_into();
+        let Ok(spec) = spec else { return Ok(()) };
+        match frugal_sim::options::plan(&spec, &frugal_sim::options::choices::no_agents) {
+            Ok(_) => {}
+            Err(e) => {
+                if let Some(s) = e.downcast_ref::<frugal_core::spec::SpecError>() {
+                    prop_assert!(table_keys.contains(&s.field.as_str()), "{s}");
+                }
+                let message = format!("{e:#}");
+                prop_assert!(!message.is_empty());
+            }
+        }
+    }
+}

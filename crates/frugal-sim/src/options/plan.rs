@@ -110,7 +110,9 @@ pub struct Plan {
 }
 
 fn read_input(role: &'static str, path: &Path, inputs: &mut Vec<Input>) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("{role} file {}", path.display()))?;
+    // The role is the field that names the file, in the provenance's spelling.
+    let bytes = std::fs::read(path)
+        .map_err(|e| field(&role.replace('_', "-"), format!("{}: {e}", path.display())))?;
     inputs.push(Input {
         role,
         path: path.display().to_string(),
