@@ -115,3 +115,11 @@ pub fn number_in(
 pub fn given(matches: Option<&ArgMatches>, id: &str) -> bool {
     matches.is_some_and(|m| m.value_source(id) == Some(ValueSource::CommandLine))
 }
+
+/// `argv` parsed as the flags `A` alone, with the matches that tell which were given (for
+/// the tests of the flags' mapping onto a spec).
+#[cfg(test)]
+pub fn parsed<A: clap::Args + clap::FromArgMatches>(argv: &[&str]) -> (A, ArgMatches) {
+    let m = A::augment_args(Command::new("frugal")).get_matches_from(argv);
+    (A::from_arg_matches(&m).expect("the flags parse"), m)
+}

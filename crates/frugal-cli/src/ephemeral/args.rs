@@ -133,23 +133,16 @@ impl ComparisonArgs {
 
 #[cfg(test)]
 mod tests {
-    use clap::{CommandFactory, FromArgMatches, Parser};
-
     use super::*;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        a: ComparisonArgs,
-    }
+    use crate::values::parsed;
 
     /// The flags' defaults are the spec's; `--primary-workload` given with its default
     /// value is given.
     #[test]
     fn the_flags_map_onto_the_spec() {
         let spec = |argv: &[&str]| {
-            let m = Flags::command().get_matches_from(argv);
-            Flags::from_arg_matches(&m).unwrap().a.spec(Some(&m))
+            let (a, m) = parsed::<ComparisonArgs>(argv);
+            a.spec(Some(&m))
         };
         assert_eq!(spec(&["ephemeral"]), EphemeralSpec::default());
         let s = spec(&["ephemeral", "--primary-workload", "gcd"]);

@@ -222,19 +222,12 @@ impl ComparisonArgs {
 
 #[cfg(test)]
 mod tests {
-    use clap::{CommandFactory, FromArgMatches, Parser};
-
     use super::*;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        a: ComparisonArgs,
-    }
+    use crate::values::parsed;
 
     fn spec(argv: &[&str]) -> SimulateSpec {
-        let m = Flags::command().get_matches_from(argv);
-        Flags::from_arg_matches(&m).unwrap().a.spec(Some(&m))
+        let (a, m) = parsed::<ComparisonArgs>(argv);
+        a.spec(Some(&m))
     }
 
     /// The flags' defaults are the spec's, and a flag given with its default value is
