@@ -199,7 +199,8 @@ where
 
 /// A closed set of named values (a queue discipline, a billing granularity): the names a
 /// spec, a flag or a keyword takes, each with a one-line help that `--help` lists. Declared
-/// with [`choice!`](crate::choice), which also gives serde by name.
+/// with [`choice!`](crate::choice), which also gives serde by name, or implemented by types
+/// that have their names already ([`crate::PolicyKind`]).
 pub trait Choice: Copy + Send + Sync + 'static {
     /// Every value, in the order help lists them.
     const ALL: &'static [Self];

@@ -114,8 +114,8 @@ pub fn read(files: &[PathBuf]) -> Result<Vec<(String, Experiment)>> {
 /// (`[recorded]`, its quick ones under `quick`) are one more output, after its runs.
 ///
 /// # Errors
-/// [`InputError`] naming the experiment and configuration for flags its system refuses; a run's
-/// error with the configuration named.
+/// [`InputError`] naming the experiment and configuration for a key its system's spec
+/// refuses; a run's error with the configuration named.
 pub fn run(
     experiments: &[(String, Experiment)],
     quick: bool,
@@ -191,9 +191,9 @@ pub fn run(
     Ok(outputs)
 }
 
-/// Runs one configuration (its table read as its system's spec) through the function every front-end
-/// calls: its rows, and the timelines its runs draw (a simulate run per timeline plot: the
-/// first run whose labelled row matches the plot's `where`).
+/// Runs one configuration (its table read as its system's spec) through the function every
+/// front-end calls: its rows, and the timelines its runs draw (a simulate run per timeline
+/// plot: the first run whose labelled row matches the plot's `where`).
 fn configuration(
     e: &Experiment,
     c: &crate::experiment::Configuration,
