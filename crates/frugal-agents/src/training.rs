@@ -28,63 +28,33 @@ choice! {
 
 choice! {
     /// Arrival pattern (paper 002 §7.1).
-    pub enum WorkloadArg {
-        Normal = "normal": "50 jobs in an hour (evaluation: FB-2009 hour 0)",
-        Burst = "burst": "100 jobs in about 10 minutes (evaluation: FB-2009 hour 6)",
-    }
-}
-
-impl WorkloadArg {
-    /// The pattern.
-    pub fn pattern(self) -> Pattern {
-        match self {
-            WorkloadArg::Normal => Pattern::Normal,
-            WorkloadArg::Burst => Pattern::Burst,
-        }
+    pub enum WorkloadArg => fn pattern() -> Pattern {
+        Normal = "normal": "50 jobs in an hour (evaluation: FB-2009 hour 0)" => Pattern::Normal,
+        Burst = "burst": "100 jobs in about 10 minutes (evaluation: FB-2009 hour 6)" => Pattern::Burst,
     }
 }
 
 choice! {
     /// Which episodes train and which evaluate.
-    pub enum ProtocolArg {
-        HeldOut = "held-out": "Train on the pattern's other FB-2009 hours, evaluate on the held-out hour",
-        Paper = "paper": "Train and evaluate on one fixed episode, as paper 002's own environment does",
-    }
-}
-
-impl ProtocolArg {
-    /// The protocol.
-    pub fn protocol(self) -> Protocol {
-        match self {
-            ProtocolArg::HeldOut => Protocol::HeldOut,
-            ProtocolArg::Paper => Protocol::Paper,
-        }
+    pub enum ProtocolArg => fn protocol() -> Protocol {
+        HeldOut = "held-out": "Train on the pattern's other FB-2009 hours, evaluate on the held-out hour" => Protocol::HeldOut,
+        Paper = "paper": "Train and evaluate on one fixed episode, as paper 002's own environment does" => Protocol::Paper,
     }
 }
 
 choice! {
     /// What an episode's jobs are.
-    pub enum JobSourceArg {
-        Swim = "swim": "frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)",
-        Generator = "generator": "Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals",
-    }
-}
-
-impl JobSourceArg {
-    /// The source.
-    pub fn source(self) -> JobSource {
-        match self {
-            JobSourceArg::Swim => JobSource::Swim,
-            JobSourceArg::Generator => JobSource::Generator,
-        }
+    pub enum JobSourceArg => fn source() -> JobSource {
+        Swim = "swim": "frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)" => JobSource::Swim,
+        Generator = "generator": "Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals" => JobSource::Generator,
     }
 }
 
 choice! {
     /// How the environment treats an infeasible action.
-    pub enum ModeArg {
-        Masked = "masked": "Action masks; an infeasible action is ignored with the invalid reward",
-        Paper = "paper": "An infeasible action ends the episode with −200 (paper 002 Table 3)",
+    pub enum ModeArg => fn mode() -> Mode {
+        Masked = "masked": "Action masks; an infeasible action is ignored with the invalid reward" => Mode::Masked,
+        Paper = "paper": "An infeasible action ends the episode with −200 (paper 002 Table 3)" => Mode::Paper,
     }
 }
 
@@ -193,10 +163,7 @@ pub fn train_checkpoint(a: &TrainSpec, progress: &dyn Progress) -> Result<Vec<Cu
     let cluster = preset.config(a.pricing.model()).build(preset.name())?;
     let (pattern, protocol, source) =
         (a.workload.pattern(), a.protocol.protocol(), a.jobs.source());
-    let mode = match a.mode {
-        ModeArg::Masked => Mode::Masked,
-        ModeArg::Paper => Mode::Paper,
-    };
+    let mode = a.mode.mode();
     let env_cfg = |split| {
         EnvConfig::paper002(
             cluster.clone(),

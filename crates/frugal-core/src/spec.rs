@@ -231,9 +231,33 @@ pub trait Choice: Copy + Send + Sync + 'static {
 }
 
 /// Declares a [`Choice`] enum: each variant with its name and help (also its doc), serde by
-/// name (a number is read as its text, so `pricing = 2` is the choice named `2`).
+/// name (a number is read as its text, so `pricing = 2` is the choice named `2`). With
+/// `=> fn method() -> Type` after the name and `=> value` after each help, also the method
+/// that gives each choice's library value, so a name and what it stands for are one line.
 #[macro_export]
 macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident => fn $method:ident() -> $target:ty {
+            $($variant:ident = $text:literal : $help:literal => $value:expr,)+
+        }
+    ) => {
+        $crate::choice! {
+            $(#[$meta])*
+            $vis enum $name {
+                $($variant = $text : $help,)+
+            }
+        }
+
+        impl $name {
+            #[doc = concat!("What the choice stands for in the library: its `", stringify!($target), "`.")]
+            pub fn $method(self) -> $target {
+                match self {
+                    $($name::$variant => $value),+
+                }
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
@@ -310,6 +334,23 @@ mod tests {
             PerSecond = "per-second": "Each second",
             Hourly = "1": "Each started hour",
         }
+    }
+
+    crate::choice! {
+        /// A test choice standing for a library value.
+        enum Granularity => fn granularity() -> crate::BillingGranularity {
+            Second = "second": "Each second" => crate::BillingGranularity::PerSecond,
+            Hour = "hour": "Each started hour" => crate::BillingGranularity::PerHour,
+        }
+    }
+
+    #[test]
+    fn a_choice_gives_the_library_value_it_stands_for() {
+        assert_eq!(
+            Granularity::from_name("hour").map(Granularity::granularity),
+            Ok(crate::BillingGranularity::PerHour)
+        );
+        assert_eq!(Granularity::Second.name(), "second");
     }
 
     #[derive(Debug, Deserialize)]

@@ -68,27 +68,16 @@ pub fn checkpoints_matching(pattern: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 choice! {
     /// Cluster presets.
-    pub enum PresetName {
-        SmallHybrid = "small-hybrid": "Paper 000 Table 2 small scale: 9 VMs, 1 local + 2 cloud per instance type",
-        LargeHybrid = "large-hybrid": "Paper 000 Table 2 large scale: 180 VMs, 10 local + 50 cloud per instance type",
-        Paper004Cloud = "paper004-cloud": "Paper 004 Table 3: 14 cloud VMs at AWS hourly prices",
-        Paper002Cloud = "paper002-cloud": "Paper 002 Table 4: 12 cloud VMs at AWS hourly prices",
-        AlibabaGpu2023 = "alibaba-gpu-2023": "The Alibaba GPU cluster of 2023: 1,523 nodes (6,212 GPUs) as cloud VMs at equivalent on-demand prices (data/alibaba-gpu-2023/cluster.toml)",
+    pub enum PresetName => fn preset() -> Preset {
+        SmallHybrid = "small-hybrid": "Paper 000 Table 2 small scale: 9 VMs, 1 local + 2 cloud per instance type" => Preset::SmallHybrid,
+        LargeHybrid = "large-hybrid": "Paper 000 Table 2 large scale: 180 VMs, 10 local + 50 cloud per instance type" => Preset::LargeHybrid,
+        Paper004Cloud = "paper004-cloud": "Paper 004 Table 3: 14 cloud VMs at AWS hourly prices" => Preset::Paper004Cloud,
+        Paper002Cloud = "paper002-cloud": "Paper 002 Table 4: 12 cloud VMs at AWS hourly prices" => Preset::Paper002Cloud,
+        AlibabaGpu2023 = "alibaba-gpu-2023": "The Alibaba GPU cluster of 2023: 1,523 nodes (6,212 GPUs) as cloud VMs at equivalent on-demand prices (data/alibaba-gpu-2023/cluster.toml)" => Preset::AlibabaGpu2023,
     }
 }
 
 impl PresetName {
-    /// The core preset.
-    pub fn preset(self) -> Preset {
-        match self {
-            PresetName::SmallHybrid => Preset::SmallHybrid,
-            PresetName::LargeHybrid => Preset::LargeHybrid,
-            PresetName::Paper004Cloud => Preset::Paper004Cloud,
-            PresetName::Paper002Cloud => Preset::Paper002Cloud,
-            PresetName::AlibabaGpu2023 => Preset::AlibabaGpu2023,
-        }
-    }
-
     /// True for the presets whose prices follow `pricing` (paper 000 Table 3).
     pub fn takes_pricing(self) -> bool {
         matches!(self, PresetName::SmallHybrid | PresetName::LargeHybrid)
@@ -204,124 +193,57 @@ impl std::str::FromStr for ClusterSource {
 
 choice! {
     /// Pricing models of paper 000 Table 3 for the hybrid presets.
-    pub enum PricingArg {
-        Model1 = "1": "Cloud 4× local",
-        Model2 = "2": "Cloud 2× local",
-        Model3 = "3": "Local VMs free",
-        Model4 = "4": "The same price at both sites",
-        Real = "real": "AWS-like hourly prices, local half of cloud",
-    }
-}
-
-impl PricingArg {
-    /// The core pricing model.
-    pub fn model(self) -> PricingModel {
-        match self {
-            PricingArg::Model1 => PricingModel::Model1,
-            PricingArg::Model2 => PricingModel::Model2,
-            PricingArg::Model3 => PricingModel::Model3,
-            PricingArg::Model4 => PricingModel::Model4,
-            PricingArg::Real => PricingModel::Real,
-        }
+    pub enum PricingArg => fn model() -> PricingModel {
+        Model1 = "1": "Cloud 4× local" => PricingModel::Model1,
+        Model2 = "2": "Cloud 2× local" => PricingModel::Model2,
+        Model3 = "3": "Local VMs free" => PricingModel::Model3,
+        Model4 = "4": "The same price at both sites" => PricingModel::Model4,
+        Real = "real": "AWS-like hourly prices, local half of cloud" => PricingModel::Real,
     }
 }
 
 choice! {
     /// Billing granularity of VM on-time.
-    pub enum BillingArg {
-        PerSecond = "per-second": "Each second of on-time",
-        PerHour = "per-hour": "Each started hour of every power-on interval",
-    }
-}
-
-impl BillingArg {
-    /// The core granularity.
-    pub fn granularity(self) -> BillingGranularity {
-        match self {
-            BillingArg::PerSecond => BillingGranularity::PerSecond,
-            BillingArg::PerHour => BillingGranularity::PerHour,
-        }
+    pub enum BillingArg => fn granularity() -> BillingGranularity {
+        PerSecond = "per-second": "Each second of on-time" => BillingGranularity::PerSecond,
+        PerHour = "per-hour": "Each started hour of every power-on interval" => BillingGranularity::PerHour,
     }
 }
 
 choice! {
     /// Queue disciplines.
-    pub enum QueueArg {
-        Fcfs = "fcfs": "First come, first served; the head blocks (Spark FIFO)",
-        Edf = "edf": "Earliest deadline first; the head blocks (paper 000 §5)",
-        DeadlineFirst = "deadline-first": "Deadline jobs EDF, then regular jobs by resource demand (paper 004 Alg. 1)",
-        Morpheus = "morpheus": "Ascending scarce-resource demand, skipping (paper 004 Eq. 10)",
-    }
-}
-
-impl QueueArg {
-    /// The core discipline.
-    pub fn discipline(self) -> QueueDiscipline {
-        match self {
-            QueueArg::Fcfs => QueueDiscipline::Fcfs,
-            QueueArg::Edf => QueueDiscipline::Edf,
-            QueueArg::DeadlineFirst => QueueDiscipline::DeadlineFirst,
-            QueueArg::Morpheus => QueueDiscipline::Morpheus,
-        }
+    pub enum QueueArg => fn discipline() -> QueueDiscipline {
+        Fcfs = "fcfs": "First come, first served; the head blocks (Spark FIFO)" => QueueDiscipline::Fcfs,
+        Edf = "edf": "Earliest deadline first; the head blocks (paper 000 §5)" => QueueDiscipline::Edf,
+        DeadlineFirst = "deadline-first": "Deadline jobs EDF, then regular jobs by resource demand (paper 004 Alg. 1)" => QueueDiscipline::DeadlineFirst,
+        Morpheus = "morpheus": "Ascending scarce-resource demand, skipping (paper 004 Eq. 10)" => QueueDiscipline::Morpheus,
     }
 }
 
 choice! {
     /// The application of every SWIM job (paper 004 §6.1.2).
-    pub enum ApplicationArg {
-        Mixed = "mixed": "Each job's kind from its shuffle/input ratio (the mixed workload)",
-        Wordcount = "wordcount": "Every job is WordCount (cpu_bound)",
-        Sort = "sort": "Every job is Sort (memory_bound)",
-        Pagerank = "pagerank": "Every job is PageRank (network_bound)",
-    }
-}
-
-impl ApplicationArg {
-    /// The forced job kind, `None` for the mixed workload.
-    pub fn kind(self) -> Option<JobKind> {
-        match self {
-            ApplicationArg::Mixed => None,
-            ApplicationArg::Wordcount => Some(JobKind::CpuBound),
-            ApplicationArg::Sort => Some(JobKind::MemoryBound),
-            ApplicationArg::Pagerank => Some(JobKind::NetworkBound),
-        }
+    pub enum ApplicationArg => fn kind() -> Option<JobKind> {
+        Mixed = "mixed": "Each job's kind from its shuffle/input ratio (the mixed workload)" => None,
+        Wordcount = "wordcount": "Every job is WordCount (cpu_bound)" => Some(JobKind::CpuBound),
+        Sort = "sort": "Every job is Sort (memory_bound)" => Some(JobKind::MemoryBound),
+        Pagerank = "pagerank": "Every job is PageRank (network_bound)" => Some(JobKind::NetworkBound),
     }
 }
 
 choice! {
     /// The paper's text or the authors' published code (`synthetic-reading`,
     /// `policy-reading`).
-    pub enum ReadingArg {
-        PaperText = "paper-text": "The paper's text",
-        AuthorsCode = "authors-code": "The authors' published code (RM-Simulator for paper 000, SLA-Scheduler for 004)",
-    }
-}
-
-impl ReadingArg {
-    /// The generator's reading.
-    pub fn reading(self) -> Reading {
-        match self {
-            ReadingArg::PaperText => Reading::PaperText,
-            ReadingArg::AuthorsCode => Reading::AuthorsCode,
-        }
+    pub enum ReadingArg => fn reading() -> Reading {
+        PaperText = "paper-text": "The paper's text" => Reading::PaperText,
+        AuthorsCode = "authors-code": "The authors' published code (RM-Simulator for paper 000, SLA-Scheduler for 004)" => Reading::AuthorsCode,
     }
 }
 
 choice! {
     /// Which placements run at T_C^H.
-    pub enum HybridRuleArg {
-        AnyRemote = "any-remote": "Any executor away from the data's site (paper 000 Eq. 5)",
-        Spanning = "spanning": "Only placements that span both sites",
-    }
-}
-
-impl HybridRuleArg {
-    /// The core rule.
-    pub fn rule(self) -> HybridRule {
-        match self {
-            HybridRuleArg::AnyRemote => HybridRule::AnyRemote,
-            HybridRuleArg::Spanning => HybridRule::Spanning,
-        }
+    pub enum HybridRuleArg => fn rule() -> HybridRule {
+        AnyRemote = "any-remote": "Any executor away from the data's site (paper 000 Eq. 5)" => HybridRule::AnyRemote,
+        Spanning = "spanning": "Only placements that span both sites" => HybridRule::Spanning,
     }
 }
 
@@ -353,18 +275,8 @@ impl MilpBackendArg {
 
 choice! {
     /// Backfilling behind a blocked head job in the blocking queues.
-    pub enum BackfillArg {
-        None = "none": "The head blocks the jobs behind it (the papers' schedulers)",
-        Easy = "easy": "EASY backfilling: jobs that fit now and end before the head's reservation start",
-    }
-}
-
-impl BackfillArg {
-    /// The core setting.
-    pub fn mode(self) -> frugal_core::Backfill {
-        match self {
-            BackfillArg::None => frugal_core::Backfill::Off,
-            BackfillArg::Easy => frugal_core::Backfill::Easy,
-        }
+    pub enum BackfillArg => fn mode() -> frugal_core::Backfill {
+        None = "none": "The head blocks the jobs behind it (the papers' schedulers)" => frugal_core::Backfill::Off,
+        Easy = "easy": "EASY backfilling: jobs that fit now and end before the head's reservation start" => frugal_core::Backfill::Easy,
     }
 }

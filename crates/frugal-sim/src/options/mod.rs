@@ -12,6 +12,8 @@ mod spec;
 
 use frugal_core::choice;
 
+use crate::workload::Pattern;
+
 pub use plan::{Input, MILP_DEFAULT_MAX_VMS, Plan, Workload, plan, sha256_hex};
 pub use run::{Runs, aggregate, compute, slug, write_out};
 
@@ -28,8 +30,8 @@ choice! {
 
 choice! {
     /// Arrival pattern of paper 002 §7.1 (`paper002`).
-    pub enum PatternArg {
-        Normal = "normal": "50 jobs: the arrivals of FB-2009 hour 0's first 50 jobs (46 min)",
-        Burst = "burst": "100 jobs: the arrivals of FB-2009 hour 6's first 100 jobs (9 min)",
+    pub enum PatternArg => fn pattern() -> Pattern {
+        Normal = "normal": "50 jobs: the arrivals of FB-2009 hour 0's first 50 jobs (46 min)" => Pattern::Normal,
+        Burst = "burst": "100 jobs: the arrivals of FB-2009 hour 6's first 100 jobs (9 min)" => Pattern::Burst,
     }
 }

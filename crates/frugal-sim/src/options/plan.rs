@@ -25,7 +25,7 @@ use frugal_traces::swf::SwfLog;
 use super::choices::{
     AgentLoader, ClusterSource, PresetName, ReadingArg, build_policy, checkpoints_matching,
 };
-use super::{HourArg, LoadArg, MAX_JOBS, PatternArg, SimulateSpec};
+use super::{HourArg, LoadArg, MAX_JOBS, SimulateSpec};
 use frugal_core::PolicySpec;
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
@@ -410,10 +410,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
                 "paper 002's jobs run on one cloud site and have no cross-site run time",
             ));
         }
-        let pattern = match p {
-            PatternArg::Normal => Pattern::Normal,
-            PatternArg::Burst => Pattern::Burst,
-        };
+        let pattern = p.pattern();
         let hour = match a.hour {
             Some(HourArg::Hour(h)) => h,
             Some(HourArg::Day) => {
