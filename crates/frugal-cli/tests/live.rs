@@ -22,7 +22,7 @@ fn repo() -> PathBuf {
 
 fn can_run() -> bool {
     if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: live runs need root");
+        frugal_core::testing::skip("root (live runs make network namespaces and cgroups)");
         return false;
     }
     true

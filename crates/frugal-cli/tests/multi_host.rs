@@ -45,11 +45,11 @@ fn ip(args: &[&str]) -> bool {
 /// True (after saying why not) if this machine can run the tests.
 fn can_run() -> bool {
     if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: multi-host tests need root for network namespaces");
+        frugal_core::testing::skip("root (multi-host tests make network namespaces)");
         return false;
     }
     if !ip(&["-V"]) {
-        eprintln!("SKIPPED: multi-host tests need iproute2 (`ip`)");
+        frugal_core::testing::skip("iproute2's `ip` (multi-host tests make network namespaces)");
         return false;
     }
     true

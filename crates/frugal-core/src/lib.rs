@@ -24,6 +24,7 @@ pub mod resources;
 pub mod rut;
 pub mod scheduler;
 pub mod spec;
+pub mod testing;
 pub mod text_serde;
 
 pub use billing::BillingGranularity;

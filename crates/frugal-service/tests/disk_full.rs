@@ -58,7 +58,7 @@ fn big_job(id: &str) -> serde_json::Value {
 async fn a_full_disk_refuses_submissions_until_space_returns() {
     let dir = std::env::temp_dir().join(format!("frugal-full-{}", std::process::id()));
     let Some(fs) = Tmpfs::mount(&dir, "4m") else {
-        eprintln!("skipped: mounting a tmpfs needs root");
+        frugal_core::testing::skip("root (the test mounts a 4-MiB tmpfs to fill)");
         return;
     };
     let url = format!("sqlite:{}", dir.join("state.db").display());

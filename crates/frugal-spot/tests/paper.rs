@@ -6,7 +6,8 @@ use frugal_spot::policy::PolicySpec;
 use frugal_spot::summary::{Statistic, gap_closure, summarise};
 
 /// The traces: `$FRUGAL_SHARED_DATA/spot-traces` (which must then exist: CI sets it), else
-/// `../shared/data/spot-traces` beside the repository, else none (the test is skipped).
+/// `../shared/data/spot-traces` beside the repository, else none (the test is skipped, or fails under
+/// `FRUGAL_REQUIRE_REAL_PARTS`).
 fn shared() -> Option<std::path::PathBuf> {
     if let Ok(data) = std::env::var("FRUGAL_SHARED_DATA") {
         let dir = std::path::Path::new(&data).join("spot-traces");
@@ -26,7 +27,7 @@ fn shared() -> Option<std::path::PathBuf> {
 #[ignore = "reads the paper's traces from ../shared"]
 fn table_3_on_the_two_week_traces() {
     let Some(root) = shared() else {
-        eprintln!("../shared/data/spot-traces is not beside the project: skipped");
+        frugal_core::testing::skip("../shared/data/spot-traces (the paper's traces, not shipped)");
         return;
     };
     let spec = SpotSpec {
