@@ -23,11 +23,15 @@ use crate::table::{Column, FormatArg, fixed, markdown, opt, render};
 pub struct SpotArgs {
     /// Availability traces: `synthetic` (stand-ins for the paper's 2-week set, shipped),
     /// a set of the paper's traces (`2-week`, `2-month`, `4-node`, `16-node`, read from
-    /// $FRUGAL_SPOT_TRACES or shared/data/spot-traces beside the project, the synthetic
-    /// stand-ins when neither is there — the `traces` column says which), or a folder of
-    /// trace files ({"metadata": {"gap_seconds": g}, "data": [spot instances per tick]}).
+    /// $FRUGAL_SPOT_TRACES or shared/data/spot-traces beside the project; refused when
+    /// absent, unless --synthetic-fallback), a folder of trace files or one trace file
+    /// ({"metadata": {"gap_seconds": g}, "data": [spot instances per tick]}).
     #[arg(long, default_value = "synthetic")]
     pub traces: String,
+    /// When the --traces set is not found, run the synthetic stand-ins instead (said on
+    /// stderr; the `traces` column says `synthetic`).
+    #[arg(long)]
+    pub synthetic_fallback: bool,
     /// Use only the first N ticks of each trace (the paper's 2-week set: 1781).
     #[arg(long, value_name = "N")]
     pub ticks: Option<usize>,
@@ -100,6 +104,7 @@ impl SpotArgs {
     pub fn spec(&self) -> SpotSpec {
         SpotSpec {
             traces: self.traces.clone(),
+            synthetic_fallback: self.synthetic_fallback,
             ticks: self.ticks,
             zones: self.zones.clone(),
             policies: self.policies.clone(),

@@ -25,9 +25,13 @@ pub struct SpotSpec {
     /// Availability: `synthetic` (the generator's stand-ins for the 2-week set), a named set
     /// of the paper's traces (`2-week`, `2-month`, `4-node`, `16-node`: read from
     /// `$FRUGAL_SPOT_TRACES`, `$FRUGAL_SHARED_DATA/spot-traces` or `shared/data/spot-traces`
-    /// beside the project, the synthetic
-    /// stand-ins where neither is found — each row says which), or a folder of trace files.
+    /// beside the project; absent, the run is refused unless `synthetic_fallback`), a
+    /// folder of trace files, or one trace file.
     pub traces: String,
+    /// When `traces` names a set of the paper's traces that is not found: run the synthetic
+    /// stand-ins instead (said on stderr; every row's `traces` column says `synthetic`)
+    /// rather than refuse. Off by default: a named input is never silently replaced.
+    pub synthetic_fallback: bool,
     /// Only the first this many ticks of each trace (the 2-week set: 1,781); all if unset.
     pub ticks: Option<usize>,
     /// Only the traces of these zones (file stems, e.g. `us-west-2a_v100_1`); all if empty.
@@ -42,7 +46,7 @@ pub struct SpotSpec {
     pub deadline_h: Option<f64>,
     /// d: the changeover delay, hours.
     pub changeover_h: f64,
-    /// N: instances of the gang (spot counts as available only when all N are).
+    /// N: instances of the gang (spot counts as available only when at least N are).
     pub instances: u32,
     /// Windows drawn per trace.
     pub windows: usize,
@@ -63,6 +67,7 @@ impl Default for SpotSpec {
     fn default() -> SpotSpec {
         SpotSpec {
             traces: "synthetic".into(),
+            synthetic_fallback: false,
             ticks: None,
             zones: Vec::new(),
             policies: vec![
@@ -147,37 +152,63 @@ impl SpotSpec {
         if self.ticks == Some(0) {
             return bad("ticks: at least 1".into());
         }
+        if let Some(h) = self.min_trace_left_h
+            && !(h >= 0.0 && h.is_finite())
+        {
+            return bad(format!(
+                "min_trace_left_h: {h} h must be a number of hours ≥ 0"
+            ));
+        }
         self.prices().check()
     }
 
     /// Finds and reads the traces (see [`SpotSpec::traces`]).
     ///
     /// # Errors
-    /// [`SpotError::Input`] for an unknown name that is not a folder, or a bad trace file.
+    /// [`SpotError::Input`] for an unknown name that is neither a folder nor a file, a set
+    /// of the paper's traces that is not found (unless `synthetic_fallback`), or a bad
+    /// trace file.
     pub fn source(&self) -> Result<Source, SpotError> {
-        let (label, traces) = if self.traces == "synthetic" {
+        let synthetic = || {
             (
                 "synthetic".to_string(),
                 generator::two_week_set(self.instances, self.seed),
             )
+        };
+        let (label, traces) = if self.traces == "synthetic" {
+            synthetic()
         } else if let Some((name, sub)) = SETS.iter().find(|(n, _)| *n == self.traces) {
             match paper_traces_root() {
                 Some(root) => (name.to_string(), Trace::read_dir(&root.join(sub))?),
-                None => (
-                    "synthetic".to_string(),
-                    generator::two_week_set(self.instances, self.seed),
-                ),
+                None if self.synthetic_fallback => {
+                    eprintln!(
+                        "note: traces {name}: the paper's traces are not found ({WHERE}); \
+                         running the synthetic stand-ins instead (synthetic_fallback), and \
+                         the rows say `synthetic`"
+                    );
+                    synthetic()
+                }
+                None => {
+                    return Err(SpotError::Input(format!(
+                        "traces: the paper's {name} set ({sub}/*.json) is not found: \
+                         {WHERE}; or run `synthetic`, or set synthetic_fallback to run the \
+                         synthetic stand-ins when it is absent"
+                    )));
+                }
             }
         } else {
-            let dir = Path::new(&self.traces);
-            if !dir.is_dir() {
+            let path = Path::new(&self.traces);
+            if path.is_dir() {
+                (self.traces.clone(), Trace::read_dir(path)?)
+            } else if path.is_file() {
+                (self.traces.clone(), vec![Trace::read(path)?])
+            } else {
                 return Err(SpotError::Input(format!(
-                    "traces: {:?} is neither `synthetic`, a set ({}) nor a folder",
+                    "traces: {:?} is neither `synthetic`, a set ({}), a folder nor a file",
                     self.traces,
                     SETS.map(|(n, _)| n).join(", ")
                 )));
             }
-            (self.traces.clone(), Trace::read_dir(dir)?)
         };
         let traces = if self.zones.is_empty() {
             traces
@@ -208,6 +239,11 @@ impl SpotSpec {
         Ok(Source { label, traces })
     }
 }
+
+/// Where the paper's trace sets are looked for, as an error or note says it.
+const WHERE: &str = "put the folder `spot-traces` of the paper's data at \
+                     $FRUGAL_SPOT_TRACES, $FRUGAL_SHARED_DATA/spot-traces or \
+                     shared/data/spot-traces in this folder or one above it";
 
 /// The folder of the paper's traces: `$FRUGAL_SPOT_TRACES`, else
 /// `$FRUGAL_SHARED_DATA/spot-traces`, else `shared/data/spot-traces` in the working
@@ -314,8 +350,18 @@ pub fn run_with(
         .unwrap_or(job.deadline_s.max(120.0 * 3600.0));
     let mut windows = Vec::new();
     let mut avails = Vec::new();
+    let exact = spec.policies.iter().any(|p| {
+        matches!(
+            p,
+            PolicySpec::Omniscient | PolicySpec::OmniscientLookahead(_)
+        )
+    });
     for (i, t) in source.traces.iter().enumerate() {
         job.check(t.gap_s)?;
+        if exact {
+            // Refused before the first window, naming the setting, not after many.
+            crate::optimum::check_solvable(&job, t.gap_s)?;
+        }
         avails.push(t.availability(spec.instances));
         for start in trace::window_starts(t, i, spec.windows, min_left_s, spec.seed)? {
             windows.push((i, start));
@@ -357,8 +403,10 @@ pub fn run_with(
             progress.tick();
         }
     }
-    for r in &mut rows {
+    for (r, &(i, _)) in rows.iter_mut().zip(&windows) {
         gaps(r);
+        let horizon_s = job.horizon_ticks(source.traces[i].gap_s) as f64 * source.traces[i].gap_s;
+        check_optimum(r, horizon_s, spec.last_tick)?;
     }
     Ok(rows.into_iter().flatten().collect())
 }
@@ -437,6 +485,35 @@ fn gaps(rows: &mut [SpotRow]) {
     for r in rows {
         r.gap_pct = best.map(|b| round(100.0 * (r.cost_usd / b - 1.0), 4));
         r.quick_gap_pct = quick.map(|q| round(100.0 * (r.cost_usd / q - 1.0), 4));
+    }
+}
+
+/// The runner's own check that the exact optimum is what it says: on one window, no policy
+/// that finished within the optimum's horizon (the T whole ticks before the deadline) pays
+/// less than `omniscient` (1 µ$ of rounding allowed). Not checked with a prorated last tick,
+/// whose bill the DP (whole ticks) does not minimise.
+///
+/// # Errors
+/// [`SpotError::Policy`] naming the window and the policy: a bug of the optimum, never a
+/// row to report.
+fn check_optimum(rows: &[SpotRow], horizon_s: f64, last_tick: LastTick) -> Result<(), SpotError> {
+    let name = PolicySpec::Omniscient.to_string();
+    let Some(best) = rows.iter().find(|r| r.policy == name) else {
+        return Ok(());
+    };
+    if last_tick != LastTick::Whole {
+        return Ok(());
+    }
+    match rows
+        .iter()
+        .find(|r| r.finish_h * 3600.0 <= horizon_s + 1e-3 && r.cost_usd < best.cost_usd - 1e-6)
+    {
+        Some(r) => Err(SpotError::Policy(format!(
+            "trace {} window {}: {} costs ${} < the omniscient optimum's ${}: the optimum is \
+             wrong",
+            r.trace, r.window, r.policy, r.cost_usd, best.cost_usd
+        ))),
+        None => Ok(()),
     }
 }
 

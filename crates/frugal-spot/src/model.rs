@@ -80,8 +80,10 @@ impl Job {
     ///
     /// # Errors
     /// [`SpotError::Input`] naming the field: work or deadline not positive and finite, a
-    /// negative changeover, no instance, or a deadline shorter than the work plus one
-    /// changeover (no policy could meet it, not even on-demand from the start).
+    /// negative changeover, no instance, a deadline shorter than the work plus one
+    /// changeover, or a tick so long that the ticks ending by the deadline, T = ⌊R(0)/g⌋,
+    /// are fewer than on-demand from the start needs, ⌈(C(0) + d)/g⌉ (no policy could meet
+    /// the deadline in whole ticks, not even on-demand from the start).
     pub fn check(&self, gap_s: f64) -> Result<(), SpotError> {
         let bad = |field: &str, why: String| Err(SpotError::Input(format!("{field}: {why}")));
         if !(self.work_s > 0.0 && self.work_s.is_finite()) {
@@ -111,6 +113,20 @@ impl Job {
         }
         if !(gap_s > 0.0 && gap_s.is_finite()) {
             return bad("gap_seconds", format!("{gap_s} must be positive"));
+        }
+        let need = ceil_ticks(self.work_s + self.changeover_s, gap_s).max(1);
+        if self.horizon_ticks(gap_s) < need {
+            return bad(
+                "gap_seconds",
+                format!(
+                    "ticks of {} s leave {} whole ticks before the deadline of {} h, \
+                     fewer than the {need} that the work plus one changeover take on \
+                     on-demand",
+                    short(gap_s),
+                    self.horizon_ticks(gap_s),
+                    self.deadline_s / 3600.0
+                ),
+            );
         }
         Ok(())
     }
@@ -161,6 +177,16 @@ impl Prices {
             }
         }
         Ok(())
+    }
+}
+
+/// `x` as written, or in scientific notation when very large or small (errors quoting an
+/// absurd input stay one line).
+pub(crate) fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e9).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
     }
 }
 

@@ -23,12 +23,19 @@ use crate::model::{Job, Mode, Prices, ceil_ticks};
 use crate::policy::slice_ends;
 use crate::policy::{Observation, SpotPolicy};
 
-/// Beyond this many states the DP refuses (its back-pointers take one byte each).
-const MAX_STATES: usize = 400_000_000;
+/// Beyond this many states the DP refuses (its back-pointers take one byte each, so this is
+/// also its memory in bytes), naming the settings that made the problem so large.
+pub const MAX_STATES: usize = 400_000_000;
+
+/// The longest tick or changeover the DP takes, in milliseconds (about 31 years): beyond
+/// it the unit arithmetic could overflow.
+const MAX_MS: f64 = 1e12;
 
 /// The DP's discretisation of one job at one tick length.
 #[derive(Clone, Debug)]
 struct Grid {
+    /// u = gcd(g, d) in milliseconds: the unit progress is counted in.
+    unit_ms: u64,
     /// K + 1: run lengths tracked (j = 1..=K+1).
     runs: usize,
     /// Progress of the j-th tick of a run, in units (index j − 1).
@@ -45,7 +52,14 @@ impl Grid {
     fn new(job: &Job, prices: &Prices, gap_s: f64) -> Result<Grid, SpotError> {
         let ms = |s: f64, field: &str| -> Result<u64, SpotError> {
             let v = (s * 1000.0).round();
-            if (v - s * 1000.0).abs() > 1e-6 || v < 0.0 {
+            if !(0.0..=MAX_MS).contains(&v) {
+                return Err(SpotError::Input(format!(
+                    "{field}: {} s is out of the omniscient DP's range (0 to {} s)",
+                    crate::model::short(s),
+                    MAX_MS / 1000.0
+                )));
+            }
+            if (v - s * 1000.0).abs() > 1e-6 {
                 return Err(SpotError::Input(format!(
                     "{field}: the omniscient DP needs whole milliseconds, not {s} s"
                 )));
@@ -61,13 +75,18 @@ impl Grid {
         let gains = (1..=k + 1)
             .map(|j| g_units.saturating_sub(d_units.saturating_sub((j - 1) * g_units)))
             .collect();
-        let work = ((job.work_s * 1000.0 / unit as f64) - 1e-9).ceil().max(1.0) as usize;
+        let work = ((job.work_s * 1000.0 / unit as f64) - 1e-9).ceil().max(1.0);
+        if !work.is_finite() || work > MAX_STATES as f64 {
+            return Err(too_large(job, gap_s, unit, work, f64::INFINITY));
+        }
+        let work = work as usize;
         let n = f64::from(job.instances);
         Ok(Grid {
+            unit_ms: unit,
             runs: k + 1,
             gains,
             work,
-            width: work + g_units,
+            width: work.saturating_add(g_units),
             tick_cost: [
                 prices.spot_per_h * n * gap_s / 3600.0,
                 prices.on_demand_per_h * n * gap_s / 3600.0,
@@ -93,6 +112,25 @@ impl Grid {
         }
     }
 
+    /// Ticks that on-demand alone needs to finish from mode `m` with `p` units done: an
+    /// on-demand run goes on (its next ticks' gains), any other mode starts one (paying d).
+    fn on_demand_ticks(&self, m: usize, p: usize) -> usize {
+        let mut left = self.work.saturating_sub(p);
+        // The current on-demand run's length j (0: a new run starts).
+        let mut j = m.saturating_sub(self.runs);
+        let mut ticks = 0;
+        while left > 0 {
+            j = (j + 1).min(self.runs);
+            let gain = self.gains[j - 1];
+            if gain == 0 && j == self.runs {
+                return usize::MAX; // no progress ever (cannot happen: the last gain is g/u)
+            }
+            left = left.saturating_sub(gain);
+            ticks += 1;
+        }
+        ticks
+    }
+
     fn gain(&self, m: usize) -> usize {
         if m == 0 {
             0
@@ -104,6 +142,37 @@ impl Grid {
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The refusal of a DP with `states` states (`work` units of u = `unit_ms` ms), naming the
+/// settings behind its size: the unit comes from the tick length and the changeover, the
+/// units of work from C(0), the ticks from R(0).
+fn too_large(job: &Job, gap_s: f64, unit_ms: u64, work: f64, states: f64) -> SpotError {
+    let unit_s = unit_ms as f64 / 1000.0;
+    let states = if states.is_finite() {
+        format!("{states:.0}")
+    } else {
+        "more".into()
+    };
+    SpotError::Input(format!(
+        "omniscient: the exact optimum would need {states} states, more than its limit of \
+         {MAX_STATES}: progress is counted in units of gcd(tick length {gap_s} s, \
+         changeover_h {} h) = {unit_s} s, so work_h {} h is {work:.0} units over {} ticks \
+         of the deadline_h {} h; give a changeover that shares a larger unit with the tick \
+         length (a multiple of {} h, say), a shorter job, or leave the omniscient policies \
+         out",
+        job.changeover_s / 3600.0,
+        job.work_s / 3600.0,
+        job.horizon_ticks(gap_s),
+        job.deadline_s / 3600.0,
+        suggested_unit_h(gap_s),
+    ))
+}
+
+/// A changeover unit that keeps the DP small at tick length `gap_s`: a twentieth of the
+/// tick (30 s at the paper's 600-s ticks), in hours.
+fn suggested_unit_h(gap_s: f64) -> f64 {
+    (gap_s / 20.0).round().max(1.0) / 3600.0
 }
 
 /// A solved DP: the cost of every end state and the back-pointers to rebuild its plan.
@@ -130,8 +199,7 @@ fn solve(
     let states = avail.len().saturating_mul(m_count).saturating_mul(w);
     if states > MAX_STATES {
         return Err(SpotError::Input(format!(
-            "the omniscient DP would need {states} states (more than {MAX_STATES}): a \
-             changeover that shares no larger unit with the tick length"
+            "the omniscient DP would need {states} states (more than {MAX_STATES})"
         )));
     }
     let mut cur = vec![f64::INFINITY; m_count * w];
@@ -259,6 +327,7 @@ pub fn omniscient(
     gap_s: f64,
 ) -> Result<Option<(f64, Vec<Mode>)>, SpotError> {
     let grid = Grid::new(job, prices, gap_s)?;
+    check_size(job, &grid, gap_s)?;
     let avail = horizon(window, job.horizon_ticks(gap_s));
     let solved = solve(&grid, &avail, (0, 0), grid.work)?;
     Ok(solved
@@ -271,8 +340,14 @@ pub fn omniscient(
 /// last one ended in, takes the plan that minimises its cost per unit of progress among
 /// those whose progress by the slice's end is at least C(0)·(slice end)/T (and at most C(0));
 /// the last slice must finish. Progress already ahead of a slice's share may be kept at no
-/// cost (ratio 0). A slice that cannot reach its share takes its largest progress. Returns
-/// the bill and the modes, or `None` if the last slice cannot finish.
+/// cost (ratio 0). A slice that cannot reach its share takes its largest progress.
+///
+/// Every slice's end state must leave the job able to finish on on-demand alone in the
+/// ticks after it (a new on-demand run pays d; an on-demand run goes on without): on-demand
+/// is always there, so this is no knowledge of the future, and without it a slice that
+/// idles cheaply can leave the last one unable to finish (the paper's per-slice ILP would
+/// then have no solution). With it the last slice always finishes. Returns the bill and the
+/// modes; `None` only for a job that on-demand from the start cannot finish either.
 ///
 /// # Errors
 /// As [`omniscient`].
@@ -284,6 +359,7 @@ pub fn lookahead(
     slices: u32,
 ) -> Result<Option<(f64, Vec<Mode>)>, SpotError> {
     let grid = Grid::new(job, prices, gap_s)?;
+    check_size(job, &grid, gap_s)?;
     let horizon_ticks = job.horizon_ticks(gap_s);
     let avail = horizon(window, horizon_ticks);
     let mut modes = Vec::with_capacity(horizon_ticks);
@@ -295,12 +371,19 @@ pub fn lookahead(
         } else {
             (grid.work * end).div_ceil(horizon_ticks)
         };
-        let mut solved = solve(&grid, &avail[begin..end], state, share)?;
-        if solved.last.iter().all(|v| !v.is_finite()) {
-            // The share cannot be reached: expand every state to take the furthest one.
+        let after = horizon_ticks - end;
+        let finishable = |m: usize, p: usize| grid.on_demand_ticks(m, p) <= after;
+        let solved = solve(&grid, &avail[begin..end], state, share)?;
+        let mut pick = best_ratio(&grid, &solved, state.1, share, &finishable)
+            .filter(|&(_, p, _)| p.min(grid.work) >= share);
+        let mut solved = solved;
+        if pick.is_none() {
+            // The share cannot be reached (or not finishably): expand every state to take
+            // the furthest finishable one.
             solved = solve(&grid, &avail[begin..end], state, 0)?;
+            pick = best_ratio(&grid, &solved, state.1, share, &finishable);
         }
-        let Some((m, p, cost)) = best_ratio(&grid, &solved, state.1, share) else {
+        let Some((m, p, cost)) = pick else {
             return Ok(None);
         };
         if end == horizon_ticks && p < grid.work {
@@ -322,6 +405,7 @@ fn best_ratio(
     solved: &Solved,
     from: usize,
     share: usize,
+    finishable: &dyn Fn(usize, usize) -> bool,
 ) -> Option<(usize, usize, f64)> {
     let w = grid.width;
     let mut best: Option<(f64, usize, usize, usize, f64)> = None; // ratio, progress, m, p, cost
@@ -329,7 +413,7 @@ fn best_ratio(
     for m in 0..grid.modes() {
         for p in 0..w {
             let cost = solved.last[m * w + p];
-            if !cost.is_finite() {
+            if !cost.is_finite() || !finishable(m, p) {
                 continue;
             }
             let made = p.min(grid.work);
@@ -355,11 +439,54 @@ fn best_ratio(
         .or(furthest.map(|(_, c, m, p)| (m, p, c)))
 }
 
+/// Refuses, naming the settings, a job whose DP over its whole horizon would exceed
+/// [`MAX_STATES`] (the lookahead's slices are smaller, but it is held to the same limit so
+/// that both refuse the same settings).
+///
+/// # Errors
+/// [`SpotError::Input`] from [`too_large`].
+fn check_size(job: &Job, grid: &Grid, gap_s: f64) -> Result<(), SpotError> {
+    let states = job.horizon_ticks(gap_s) as f64 * grid.modes() as f64 * grid.width as f64;
+    if states > MAX_STATES as f64 {
+        return Err(too_large(
+            job,
+            gap_s,
+            grid.unit_ms,
+            grid.work as f64,
+            states,
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the exact optimum of `job` at tick length `gap_s` can be computed: `Ok` or the
+/// refusal [`omniscient`] would give, without solving anything (what a run checks before
+/// its first window).
+///
+/// # Errors
+/// As [`omniscient`].
+pub fn check_solvable(job: &Job, gap_s: f64) -> Result<(), SpotError> {
+    let grid = Grid::new(job, &Prices::PAPER, gap_s)?;
+    check_size(job, &grid, gap_s)
+}
+
 /// The first `ticks` entries of `window`, unavailable past its end.
 fn horizon(window: &[bool], ticks: usize) -> Vec<bool> {
     (0..ticks)
         .map(|t| window.get(t).copied().unwrap_or(false))
         .collect()
+}
+
+/// The refusal of a job that no plan finishes within its T = ⌊R(0)/g⌋ ticks (a job that
+/// passed [`Job::check`] always has one: on-demand from the start).
+fn no_plan(job: &Job, gap_s: f64, policy: &str) -> SpotError {
+    SpotError::Input(format!(
+        "{policy}: no plan finishes work_h {} h within the {} ticks of {gap_s} s before \
+         deadline_h {} h",
+        job.work_s / 3600.0,
+        job.horizon_ticks(gap_s),
+        job.deadline_s / 3600.0
+    ))
 }
 
 /// A plan computed when a run starts, replayed tick by tick; on-demand where it has none
@@ -398,15 +525,13 @@ impl SpotPolicy for OptimumPlan {
         "omniscient".into()
     }
 
-    fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) {
-        // An error (a changeover of no common unit) leaves on-demand, the feasible plan;
-        // experiments check the job first, so it does not arise there.
-        let modes = omniscient(job, &self.prices, window, gap_s)
-            .ok()
-            .flatten()
-            .map(|(_, m)| m)
-            .unwrap_or_default();
+    fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) -> Result<(), SpotError> {
+        // Never a substitute plan: an optimum that cannot be computed refuses the run, so
+        // no row labelled `omniscient` holds anything but the optimum.
+        let (_, modes) = omniscient(job, &self.prices, window, gap_s)?
+            .ok_or_else(|| no_plan(job, gap_s, "omniscient"))?;
         self.plan = Replay { modes };
+        Ok(())
     }
 
     fn decide(&mut self, o: &Observation<'_>) -> Mode {
@@ -438,13 +563,11 @@ impl SpotPolicy for LookaheadPlan {
         format!("omniscient-lookahead:{}", self.slices)
     }
 
-    fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) {
-        let modes = lookahead(job, &self.prices, window, gap_s, self.slices)
-            .ok()
-            .flatten()
-            .map(|(_, m)| m)
-            .unwrap_or_default();
+    fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) -> Result<(), SpotError> {
+        let (_, modes) = lookahead(job, &self.prices, window, gap_s, self.slices)?
+            .ok_or_else(|| no_plan(job, gap_s, &self.name()))?;
         self.plan = Replay { modes };
+        Ok(())
     }
 
     fn decide(&mut self, o: &Observation<'_>) -> Mode {

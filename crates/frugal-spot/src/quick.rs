@@ -10,6 +10,7 @@
 //! the slice's share of the work (in proportion to its length), each slice on its own.
 //! Plans are replayed by the simulator, so their bills follow the same tick rules.
 
+use crate::SpotError;
 use crate::model::{Job, Mode, Prices, ceil_ticks};
 use crate::optimum::Replay;
 use crate::policy::{Observation, SpotPolicy, slice_ends};
@@ -119,10 +120,11 @@ impl SpotPolicy for QuickOptimal {
         }
     }
 
-    fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) {
+    fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) -> Result<(), SpotError> {
         self.plan = Replay {
             modes: quick(job, &self.prices, window, gap_s, self.slices),
         };
+        Ok(())
     }
 
     fn decide(&mut self, o: &Observation<'_>) -> Mode {

@@ -65,7 +65,8 @@ pub struct Outcome {
 ///
 /// # Errors
 /// [`SpotError::Policy`] if the policy picks spot in a tick without spot, or has not
-/// finished the job after four times its deadline plus its work.
+/// finished the job after four times its deadline plus its work; the policy's own error
+/// from [`SpotPolicy::reset`] (an exact optimum too large to compute, say).
 pub fn run(
     policy: &mut dyn SpotPolicy,
     job: &Job,
@@ -74,7 +75,7 @@ pub fn run(
     gap_s: f64,
     last_tick: LastTick,
 ) -> Result<Outcome, SpotError> {
-    policy.reset(job, window, gap_s);
+    policy.reset(job, window, gap_s)?;
     let n = f64::from(job.instances);
     let mut out = Outcome::default();
     let mut mode = Mode::Idle;

@@ -6,8 +6,9 @@
 //! had in it (1 = available for a single-node file; 0..N for an N-node file; `prices`, in
 //! $/h, is optional). The authors' own simulator files use the opposite encoding (1 =
 //! preempted); frugal reads the public one. For a gang of N instances, spot is available in
-//! a tick iff its value is N (the paper's all-or-none rule, §5.5). The gap is taken as
-//! written, never resampled.
+//! a tick iff at least N instances could be had (the paper's all-or-none rule, §5.5: on an
+//! N-node trace, value N; a 1-instance job on a 4-node trace has spot whenever any of the
+//! 4 could be had). The gap is taken as written, never resampled.
 
 use std::path::{Path, PathBuf};
 
@@ -140,9 +141,10 @@ impl Trace {
         self
     }
 
-    /// Spot availability of a gang of `instances` per tick: value == N (spec §5 item 15).
+    /// Spot availability of a gang of `instances` per tick: value ≥ N (spec §5 item 15's
+    /// value == N on an N-node trace, whose values never exceed N).
     pub fn availability(&self, instances: u32) -> Vec<bool> {
-        self.values.iter().map(|&v| v == instances).collect()
+        self.values.iter().map(|&v| v >= instances).collect()
     }
 
     /// Fraction of ticks with spot available to a gang of `instances`.
@@ -240,6 +242,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.availability(4), [true, false, true, true, false, true]);
+        // One instance has spot whenever any of the four could be had.
+        assert_eq!(t.availability(1), [true, true, true, true, false, true]);
+        assert_eq!(t.availability(3), [true, true, true, true, false, true]);
         // Runs 1, 2, 1 (mean 4/3); waits 1, 1 (mean 1): 4/7.
         assert!((t.spot_fraction_by_runs(4) - 4.0 / 7.0).abs() < 1e-12);
     }

@@ -130,3 +130,140 @@ fn bad_input_names_the_file_or_field() {
     let e = toml::from_str::<SpotSpec>("polices = ['greedy']").unwrap_err();
     assert!(e.to_string().contains("polices"), "{e}");
 }
+
+/// A scratch folder of this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("frugal-spot-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn an_optimum_too_large_to_compute_is_refused_naming_the_changeover_never_replaced() {
+    // d = 0.1234 h = 444.24 s shares a unit of 0.24 s with 600-s ticks: 720,000 units of
+    // work over 360 ticks, far past the DP's limit. The run is refused naming the setting
+    // (it used to play on-demand in the optimum's row, below every other policy's bill).
+    let spec = SpotSpec {
+        changeover_h: 0.1234,
+        policies: vec![PolicySpec::Greedy, PolicySpec::Omniscient],
+        windows: 1,
+        ..SpotSpec::default()
+    };
+    let e = run(&spec, &()).unwrap_err().to_string();
+    assert!(
+        e.contains("omniscient") && e.contains("changeover_h 0.1234 h") && e.contains("0.24 s"),
+        "{e}"
+    );
+    // Without the exact policies the same setting runs.
+    let rows = run(
+        &SpotSpec {
+            policies: vec![PolicySpec::Greedy],
+            ..spec
+        },
+        &(),
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 8);
+}
+
+#[test]
+fn absurd_trace_values_are_refused_not_panicked_on() {
+    let dir = scratch("absurd");
+    let file = dir.join("z.json");
+    std::fs::write(
+        &file,
+        r#"{"metadata": {"gap_seconds": 1e300}, "data": [1, 1, 1, 1]}"#,
+    )
+    .unwrap();
+    for policies in [vec![PolicySpec::Omniscient], vec![PolicySpec::Greedy]] {
+        let e = run(
+            &SpotSpec {
+                traces: file.display().to_string(),
+                policies,
+                windows: 1,
+                min_trace_left_h: Some(0.0),
+                ..SpotSpec::default()
+            },
+            &(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("gap_seconds") && e.contains("fewer than"), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_instance_has_spot_whenever_any_of_a_gangs_instances_could_be_had() {
+    // A 4-node trace whose spot is never fully there but always partly: a 1-instance job
+    // runs on spot all along; a gang of 4 never does.
+    let dir = scratch("partial");
+    let file = dir.join("z.json");
+    let data = vec!["2"; 200].join(", ");
+    std::fs::write(
+        &file,
+        format!(r#"{{"metadata": {{"gap_seconds": 600}}, "data": [{data}]}}"#),
+    )
+    .unwrap();
+    let spec = |instances| SpotSpec {
+        traces: file.display().to_string(),
+        policies: vec![PolicySpec::Greedy],
+        instances,
+        work_h: 8.0,
+        windows: 1,
+        min_trace_left_h: Some(10.0),
+        ..SpotSpec::default()
+    };
+    let one = run(&spec(1), &()).unwrap();
+    assert_eq!((one[0].window_spot_pct, one[0].spot_work_h), (100.0, 8.0));
+    let four = run(&spec(4), &()).unwrap();
+    assert_eq!((four[0].window_spot_pct, four[0].spot_work_h), (0.0, 0.0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_named_trace_set_that_is_absent_is_refused_unless_a_fallback_is_asked_for() {
+    // An empty folder stands in for a machine without the paper's traces.
+    let empty = scratch("no-traces");
+    let missing = empty.join("spot-traces");
+    // SAFETY: this test binary's other tests do not read FRUGAL_SPOT_TRACES.
+    unsafe { std::env::set_var("FRUGAL_SPOT_TRACES", &missing) };
+    let spec = SpotSpec {
+        traces: "2-week".into(),
+        policies: vec![PolicySpec::Greedy],
+        windows: 1,
+        ..SpotSpec::default()
+    };
+    let e = run(&spec, &()).unwrap_err().to_string();
+    assert!(
+        e.contains("traces") && e.contains("2-week") && e.contains("synthetic_fallback"),
+        "{e}"
+    );
+    let rows = run(
+        &SpotSpec {
+            synthetic_fallback: true,
+            ..spec
+        },
+        &(),
+    )
+    .unwrap();
+    assert!(rows.iter().all(|r| r.traces == "synthetic"));
+    unsafe { std::env::remove_var("FRUGAL_SPOT_TRACES") };
+    std::fs::remove_dir_all(&empty).unwrap();
+}
+
+#[test]
+fn min_trace_left_must_be_hours() {
+    for h in [f64::NAN, -1.0, f64::INFINITY] {
+        let e = run(
+            &SpotSpec {
+                min_trace_left_h: Some(h),
+                ..small()
+            },
+            &(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("min_trace_left_h"), "{e}");
+    }
+}

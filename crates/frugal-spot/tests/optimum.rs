@@ -136,3 +136,22 @@ fn a_48_hour_window_takes_well_under_a_second() {
     // Never more than on-demand from the start.
     assert!(cost <= 147.90 + 1e-9);
 }
+
+#[test]
+fn the_lookahead_always_finishes_a_job_on_demand_could_finish() {
+    // 56 ticks, 8.13 h of work, d = 0.3 h, spot only in ticks 46–48: slices that idle
+    // while their share is out of reach used to leave the last slice unable to finish (and
+    // the policy then played on-demand from the start under the lookahead's name).
+    let job = Job {
+        work_s: 8.0 * 3600.0 + 480.0,
+        deadline_s: 56.0 * G,
+        changeover_s: 1080.0,
+        instances: 1,
+    };
+    let avail: Vec<bool> = (0..80).map(|t| (46..49).contains(&t)).collect();
+    let (cost, modes) = lookahead(&job, &P, &avail, G, 8).unwrap().unwrap();
+    let o = run(&mut Script(modes), &job, &P, &avail, G, LastTick::Whole).unwrap();
+    assert!(o.deadline_met && (o.cost_usd - cost).abs() < 1e-9);
+    let (best, _) = omniscient(&job, &P, &avail, G).unwrap().unwrap();
+    assert!(cost >= best - 1e-9);
+}

@@ -37,6 +37,7 @@ MODES = ("idle", "spot", "on-demand")
 def spot(
     *,
     traces: str | os.PathLike = "synthetic",
+    synthetic_fallback: bool = False,
     ticks: int | None = None,
     zones: Iterable[str] = (),
     policies: Iterable[str] = ("on-demand", "greedy", "uniform-progress", "omniscient"),
@@ -58,8 +59,11 @@ def spot(
 
     Args:
         traces: ``"synthetic"`` (shipped stand-ins for the paper's 2-week set), a set of the
-            paper's traces (``"2-week"``, ``"2-month"``, ``"4-node"``, ``"16-node"``), or a
-            folder of trace files (``{"metadata": {"gap_seconds": g}, "data": [...]}``).
+            paper's traces (``"2-week"``, ``"2-month"``, ``"4-node"``, ``"16-node"``; refused
+            when absent unless ``synthetic_fallback``), a folder of trace files or one trace
+            file (``{"metadata": {"gap_seconds": g}, "data": [...]}``).
+        synthetic_fallback: when the ``traces`` set is not found, run the synthetic
+            stand-ins instead (said on stderr; the ``traces`` column says ``synthetic``).
         ticks: use only the first ``ticks`` ticks of each trace (the 2-week set: 1781).
         zones: only these traces (file stems such as ``"us-west-2a_v100_1"``).
         policies: names from :data:`POLICIES`.
@@ -93,13 +97,16 @@ def spot(
         TypeError: an argument of the wrong type.
         ValueError: a value that cannot be used (the message names the argument), or a
             policy that returns something other than a mode.
-        FileNotFoundError: ``traces`` is neither a set nor an existing folder.
+        FileNotFoundError: ``traces`` is neither a set nor an existing folder or file.
     """
     traces = os.fspath(traces)
-    if traces not in TRACE_SETS and not Path(traces).is_dir():
+    if traces not in TRACE_SETS and not Path(traces).exists():
         raise FileNotFoundError(
-            f"traces: {traces!r} is neither a trace set ({', '.join(TRACE_SETS)}) nor a folder"
+            f"traces: {traces!r} is neither a trace set ({', '.join(TRACE_SETS)}), a folder "
+            "nor a file"
         )
+    if not isinstance(synthetic_fallback, bool):
+        raise TypeError(f"synthetic_fallback must be True or False, got {synthetic_fallback!r}")
     for name, value in [("zones", zones), ("policies", policies)]:
         if isinstance(value, str) or not isinstance(value, Iterable):
             raise TypeError(f"{name} must be a list of strings, got {value!r}")
@@ -130,6 +137,7 @@ def spot(
         raise ValueError(f"last_tick must be 'whole' or 'prorated', got {last_tick!r}")
     spec = {
         "traces": traces,
+        "synthetic_fallback": synthetic_fallback,
         "ticks": ticks,
         "zones": list(zones),
         "policies": list(policies),

@@ -24,6 +24,7 @@ mod uniform;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::SpotError;
 use crate::model::{Job, Mode, POLICY_DONE_S, Slack};
 use crate::optimum::{LookaheadPlan, OptimumPlan};
 
@@ -40,7 +41,13 @@ pub trait SpotPolicy {
 
     /// Called once before each run, with the job, the whole window and the tick length.
     /// Future-blind policies ignore the window; the omniscient ones plan from it.
-    fn reset(&mut self, _job: &Job, _window: &[bool], _gap_s: f64) {}
+    ///
+    /// # Errors
+    /// A policy that cannot run on this job says why ([`SpotError::Input`] naming the
+    /// setting): the run is refused rather than played with a substitute plan.
+    fn reset(&mut self, _job: &Job, _window: &[bool], _gap_s: f64) -> Result<(), SpotError> {
+        Ok(())
+    }
 
     /// The mode of tick `o.tick`. Spot may be picked only when `o.spot_available`.
     fn decide(&mut self, o: &Observation<'_>) -> Mode;
