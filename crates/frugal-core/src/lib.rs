@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod billing;
+pub mod budget;
 pub mod cluster;
 pub mod config;
 pub mod control;

@@ -123,6 +123,12 @@ pub enum Hold {
         /// The budget, dollars per hour.
         budget_per_hour: f64,
     },
+    /// The job waits behind an earlier job held by the budget: placing it now would turn
+    /// on a VM or keep one on longer, and so could delay that job.
+    BehindBudget {
+        /// The budget, dollars per hour.
+        budget_per_hour: f64,
+    },
     /// Even the cheapest placement now costs more than the job's cap.
     CostCap {
         /// The cheapest placement's cost now (Eq. 16), dollars.
@@ -147,6 +153,10 @@ impl Hold {
             } => format!(
                 "budget: placing it now would raise the fleet's price to ${fleet_per_hour:.4}/h, \
                  over the ${budget_per_hour:.4}/h budget"
+            ),
+            Hold::BehindBudget { budget_per_hour } => format!(
+                "budget: waits behind a job held by the ${budget_per_hour:.4}/h budget: \
+                 placing it now would turn on a VM or keep one on longer"
             ),
             Hold::CostCap { cheapest, cap } => format!(
                 "max_cost_usd: the cheapest placement now costs ${cheapest:.4}, over its ${cap:.4} cap"
@@ -196,6 +206,8 @@ pub struct Scheduler {
 enum Outcome {
     Done,
     Failed,
+    /// Placeable, but held by a dollar limit ([`Decision::Held`]): the queue walks on.
+    Held,
 }
 
 impl Scheduler {
@@ -231,12 +243,21 @@ impl Scheduler {
 
     /// Caps the fleet's running price at `dollars_per_hour` (None: no cap). A placement
     /// whose off VMs would take the summed price of the powered-on VMs above the cap is
-    /// not made: the job waits ([`Decision::Held`]) — in a blocking queue, so does every
-    /// job behind it, as for a job that does not fit — until resources are freed, and a
-    /// job whose placement alone exceeds the cap waits until the cap is raised. The
-    /// policy is not steered towards VMs that are on: the placement it chose is taken or
-    /// not. Replacements for executors a running job lost ([`Scheduler::place_now`]) are
-    /// never held. The comparison allows a relative rounding of 1e-9.
+    /// not made as the policy chose it: the placement that turns on the cheapest VMs
+    /// ([`crate::budget::cheapest_price_placement`]) is taken instead when it is within
+    /// the cap (and within the job's cost cap, if any), as for a cost cap; otherwise the
+    /// job waits ([`Decision::Held`]) and is offered again at every pass.
+    ///
+    /// A held job blocks no one who cannot delay it: in a blocking queue (FCFS, EDF, the
+    /// deadline queue) the walk goes on past it, and a job behind it starts only if its
+    /// placement turns on no VM and ends by the time every VM it uses is busy until
+    /// anyway — it neither raises the fleet's price nor keeps a VM on longer, so the held
+    /// job is admitted as soon as it would have been. Others behind it wait, held with
+    /// the same reason kind ([`Hold::BehindBudget`]). A job that the cap can never admit
+    /// (even turning on the cheapest VMs of an idle cluster exceeds it) is for the
+    /// caller to refuse at submission. Replacements for executors a running job lost
+    /// ([`Scheduler::place_now`]) are never held. The comparison allows a relative
+    /// rounding of 1e-9.
     pub fn set_budget_per_hour(&mut self, dollars_per_hour: Option<f64>) {
         self.budget_per_s = dollars_per_hour.map(|b| b / 3600.0);
     }
@@ -429,10 +450,24 @@ impl Scheduler {
     /// (head-of-line blocking), then backfilling behind it if configured.
     fn walk(&mut self, jobs: &[Job], cluster: &mut Cluster, now: f64, out: &mut Vec<Decision>) {
         let mut after: Option<QueueKey> = None;
+        let mut behind_hold = false;
+        // Past a held job the walk looks at most as deep as EASY backfilling does.
+        let mut depth = 0;
         while let Some((key, tried)) = self.main.next_after(after.as_ref()) {
-            match self.try_job(key.2, tried, jobs, cluster, now, out) {
+            if behind_hold {
+                depth += 1;
+                if depth > BACKFILL_DEPTH {
+                    return;
+                }
+            }
+            match self.try_job(key.2, tried, behind_hold, jobs, cluster, now, out) {
                 Outcome::Done => {
                     self.main.remove(&key);
+                }
+                Outcome::Held => {
+                    // Not marked as tried: a dollar hold can lift without resources being
+                    // freed (a VM turning off), so it is offered again at the next pass.
+                    behind_hold = true;
                 }
                 Outcome::Failed => {
                     self.main.mark_tried(&key, self.epoch);
@@ -468,11 +503,12 @@ impl Scheduler {
                 // It could still run when the head's reservation starts.
                 continue;
             }
-            match self.try_job(key.2, tried, jobs, cluster, now, out) {
+            match self.try_job(key.2, tried, false, jobs, cluster, now, out) {
                 Outcome::Done => {
                     self.main.remove(&key);
                 }
                 Outcome::Failed => self.main.mark_tried(&key, self.epoch),
+                Outcome::Held => {}
             }
         }
     }
@@ -518,7 +554,7 @@ impl Scheduler {
                 // Placements earlier in the pass may have used the room the shape needs.
                 let shape = JobShape::of(&jobs[key.1]);
                 let outcome = if cluster.has_slots(&shape.demand, shape.executors) {
-                    self.try_job(key.1, u64::MAX, jobs, cluster, now, out)
+                    self.try_job(key.1, u64::MAX, false, jobs, cluster, now, out)
                 } else {
                     Outcome::Failed
                 };
@@ -528,7 +564,7 @@ impl Scheduler {
                         self.forget_latest_start(key.1, &jobs[key.1]);
                         group.extend(self.shaped.first(class).map(|k| Reverse((k, class))));
                     }
-                    Outcome::Failed => self.shaped.mark_failed(class, self.epoch),
+                    Outcome::Failed | Outcome::Held => self.shaped.mark_failed(class, self.epoch),
                 }
             }
         }
@@ -560,11 +596,14 @@ impl Scheduler {
         }
     }
 
-    /// Admission, then placement of one job.
+    /// Admission, then placement of one job; `behind_hold`: an earlier job of this walk is
+    /// held by the budget (see [`Scheduler::set_budget_per_hour`]).
+    #[allow(clippy::too_many_arguments)]
     fn try_job(
         &mut self,
         idx: usize,
         tried: u64,
+        behind_hold: bool,
         jobs: &[Job],
         cluster: &mut Cluster,
         now: f64,
@@ -612,7 +651,7 @@ impl Scheduler {
                             cap,
                         };
                         out.push(Decision::Held { job: idx, hold });
-                        return Outcome::Failed;
+                        return Outcome::Held;
                     }
                 }
             }
@@ -624,21 +663,29 @@ impl Scheduler {
             }
         }
         if let Some(budget) = self.budget_per_s {
-            let added: f64 = placement
-                .executors_per_vm
-                .iter()
-                .map(|&(id, _)| cluster.vm(id))
-                .filter(|v| !v.is_active())
-                .map(|v| v.price_per_second)
-                .sum();
-            let fleet = cluster.fleet_price_per_second() + added;
-            if added > 0.0 && fleet > budget * (1.0 + 1e-9) {
-                let hold = Hold::Budget {
-                    fleet_per_hour: fleet * 3600.0,
-                    budget_per_hour: budget * 3600.0,
-                };
-                out.push(Decision::Held { job: idx, hold });
-                return Outcome::Failed;
+            let over =
+                |added: f64| added > 0.0 && fleet_with(cluster, added) > budget * (1.0 + 1e-9);
+            let added = added_price(cluster, &placement);
+            if over(added) {
+                // The placement that turns on the cheapest VMs, if it is within the
+                // budget (and the job's cost cap).
+                let cheapest = crate::budget::cheapest_price_placement(job, cluster);
+                let least = cheapest.as_ref().map_or(added, |c| c.1.min(added));
+                let cheaper = cheapest.filter(|(p, a)| {
+                    !over(*a) && (cap.is_infinite() || placement_cost(job, cluster, now, p) <= cap)
+                });
+                match cheaper {
+                    Some((p, _)) => placement = p,
+                    None => {
+                        // The reason gives the least the fleet would cost with the job.
+                        let hold = Hold::Budget {
+                            fleet_per_hour: fleet_with(cluster, least) * 3600.0,
+                            budget_per_hour: budget * 3600.0,
+                        };
+                        out.push(Decision::Held { job: idx, hold });
+                        return Outcome::Held;
+                    }
+                }
             }
         }
         let mut start = ready_time(cluster, &placement, now, cfg.boot_latency_s);
@@ -646,6 +693,20 @@ impl Scheduler {
             start = start.max(now + self.pass_elapsed);
         }
         let finish = start + cfg.duration.duration(job, cluster, &placement);
+        if behind_hold && let Some(budget) = self.budget_per_s {
+            // Behind a held job: only what turns on no VM and keeps none on longer.
+            let delays = placement.executors_per_vm.iter().any(|&(id, _)| {
+                let v = cluster.vm(id);
+                !v.is_active() || finish > v.busy_until
+            });
+            if delays {
+                let hold = Hold::BehindBudget {
+                    budget_per_hour: budget * 3600.0,
+                };
+                out.push(Decision::Held { job: idx, hold });
+                return Outcome::Held;
+            }
+        }
         if cfg.admission_control && job.deadline.is_some_and(|d| finish > d) {
             out.push(Decision::Dropped { job: idx });
             return Outcome::Done;
@@ -661,6 +722,22 @@ impl Scheduler {
         });
         Outcome::Done
     }
+}
+
+/// The price the off VMs of `placement` would add to the fleet's, dollars per second.
+fn added_price(cluster: &Cluster, placement: &Placement) -> f64 {
+    placement
+        .executors_per_vm
+        .iter()
+        .map(|&(id, _)| cluster.vm(id))
+        .filter(|v| !v.is_active())
+        .map(|v| v.price_per_second)
+        .sum()
+}
+
+/// The fleet's price with `added` more, dollars per second.
+fn fleet_with(cluster: &Cluster, added: f64) -> f64 {
+    cluster.fleet_price_per_second() + added
 }
 
 /// The head's reservation for EASY backfilling: the earliest time ≥ `now` at which the

@@ -238,18 +238,19 @@ fn the_gap_to_the_optimum_is_measured_per_decision() {
     assert!(matches!(out[0], Decision::Started { cost: None, .. }));
 }
 
-/// Budget $7.20/h = $0.002/s, the price of VM 0, which is on. Job 0 (1 core) goes on VM
-/// 0: no VM turned on, the fleet stays at the budget. Job 1 (4 cores) fits only on VM 1,
-/// which would take the fleet to $10.80/h: held, and under FCFS job 2 (1 core, which VM
-/// 0 can still take) waits behind it; Morpheus skips to it. A budget of $10.80/h lets
-/// job 1 start.
+/// Budget $7.20/h = $0.002/s, the price of VM 0, which is on. Job 0 (1 core, 100 s) goes
+/// on VM 0: no VM turned on, the fleet stays at the budget, VM 0 is busy until t = 100.
+/// Job 1 (4 cores) fits only on VM 1, which would take the fleet to $10.80/h: held. Under
+/// FCFS job 2 (1 core, 150 s, which VM 0 can still take) would keep VM 0 on until t = 150,
+/// so it waits behind job 1, held with the reason why; Morpheus skips to it. A budget of
+/// $10.80/h lets job 1 start.
 #[test]
 fn a_budget_holds_placements_that_would_raise_the_fleets_price_above_it() {
     use frugal_core::Hold;
     let jobs = vec![
         job("a", 1, 1, 1, 100.0),
         job("b", 1, 4, 1, 100.0),
-        job("c", 1, 1, 1, 100.0),
+        job("c", 1, 1, 1, 150.0),
     ];
     let run = |discipline, budget: f64| {
         let mut c = two_prices();
@@ -279,10 +280,83 @@ fn a_budget_holds_placements_that_would_raise_the_fleets_price_above_it() {
         hold.reason(),
         "budget: placing it now would raise the fleet's price to $10.8000/h, over the $7.2000/h budget"
     );
+    let Decision::Held { job: 2, hold } = out[2] else {
+        panic!("{out:?}")
+    };
+    assert_eq!(
+        hold.reason(),
+        "budget: waits behind a job held by the $7.2000/h budget: placing it now would turn \
+         on a VM or keep one on longer"
+    );
     let mut morpheus = started(&run(QueueDiscipline::Morpheus, 7.2));
     morpheus.sort_unstable();
     assert_eq!(morpheus, vec![0, 2]);
     assert_eq!(started(&run(QueueDiscipline::Fcfs, 10.8)), vec![0, 1, 2]);
+}
+
+/// A held job blocks no one who cannot delay it. As above (budget $7.20/h, VM 0 on and
+/// busy until t = 100 with job 0, job 1 held), but job 2 runs 5 s: it ends by t = 100,
+/// turns on nothing, and starts under FCFS past the held job 1, which stays queued.
+#[test]
+fn jobs_that_cannot_delay_a_held_job_start_behind_it() {
+    let jobs = vec![
+        job("a", 1, 1, 1, 100.0),
+        job("b", 1, 4, 1, 100.0),
+        job("c", 1, 1, 1, 5.0),
+    ];
+    let mut c = two_prices();
+    let mut s = scheduler(QueueDiscipline::Fcfs, false);
+    s.set_budget_per_hour(Some(7.2));
+    for (i, j) in jobs.iter().enumerate() {
+        s.enqueue(i, j, &c);
+    }
+    let mut out = Vec::new();
+    s.run_pass(&jobs, &mut c, 0.0, &mut out);
+    assert_eq!(placed_on(&out), vec![(0, vec![(0, 1)]), (2, vec![(0, 1)])]);
+    assert!(matches!(out[1], Decision::Held { job: 1, .. }));
+    assert_eq!(s.queued(), 1);
+}
+
+/// Both VMs off, budget $5/h. First fit would turn on VM 0 ($7.20/h, over the budget);
+/// the scheduler takes the placement that turns on the cheapest VMs instead, VM 1
+/// ($3.60/h). At $3/h not even VM 1 fits: held.
+#[test]
+fn a_budget_takes_the_cheapest_vms_when_the_policys_choice_is_over_it() {
+    let jobs = vec![job("a", 1, 2, 1, 100.0)];
+    let run = |budget: f64| {
+        let mut c = cluster(&[(4, 16, Cloud, 0.002), (4, 16, Cloud, 0.001)]);
+        let mut s = scheduler(QueueDiscipline::Fcfs, false);
+        s.set_budget_per_hour(Some(budget));
+        s.enqueue(0, &jobs[0], &c);
+        let mut out = Vec::new();
+        s.run_pass(&jobs, &mut c, 0.0, &mut out);
+        out
+    };
+    assert_eq!(placed_on(&run(5.0)), vec![(0, vec![(1, 1)])]);
+    assert!(matches!(run(3.0)[0], Decision::Held { job: 0, .. }));
+}
+
+/// The cheapest cover by hand: VMs of 4, 2, 2 and 3 slots at $5, $2, $2 and $4 per
+/// second, all off. Four executors: A alone $5, B + C $4, B + D $6, A + anything more:
+/// B + C ($4). Three executors: D $4, B + C $4 (a tie: the lower ids, B + C, as the table
+/// fills them first). Eleven: all four, $13; twelve: none.
+#[test]
+fn the_cheapest_price_placement_by_hand() {
+    use frugal_core::budget::cheapest_price_placement;
+    let c = cluster(&[
+        (4, 16, Cloud, 5.0),
+        (2, 16, Cloud, 2.0),
+        (2, 16, Cloud, 2.0),
+        (3, 16, Cloud, 4.0),
+    ]);
+    let (p, price) = cheapest_price_placement(&job("j", 4, 1, 1, 1.0), &c).unwrap();
+    assert_eq!((p.executors_per_vm, price), (vec![(1, 2), (2, 2)], 4.0));
+    let (p, price) = cheapest_price_placement(&job("j", 3, 1, 1, 1.0), &c).unwrap();
+    assert_eq!(price, 4.0);
+    assert_eq!(p.executors(), 3);
+    let (_, price) = cheapest_price_placement(&job("j", 11, 1, 1, 1.0), &c).unwrap();
+    assert_eq!(price, 13.0);
+    assert!(cheapest_price_placement(&job("j", 12, 1, 1, 1.0), &c).is_none());
 }
 
 /// A cap of $0.15 on the job of `two_prices`: first fit's VM 0 ($0.18) is over it, the

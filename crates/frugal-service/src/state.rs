@@ -492,6 +492,15 @@ impl State {
             .map_or(f64::INFINITY, |p| placement_cost(job, empty, 0.0, &p))
     }
 
+    /// The least fleet price at which `job` can ever run, dollars per hour: the cheapest
+    /// VMs that can hold it, all off to begin with
+    /// ([`frugal_core::budget::cheapest_price_placement`] on the idle cluster); infinite
+    /// if the cluster cannot hold it.
+    pub fn least_fleet_price_per_hour(&self, job: &Job) -> f64 {
+        frugal_core::budget::cheapest_price_placement(job, self.ctl.empty_cluster())
+            .map_or(f64::INFINITY, |(_, per_s)| per_s * 3600.0)
+    }
+
     /// Dollars accrued by every VM up to `now`.
     pub fn spend(&self, now: f64) -> f64 {
         self.ctl.fleet().cost(now)

@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use common::{call, call_raw, config, job, repo, service, service_with, tmp_db, wait_state};
+use common::{
+    call, call_raw, config, get_with_authorization, job, repo, service, service_with, tmp_db,
+    wait_state,
+};
 use frugal_core::{PolicyKind, PolicyParams};
 use frugal_service::start;
 
@@ -79,6 +82,45 @@ async fn every_route_but_health_and_metrics_needs_the_token() {
         let (s, _, _) = call_raw(&svc, "GET", uri, None, None, "").await;
         assert_eq!(s, StatusCode::OK, "{uri}");
     }
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_any_case_and_the_database_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = tmp_db("private");
+    let svc = service(&db, 1.0).await;
+    // RFC 9110 §11.1: the auth scheme is case-insensitive.
+    let token = common::TOKEN;
+    for v in [
+        format!("Bearer {token}"),
+        format!("bearer {token}"),
+        format!("BEARER  {token}"),
+    ] {
+        assert_eq!(
+            get_with_authorization(&svc, "/jobs", &v).await,
+            StatusCode::OK,
+            "{v}"
+        );
+    }
+    for v in [
+        format!("Basic {token}"),
+        format!("Bearer{token}"),
+        "bearer".into(),
+    ] {
+        assert_eq!(
+            get_with_authorization(&svc, "/jobs", &v).await,
+            StatusCode::UNAUTHORIZED,
+            "{v}"
+        );
+    }
+    // The file holds every job: its owner alone reads it, and so its WAL.
+    let path = db.strip_prefix("sqlite:").unwrap();
+    for f in [path.to_string(), format!("{path}-wal")] {
+        if let Ok(meta) = std::fs::metadata(&f) {
+            assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{f}");
+        }
+    }
+    assert!(std::fs::metadata(path).is_ok());
 }
 
 #[tokio::test]

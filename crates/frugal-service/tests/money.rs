@@ -61,8 +61,11 @@ async fn a_cost_cap_below_the_cheapest_placement_is_refused_with_the_estimate() 
     );
 }
 
-/// A budget of $3.60/h is one local m1.large: a job of one 8-core executor needs a
-/// m1.xlarge ($7.20/h), so it waits, and says why; /cost and /metrics show the budget.
+/// A budget of $3.60/h is one local m1.large (4 cores). A job of one 8-core executor
+/// needs an m1.xlarge ($7.20/h) at least: the budget can never admit it, so it is refused
+/// at submission, naming the dollars. A 2-core job runs on the local m1.large; a 4-core
+/// job then needs at least the local m1.xlarge ($10.80/h with the first): it waits, and
+/// says why. /cost and /metrics show the budget.
 #[tokio::test]
 async fn a_budget_holds_placements_beyond_it_and_the_reason_says_so() {
     let mut cfg = config(&tmp_db("budget"), 600.0);
@@ -70,13 +73,31 @@ async fn a_budget_holds_placements_beyond_it_and_the_reason_says_so() {
     let svc = service_with(cfg, PolicyKind::FirstFit).await;
     let mut wide = job("wide", 1, 60.0);
     wide["executor_cores"] = json!(8);
+    let (s, body) = call(&svc, "POST", "/jobs", Some(wide)).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["field"], "executors");
+    let e = body["error"].as_str().unwrap();
+    assert!(
+        e.contains("$7.2000/h") && e.contains("$3.6000/h budget"),
+        "{e}"
+    );
+    // Ten hours of a 2-core job: the m1.large stays on while the next one waits.
     assert_eq!(
-        call(&svc, "POST", "/jobs", Some(wide)).await.0,
+        call(&svc, "POST", "/jobs", Some(job("narrow", 1, 36000.0)))
+            .await
+            .0,
+        StatusCode::ACCEPTED
+    );
+    wait_state(&svc, "narrow", "running", Duration::from_secs(5)).await;
+    let mut four = job("four", 1, 60.0);
+    four["executor_cores"] = json!(4);
+    assert_eq!(
+        call(&svc, "POST", "/jobs", Some(four)).await.0,
         StatusCode::ACCEPTED
     );
     let t0 = Instant::now();
     let j = loop {
-        let (_, j) = call(&svc, "GET", "/jobs/wide", None).await;
+        let (_, j) = call(&svc, "GET", "/jobs/four", None).await;
         if j["reason"].is_string() {
             break j;
         }
@@ -86,15 +107,8 @@ async fn a_budget_holds_placements_beyond_it_and_the_reason_says_so() {
     assert_eq!(j["state"], "queued");
     assert_eq!(
         j["reason"],
-        "budget: placing it now would raise the fleet's price to $7.2000/h, over the \
+        "budget: placing it now would raise the fleet's price to $10.8000/h, over the \
          $3.6000/h budget"
-    );
-    // A 2-core job fits the budget on the m1.large.
-    assert_eq!(
-        call(&svc, "POST", "/jobs", Some(job("narrow", 1, 60.0)))
-            .await
-            .0,
-        StatusCode::ACCEPTED
     );
     let (_, cost) = call(&svc, "GET", "/cost", None).await;
     assert_eq!(cost["budget_per_hour"], 3.6, "{cost}");

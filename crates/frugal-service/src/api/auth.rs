@@ -23,6 +23,16 @@ pub(crate) fn token_matches(expected: &str, presented: &str) -> bool {
     a.ct_eq(&b).into()
 }
 
+/// The token of an `Authorization` value of the Bearer scheme: the scheme is matched
+/// case-insensitively (RFC 9110 §11.1: `bearer`, `BEARER` and `Bearer` are one scheme),
+/// followed by one or more spaces and the token.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim_start_matches(' '))
+}
+
 /// Lets the request through if it carries `Authorization: Bearer <token>`; 401 with
 /// `WWW-Authenticate: Bearer` otherwise.
 pub(crate) async fn require_token(
@@ -34,7 +44,7 @@ pub(crate) async fn require_token(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+        .and_then(bearer_token);
     match presented {
         Some(t) if token_matches(&svc.token, t.trim()) => next.run(req).await,
         _ => {
@@ -58,6 +68,16 @@ pub(crate) async fn require_token(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scheme_is_matched_whatever_its_case() {
+        for v in ["Bearer s3cret", "bearer s3cret", "BEARER  s3cret"] {
+            assert_eq!(bearer_token(v), Some("s3cret"), "{v}");
+        }
+        assert_eq!(bearer_token("Basic s3cret"), None);
+        assert_eq!(bearer_token("Bearers3cret"), None);
+        assert_eq!(bearer_token("Bearer"), None);
+    }
 
     #[test]
     fn only_the_exact_token_matches() {

@@ -41,7 +41,7 @@ fn is_json(headers: &HeaderMap) -> bool {
         (status = 409, description = "Another job has this id", body = ErrorBody),
         (status = 413, description = "Body too large"),
         (status = 415, description = "Not application/json", body = ErrorBody),
-        (status = 422, description = "A field is invalid (named in `field`), or even the cheapest placement on the idle cluster costs more than `max_cost_usd` (then in `cheapest_usd`)", body = ErrorBody),
+        (status = 422, description = "A field is invalid (named in `field`), even the cheapest placement on the idle cluster costs more than `max_cost_usd` (then in `cheapest_usd`), or the service's budget can never admit the job (`field` is `executors`; the message gives the dollars per hour)", body = ErrorBody),
         (status = 503, description = "Overloaded or the database refuses writes; retry after `Retry-After` seconds", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -92,6 +92,24 @@ pub(crate) async fn submit(
                 cheapest_usd: Some(cheapest),
             };
             return (StatusCode::UNPROCESSABLE_ENTITY, axum::Json(body)).into_response();
+        }
+    }
+    let budget = svc.lock().budget_per_hour;
+    if let Some(budget) = budget {
+        // A job the budget can never admit would wait for ever: refused now.
+        let least = svc.lock().least_fleet_price_per_hour(&s.job(0.0));
+        if least.is_finite() && least > budget * (1.0 + 1e-9) {
+            svc.metrics.submission("invalid");
+            let message = format!(
+                "even the cheapest VMs that can hold its executors take the fleet to \
+                 ${least:.4}/h, over the service's ${budget:.4}/h budget: it could never \
+                 start"
+            );
+            return error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some("executors"),
+                &message,
+            );
         }
     }
     if svc.lock().queued() >= svc.limits.max_queued {

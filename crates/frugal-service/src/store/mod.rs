@@ -378,6 +378,31 @@ fn describe(url: &str) -> String {
     }
 }
 
+/// Creates the SQLite file of `url` readable and writable by its owner only (0600) if it
+/// does not exist yet: it holds every job, their arguments included. SQLite gives its WAL
+/// and shared-memory files the database file's permissions. An existing file keeps its
+/// own.
+fn create_private(url: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = url.strip_prefix("sqlite:").unwrap_or(url);
+    let path = path.split('?').next().unwrap_or(path);
+    // `sqlite://PATH` and `sqlite:PATH` name the same file.
+    let path = path.strip_prefix("//").unwrap_or(path);
+    if path.is_empty() || std::path::Path::new(path).exists() {
+        return Ok(());
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// Opens one connection with the durability settings applied.
 async fn connect(url: &str, durability: Durability) -> Result<AnyConnection, sqlx::Error> {
     let sqlite = url.starts_with("sqlite:");
@@ -414,6 +439,9 @@ impl Store {
             message,
         };
         let sqlite = url.starts_with("sqlite:");
+        if sqlite && !url.contains("memory") {
+            create_private(url).map_err(|e| open_err(e.to_string()))?;
+        }
         let url = if sqlite && !url.contains("memory") && !url.contains('?') {
             format!("{url}?mode=rwc")
         } else {

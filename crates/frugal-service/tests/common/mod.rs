@@ -103,6 +103,21 @@ pub async fn call_raw(
     )
 }
 
+/// A GET of `uri` with the `Authorization` header `authorization`, as written: its status.
+pub async fn get_with_authorization(
+    svc: &Arc<Service>,
+    uri: &str,
+    authorization: &str,
+) -> StatusCode {
+    let req = Request::builder()
+        .method("GET")
+        .uri(uri)
+        .header("authorization", authorization)
+        .body(Body::empty())
+        .unwrap();
+    router(Arc::clone(svc)).oneshot(req).await.unwrap().status()
+}
+
 /// An authenticated JSON request; returns status and JSON body (Null if not JSON).
 pub async fn call(
     svc: &Arc<Service>,
