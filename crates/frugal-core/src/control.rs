@@ -175,6 +175,10 @@ pub struct Controller<J = Vec<Job>> {
     soonest: f64,
     /// VMs turned off during the current instant, reported at the end of the pass.
     turned_off: Vec<(VmId, f64)>,
+    /// Restored idle VMs whose keep-alive ran out while the driver was down: turned off
+    /// at the instant of the next pass, so a pass that uses them again makes no power
+    /// cycle ([`Controller::restore_power`]).
+    off_next_pass: Vec<VmId>,
     /// Jobs queued since the last pass.
     fresh: Vec<usize>,
     /// The pass's decisions (a buffer kept between passes).
@@ -303,6 +307,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             ready_at: vec![None; n],
             soonest: f64::INFINITY,
             turned_off: Vec::new(),
+            off_next_pass: Vec::new(),
             fresh: Vec::new(),
             decisions: Vec::new(),
             now: f64::NEG_INFINITY,
@@ -560,6 +565,11 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 self.cluster.mark_ready(vm as VmId);
             }
         }
+        for vm in std::mem::take(&mut self.off_next_pass) {
+            if self.cluster.vm(vm).executors == 0 && self.off_at[vm as usize].is_none() {
+                self.turn_off(vm, now);
+            }
+        }
         let mut due: Vec<(f64, VmId)> = (0..self.cluster.len())
             .filter_map(|v| self.off_at[v].filter(|&t| t <= now).map(|t| (t, v as VmId)))
             .collect();
@@ -652,8 +662,15 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// of a VM that hosts executors stays open. An open interval of an idle VM — kept
     /// alive when the service stopped, idle since `idle_since` — stays open until its
     /// keep-alive runs out, as if the service had never stopped (booting until `on` + the
-    /// boot latency if that is still ahead); if the keep-alive ran out by `now`, it is
-    /// closed at `now`: nobody turned it off before, so it was billed until then.
+    /// boot latency if that is still ahead).
+    ///
+    /// If the keep-alive ran out by `now`, the VM is turned off at the instant of the next
+    /// scheduling pass ([`Controller::schedule`]), not at `now`: nobody turned it off
+    /// before, so it is billed until then, and a pass that places a re-queued job on it
+    /// again makes no power cycle — the restart's off and the pass's on are one instant,
+    /// one interval, however much wall-clock time the restart took between the two (per-
+    /// hour billing charges no second started hour). Unused by that pass, it goes off at
+    /// the pass's instant ([`Effect::VmOff`] at the end of the pass).
     pub fn restore_power(
         &mut self,
         vm: VmId,
@@ -672,26 +689,28 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 Vec::new()
             }
             None if self.cluster.vm(vm).executors > 0 => Vec::new(),
-            None => match self.fleet.off_at(vm, idle_since) {
-                at if at > now => {
-                    let ready = on + self.boot_latency_s();
-                    self.cluster.power_on_idle(vm, now, ready);
-                    if ready > now {
-                        self.ready_at[vm as usize] = Some(ready);
-                        self.arm(ready);
-                    }
-                    for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                        self.on_capacity[d] += u64::from(*c);
-                    }
-                    self.off_at[vm as usize] = Some(at);
-                    self.arm(at);
-                    Vec::new()
+            None => {
+                let ready = on + self.boot_latency_s();
+                self.cluster.power_on_idle(vm, now, ready);
+                if ready > now {
+                    self.ready_at[vm as usize] = Some(ready);
+                    self.arm(ready);
                 }
-                _ => {
-                    self.fleet.power_off(vm, now);
-                    vec![Effect::VmOff(vm, now)]
+                for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
+                    self.on_capacity[d] += u64::from(*c);
                 }
-            },
+                match self.fleet.off_at(vm, idle_since) {
+                    at if at > now => {
+                        self.off_at[vm as usize] = Some(at);
+                        self.arm(at);
+                    }
+                    _ => {
+                        self.off_next_pass.push(vm);
+                        self.arm(now);
+                    }
+                }
+                Vec::new()
+            }
         }
     }
 
