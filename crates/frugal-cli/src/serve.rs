@@ -22,9 +22,7 @@ use crate::Usage;
 use crate::agent::AGENT_TOKEN_ENV;
 use crate::values::number_in;
 use crate::values::{ClusterParser, PolicyParser, choice};
-use frugal_sim::options::choices::{
-    BackfillArg, ClusterSource, PricingArg, QueueArg, build_policy,
-};
+use frugal_sim::options::choices::{ClusterSource, PricingArg, QueueArg, build_policy};
 
 /// The bundled Spark applications (the default `--apps-dir` when it exists).
 const BUNDLED_APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spark");
@@ -239,8 +237,8 @@ pub struct ServeArgs {
     pub kind_penalty: f64,
     /// Behind a head job that cannot be placed: EASY backfilling (no job waits forever
     /// behind it) or none (the papers' head-of-line blocking).
-    #[arg(long, value_parser = choice::<BackfillArg>(), default_value = "easy")]
-    pub backfill: BackfillArg,
+    #[arg(long, value_parser = choice::<frugal_core::Backfill>(), default_value = "easy")]
+    pub backfill: frugal_core::Backfill,
     /// Cap on the fleet's running price, dollars per hour (> 0): a placement that would
     /// turn VMs on beyond it waits, its reason saying so.
     #[arg(long, value_name = "DOLLARS", value_parser = number_in(1e-9, 1e12))]
@@ -627,7 +625,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             },
             boot_latency_s: 0.0,
             charge_decision_time: false,
-            backfill: a.backfill.mode(),
+            backfill: a.backfill,
         },
         policy_label: choice.to_string(),
         budget_per_hour: a.budget_per_hour,

@@ -43,15 +43,17 @@ pub struct SchedulerConfig {
     pub backfill: Backfill,
 }
 
-/// Head-of-line blocking in the blocking queue disciplines.
+/// Head-of-line blocking in the blocking queue disciplines. Named `none` and `easy`
+/// everywhere: flags, experiment files, the service's store, rows and Python.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backfill {
-    /// The head blocks every job behind it, as the papers' schedulers do (the default of
-    /// the simulator, so its numbers are the papers'). One long job on the cluster and a
-    /// head that needs the whole cluster then hold the queue until the long job ends.
+    /// `none`: the head blocks every job behind it, as the papers' schedulers do (the
+    /// default of the simulator, so its numbers are the papers'). One long job on the
+    /// cluster and a head that needs the whole cluster then hold the queue until the long
+    /// job ends.
     #[default]
-    Off,
-    /// EASY backfilling (Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001), with a
+    None,
+    /// `easy`: EASY backfilling (Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001), with a
     /// conservative availability profile: the head gets a reservation at the *shadow
     /// time*, the earliest time at which the cluster has free slots for all its executors
     /// if every VM frees only when its last executor's estimated finish (`busy_until`)
@@ -62,6 +64,42 @@ pub enum Backfill {
     /// no job waits forever behind it.
     Easy,
 }
+
+impl crate::spec::Choice for Backfill {
+    const ALL: &'static [Backfill] = &[Backfill::None, Backfill::Easy];
+
+    fn name(self) -> &'static str {
+        match self {
+            Backfill::None => "none",
+            Backfill::Easy => "easy",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Backfill::None => "The head blocks the jobs behind it (the papers' schedulers)",
+            Backfill::Easy => {
+                "EASY backfilling: jobs that fit now and end before the head's reservation start"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Backfill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::spec::Choice::name(*self))
+    }
+}
+
+impl std::str::FromStr for Backfill {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Backfill, String> {
+        <Backfill as crate::spec::Choice>::from_name(s)
+    }
+}
+
+crate::serde_as_text!(Backfill);
 
 /// Jobs behind a blocked head that one pass considers for backfilling (Slurm's
 /// `bf_max_job_test` plays the same role), so a pass stays O(depth) however long the

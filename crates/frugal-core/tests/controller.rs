@@ -26,7 +26,7 @@ fn controller() -> Controller {
             },
             boot_latency_s: 0.0,
             charge_decision_time: false,
-            backfill: Backfill::Off,
+            backfill: Backfill::None,
         },
     );
     Controller::new(

@@ -22,7 +22,7 @@ fn scheduler(discipline: QueueDiscipline, admission_control: bool) -> Scheduler 
             },
             boot_latency_s: 0.0,
             charge_decision_time: false,
-            backfill: frugal_core::Backfill::Off,
+            backfill: frugal_core::Backfill::None,
         },
     )
 }
@@ -152,7 +152,7 @@ fn easy_backfilling_runs_what_ends_before_the_heads_reservation() {
         started(&out)
     };
     // The long job ends at 1e6 s: the head's reservation is then.
-    assert_eq!(setup(Backfill::Off, 1e6), Vec::<usize>::new());
+    assert_eq!(setup(Backfill::None, 1e6), Vec::<usize>::new());
     // short: 10 s × (1 + 0.3 kind penalty, its worst case) = 13 s ≤ 1e6 s: backfilled;
     // long: 130 s ≤ 1e6 s too.
     assert_eq!(setup(Backfill::Easy, 1e6), vec![1, 2]);

@@ -22,7 +22,7 @@ fn config(discipline: QueueDiscipline, admission_control: bool) -> SchedulerConf
         duration: DurationModel::default(),
         boot_latency_s: 0.0,
         charge_decision_time: false,
-        backfill: frugal_core::Backfill::Off,
+        backfill: frugal_core::Backfill::None,
     }
 }
 

@@ -80,7 +80,7 @@ impl EnvConfig {
                     duration: DurationModel::default(),
                     boot_latency_s: 0.0,
                     charge_decision_time: false,
-                    backfill: frugal_core::Backfill::Off,
+                    backfill: frugal_core::Backfill::None,
                 },
                 billing: BillingGranularity::PerSecond,
                 keep_alive: Default::default(),

@@ -560,7 +560,7 @@ mod tests {
             duration: DurationModel::default(),
             boot_latency_s: 0.0,
             charge_decision_time: false,
-            backfill: frugal_core::Backfill::Off,
+            backfill: frugal_core::Backfill::None,
         };
         let policy = PolicyKind::FirstFit.build(&PolicyParams::default());
         State::new(

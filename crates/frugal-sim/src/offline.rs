@@ -333,7 +333,7 @@ mod tests {
             admission_control: false,
             policy: PolicyParams::default(),
             charge_decision_time: false,
-            backfill: frugal_core::Backfill::Off,
+            backfill: frugal_core::Backfill::None,
             duration: DurationModel::default(),
             boot_latency_s: 0.0,
             keep_alive: Default::default(),

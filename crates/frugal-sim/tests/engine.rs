@@ -57,7 +57,7 @@ fn cfg(billing: BillingGranularity, boot: f64, keep_alive: f64) -> SimConfig {
             },
             boot_latency_s: boot,
             charge_decision_time: false,
-            backfill: frugal_core::Backfill::Off,
+            backfill: frugal_core::Backfill::None,
         },
         billing,
         keep_alive: frugal_core::KeepAlive::Seconds(keep_alive),

@@ -100,7 +100,7 @@ fn arb_config() -> impl Strategy<Value = (PolicyKind, Option<QueueDiscipline>, S
                     backfill: if easy {
                         frugal_core::Backfill::Easy
                     } else {
-                        frugal_core::Backfill::Off
+                        frugal_core::Backfill::None
                     },
                 },
                 billing: if hourly {

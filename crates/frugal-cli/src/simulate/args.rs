@@ -8,8 +8,8 @@ use clap::{ArgMatches, Args};
 
 use frugal_core::PolicySpec;
 use frugal_sim::options::choices::{
-    ApplicationArg, BackfillArg, BillingArg, ClusterSource, HybridRuleArg, MilpBackendArg,
-    PricingArg, QueueArg, ReadingArg,
+    ApplicationArg, BillingArg, ClusterSource, HybridRuleArg, MilpBackendArg, PricingArg, QueueArg,
+    ReadingArg,
 };
 use frugal_sim::options::{HourArg, LoadArg, PatternArg, SimulateSpec};
 
@@ -102,8 +102,8 @@ pub struct ComparisonArgs {
     pub admission_control: bool,
     /// Behind a head job that cannot be placed (FCFS, EDF, deadline-first's deadline
     /// queue): block (the papers') or EASY backfilling.
-    #[arg(long, value_parser = choice::<BackfillArg>(), default_value = "none")]
-    pub backfill: BackfillArg,
+    #[arg(long, value_parser = choice::<frugal_core::Backfill>(), default_value = "none")]
+    pub backfill: frugal_core::Backfill,
     /// RUT alpha, the CPU weight of best-fit-decreasing and the deadline-first queue
     /// (paper 004 Eq. 5), in [0, 1]; beta = 1 − alpha [default: 0.8].
     #[arg(long)]

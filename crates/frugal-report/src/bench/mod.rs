@@ -405,7 +405,7 @@ pub(crate) fn bench_setup(preset: Preset) -> Setup {
         admission_control: false,
         policy: PolicyParams::default(),
         charge_decision_time: false,
-        backfill: frugal_core::Backfill::Off,
+        backfill: frugal_core::Backfill::None,
         duration: Default::default(),
         boot_latency_s: 0.0,
         keep_alive: Default::default(),

@@ -132,7 +132,8 @@ pub struct StartRecord {
     pub queue: String,
     /// Deadline admission control.
     pub admission_control: bool,
-    /// Backfilling: `off` or `easy`.
+    /// Backfilling: `none` or `easy` ([`Backfill`]'s names; records of older versions say
+    /// `off` for `none`).
     pub backfill: String,
     /// RUT thresholds.
     pub rut: Rut,
@@ -163,11 +164,7 @@ impl StartRecord {
             },
             queue: s.discipline.name().to_string(),
             admission_control: s.admission_control,
-            backfill: match s.backfill {
-                Backfill::Off => "off",
-                Backfill::Easy => "easy",
-            }
-            .to_string(),
+            backfill: s.backfill.to_string(),
             rut: s.rut,
             duration: s.duration,
             boot_latency_s: s.boot_latency_s,
@@ -190,10 +187,12 @@ impl StartRecord {
             duration: self.duration,
             boot_latency_s: self.boot_latency_s,
             charge_decision_time: false,
+            // `off` is how stores written before one spelling named `none`.
             backfill: match self.backfill.as_str() {
-                "off" => Backfill::Off,
-                "easy" => Backfill::Easy,
-                b => return Err(format!("backfill {b:?} is unknown")),
+                "off" => Backfill::None,
+                b => b
+                    .parse()
+                    .map_err(|e| format!("backfill {b:?} is unknown: {e}"))?,
             },
         })
     }
@@ -843,6 +842,43 @@ const SELECT_JOB_BY_ID: &str = concat!("SELECT ", job_columns!(), " FROM jobs WH
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `frugal serve --backfill none` is recorded as `none` — the name `frugal simulate
+    /// --backfill` takes, so the command `whatif --export` prints runs — and a record of
+    /// an older version, which wrote `off`, still reads.
+    #[test]
+    fn backfill_is_recorded_by_its_one_name() {
+        let record = |backfill: &str| StartRecord {
+            frugal: String::new(),
+            cluster: ClusterConfig::of(
+                &frugal_core::Preset::SmallHybrid
+                    .config(frugal_core::PricingModel::Model1)
+                    .build("small")
+                    .unwrap(),
+                frugal_core::BillingGranularity::PerSecond,
+            ),
+            policy: "first-fit".into(),
+            queue: "fcfs".into(),
+            admission_control: false,
+            backfill: backfill.into(),
+            rut: Rut::default(),
+            duration: DurationModel::default(),
+            boot_latency_s: 0.0,
+            speedup: 1.0,
+            budget_per_hour: None,
+            keep_alive: frugal_core::KeepAlive::default(),
+        };
+        assert_eq!(Backfill::None.to_string(), "none");
+        for (written, read) in [
+            ("none", Backfill::None),
+            ("off", Backfill::None),
+            ("easy", Backfill::Easy),
+        ] {
+            assert_eq!(record(written).scheduler().unwrap().backfill, read);
+        }
+        let e = record("sometimes").scheduler().unwrap_err();
+        assert!(e.contains("sometimes") && e.contains("none, easy"), "{e}");
+    }
 
     #[test]
     fn databases_are_named_without_passwords() {

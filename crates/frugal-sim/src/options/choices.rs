@@ -272,11 +272,3 @@ impl MilpBackendArg {
         }
     }
 }
-
-choice! {
-    /// Backfilling behind a blocked head job in the blocking queues.
-    pub enum BackfillArg => fn mode() -> frugal_core::Backfill {
-        None = "none": "The head blocks the jobs behind it (the papers' schedulers)" => frugal_core::Backfill::Off,
-        Easy = "easy": "EASY backfilling: jobs that fit now and end before the head's reservation start" => frugal_core::Backfill::Easy,
-    }
-}

@@ -228,7 +228,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         admission_control: a.admission_control,
         policy: params,
         charge_decision_time: a.charge_decision_time,
-        backfill: a.backfill.mode(),
+        backfill: a.backfill,
         duration: DurationModel {
             hybrid_rule: a.hybrid_rule.rule(),
             kind_penalty: a.kind_penalty,

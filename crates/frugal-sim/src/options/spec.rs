@@ -11,8 +11,8 @@ use frugal_core::spec::{SpecError, each_in, from_text, one_or_many};
 use frugal_core::{KeepAlive, PolicyKind, PolicySpec};
 
 use super::choices::{
-    ApplicationArg, BackfillArg, BillingArg, ClusterSource, HybridRuleArg, MilpBackendArg,
-    PresetName, PricingArg, QueueArg, ReadingArg,
+    ApplicationArg, BillingArg, ClusterSource, HybridRuleArg, MilpBackendArg, PresetName,
+    PricingArg, QueueArg, ReadingArg,
 };
 use super::{LoadArg, PatternArg};
 
@@ -111,7 +111,7 @@ pub struct SimulateSpec {
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     pub admission_control: bool,
     /// Behind a head job that cannot be placed: block or EASY backfilling.
-    pub backfill: BackfillArg,
+    pub backfill: frugal_core::Backfill,
     /// RUT α in [0, 1] (paper 004 Eq. 5); `None`: 0.8.
     pub alpha: Option<f64>,
     /// p in [0, 100]: T_C^H = (1 + p)·T_C^L; `None`: 0.3.
@@ -174,7 +174,7 @@ impl Default for SimulateSpec {
             baseline: PolicySpec::Builtin(PolicyKind::RoundRobin),
             queue: None,
             admission_control: false,
-            backfill: BackfillArg::None,
+            backfill: frugal_core::Backfill::None,
             alpha: None,
             hybrid_penalty: None,
             hybrid_rule: HybridRuleArg::AnyRemote,
