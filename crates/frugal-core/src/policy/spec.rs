@@ -64,17 +64,39 @@ pub enum PolicySpecError {
     /// `rl:` without a path.
     #[error("rl: needs a checkpoint path, e.g. rl:agent.safetensors")]
     NoCheckpoint,
-    /// Not a policy frugal knows; `suggestion` is the closest built-in name, if close.
+    /// Not a policy frugal knows; `suggestion` says which it may be, if any is close.
     #[error("unknown policy '{name}'{}; valid: {}",
-            suggestion.map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default(),
+            suggestion.as_ref().map(|s| format!(" (did you mean {s}?)")).unwrap_or_default(),
             PolicySpec::forms())]
     Unknown {
         /// The name given.
         name: String,
-        /// The closest built-in name (Jaro–Winkler similarity above 0.8, as clap's).
-        suggestion: Option<&'static str>,
+        /// The policy a paper calls by that name ([`PAPER_NAMES`]), else the closest
+        /// built-in name (Jaro–Winkler similarity above 0.8, as clap's), quoted.
+        suggestion: Option<String>,
     },
 }
+
+/// What the papers call the policies, lower-cased, and the suggestion a refused name of
+/// theirs gets: the papers' names are suggestions, not names frugal takes, because one of
+/// them means two policies (paper 000's FIFO is Spark's spread, paper 004's its
+/// consolidation).
+pub const PAPER_NAMES: [(&str, &str); 8] = [
+    (
+        "fifo",
+        "'round-robin' (paper 000's FIFO) or 'spark-consolidate' (paper 004's FIFO)",
+    ),
+    ("fifo-c", "'round-robin-consolidate' (paper 000's FIFO-C)"),
+    ("rrc", "'round-robin-consolidate' (paper 002's RRC)"),
+    ("ff", "'first-fit'"),
+    ("bfd", "'best-fit-decreasing'"),
+    (
+        "ilp",
+        "'milp' (the papers' ILP) or 'optimal' (its exact per-job optimum)",
+    ),
+    ("opt", "'optimal'"),
+    ("rr", "'round-robin'"),
+];
 
 impl FromStr for PolicySpec {
     type Err = PolicySpecError;
@@ -93,12 +115,19 @@ impl FromStr for PolicySpec {
         if let Some(k) = PolicyKind::ALL.into_iter().find(|k| k.name() == s) {
             return Ok(PolicySpec::Builtin(k));
         }
-        let suggestion = PolicyKind::ALL
+        let lower = s.to_ascii_lowercase();
+        let suggestion = PAPER_NAMES
             .iter()
-            .map(|k| (strsim::jaro_winkler(s, k.name()), k.name()))
-            .filter(|(score, _)| *score > 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, name)| name);
+            .find(|(paper, _)| *paper == lower)
+            .map(|(_, hint)| hint.to_string())
+            .or_else(|| {
+                PolicyKind::ALL
+                    .iter()
+                    .map(|k| (strsim::jaro_winkler(s, k.name()), k.name()))
+                    .filter(|(score, _)| *score > 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, name)| format!("'{name}'"))
+            });
         Err(PolicySpecError::Unknown {
             name: s.to_string(),
             suggestion,
@@ -137,11 +166,18 @@ mod tests {
             e,
             PolicySpecError::Unknown {
                 name: "gi".into(),
-                suggestion: Some("gio")
+                suggestion: Some("'gio'".into())
             }
         );
         let text = e.to_string();
-        assert!(text.contains("did you mean 'gio'"), "{text}");
+        assert!(text.contains("did you mean 'gio'?"), "{text}");
+        // The papers' names point to the policies they mean, not to a look-alike.
+        let fifo = "FIFO".parse::<PolicySpec>().unwrap_err().to_string();
+        assert!(
+            fifo.contains("did you mean 'round-robin' (paper 000's FIFO) or 'spark-consolidate'")
+                && !fifo.contains("'gio'"),
+            "{fifo}"
+        );
         assert!(text.contains("round-robin, ") && text.ends_with("rl:<checkpoint>, offline"));
         let far = "zzz".parse::<PolicySpec>().unwrap_err().to_string();
         assert!(!far.contains("did you mean"), "{far}");

@@ -177,8 +177,8 @@ def simulate(
             site, count, price_per_hour}``) or a DataFrame with one row per VM group and
             the columns ``instance_type``, ``cores``, ``memory_gib``, ``site``, ``count``
             and ``price_per_hour`` (dollars per hour) or ``price_per_second``.
-        policies: policy names (``frugal policies`` lists them); ``None``: every built-in
-            one.
+        policies: policy names (``frugal simulate --help`` lists them under
+            ``--policies``); ``None``: every built-in one.
         baseline: the policy ``vs_baseline_pct`` compares with; run as well.
         load: ``"light"``, ``"high"`` or ``"both"`` (FB-2009 hours 0 and 6).
         hour: an hour 0–23 of the trace or ``"day"``.
