@@ -52,6 +52,26 @@ pub enum System {
 }
 
 impl System {
+    /// The keys of its spec that name a file or folder (read relative to the experiment
+    /// file when one is beside it: [`Experiment::resolve_agents`]).
+    pub fn path_keys(self) -> &'static [&'static str] {
+        match self {
+            System::Simulate => &[
+                "trace",
+                "jobs-csv",
+                "vm-events",
+                "cluster",
+                "swf",
+                "alibaba",
+            ],
+            System::BagOfTasks => &["machines", "trace"],
+            System::Ephemeral | System::EphemeralPlanners => &["hosts", "utilisation"],
+            System::LearningCurves => &[],
+            System::Spot => &["traces"],
+            System::Live => &[],
+        }
+    }
+
     /// The subcommand words.
     pub fn words(self) -> &'static [&'static str] {
         match self {
@@ -128,6 +148,17 @@ pub struct Recorded {
     pub note: String,
 }
 
+/// `v`, a relative path of a file or folder beside the experiment file in `dir`, as that
+/// path; anything else as it is.
+fn beside(v: &mut toml::Value, dir: &Path) {
+    if let toml::Value::String(p) = v
+        && Path::new(p.as_str()).is_relative()
+        && dir.join(p.as_str()).exists()
+    {
+        *p = dir.join(p.as_str()).display().to_string();
+    }
+}
+
 /// One configuration of an experiment: the swept flags' values and the argument vector.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Configuration {
@@ -158,6 +189,20 @@ impl Experiment {
     /// # Errors
     /// As [`Experiment::read`], without the file name.
     pub fn parse(text: &str) -> Result<Experiment, String> {
+        // Every missing key at once, not the first serde stops at.
+        if let Ok(table) = text.parse::<toml::Table>() {
+            let missing: Vec<&str> = ["title", "paper", "system"]
+                .into_iter()
+                .filter(|k| !table.contains_key(*k))
+                .collect();
+            if !missing.is_empty() {
+                return Err(format!(
+                    "missing key{} {}: an experiment file needs title, paper and system",
+                    if missing.len() > 1 { "s" } else { "" },
+                    missing.join(", ")
+                ));
+            }
+        }
         let e: Experiment = toml::from_str(text).map_err(|e| e.to_string())?;
         for (flag, values) in &e.sweep {
             if values.is_empty() {
@@ -259,10 +304,35 @@ impl Experiment {
         Some(e)
     }
 
-    /// Makes every relative `rl:` path, the recorded rows' path and a live experiment's
-    /// files (`jobs-csv`, `cluster`) relative to `dir` (the experiment file's folder), so a
-    /// file runs the checkpoints and reads the files beside it from any working directory.
+    /// Makes every relative `rl:` path, the recorded rows' path, a live experiment's files
+    /// (`jobs-csv`, `cluster`) and the inputs its system's [`System::path_keys`] name
+    /// (where a file or folder of that name is beside it) relative to `dir` (the experiment
+    /// file's folder), so a file runs the checkpoints and reads the files beside it from any
+    /// working directory.
     pub fn resolve_agents(&mut self, dir: &std::path::Path) {
+        // A user's own file names its inputs relative to itself, wherever it is run from:
+        // a relative value of a path key that names a file or folder beside the
+        // experiment file becomes that path (a preset or set name, such as `nasa` or
+        // `2-week`, names none and stays as written).
+        let keys = self.system.path_keys();
+        let tables = std::iter::once(&mut self.args)
+            .chain(self.cases.iter_mut())
+            .chain(std::iter::once(&mut self.quick));
+        for table in tables {
+            for key in keys {
+                let values = match table.get_mut(*key) {
+                    Some(toml::Value::Array(items)) => items.iter_mut().collect(),
+                    Some(v) => vec![v],
+                    None => Vec::new(),
+                };
+                values.into_iter().for_each(|v| beside(v, dir));
+            }
+        }
+        for (key, values) in &mut self.sweep {
+            if keys.contains(&key.as_str()) {
+                values.iter_mut().for_each(|v| beside(v, dir));
+            }
+        }
         if self.system == System::Live {
             let tables = std::iter::once(&mut self.args).chain(self.cases.iter_mut());
             for table in tables {
@@ -432,6 +502,31 @@ load = ["light", "high"]
 [quick]
 repetitions = 2
 "#;
+
+    #[test]
+    fn inputs_beside_the_file_are_found_from_any_folder() {
+        let dir = std::env::temp_dir().join(format!("frugal-beside-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("jobs.csv"), "").unwrap();
+        let mut e = Experiment::parse(
+            "title = \"t\"\npaper = \"x\"\nsystem = \"simulate\"\n[args]\njobs-csv = \"jobs.csv\"\ncluster = \"small-hybrid\"\n",
+        )
+        .unwrap();
+        e.resolve_agents(&dir);
+        let path = dir.join("jobs.csv").display().to_string();
+        assert_eq!(e.args["jobs-csv"].as_str(), Some(path.as_str()));
+        // A preset's name names no file: it stays.
+        assert_eq!(e.args["cluster"].as_str(), Some("small-hybrid"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_missing_key_is_named_at_once() {
+        let e = Experiment::parse("paper = \"000\"\n[args]\n").unwrap_err();
+        assert!(e.starts_with("missing keys title, system"), "{e}");
+        let e = Experiment::parse("title = \"t\"\npaper = \"000\"\n").unwrap_err();
+        assert!(e.starts_with("missing key system"), "{e}");
+    }
 
     #[test]
     fn configurations_cross_the_sweep_and_quick_overrides() {

@@ -214,7 +214,13 @@ pub fn run(a: &RunArgs) -> Result<()> {
     )?;
     progress.finish();
     match a.shard {
-        None => runner::write(&experiments, outputs, &a.out, &command).map(drop),
+        None => {
+            // What reproduce prints: each experiment's verdicts, and where the report is.
+            let sections = runner::write(&experiments, outputs, &a.out, &command)?;
+            print!("{}", frugal_report::html::summary(&sections, None));
+            println!("rows, plots and report.html in {}", a.out.display());
+            Ok(())
+        }
         Some(shard) => {
             let sources = files
                 .iter()
