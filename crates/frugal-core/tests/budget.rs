@@ -11,27 +11,10 @@ use common::{cluster, job};
 use frugal_core::budget::cheapest_price_placement;
 use frugal_core::cluster::Site::{Cloud, Local};
 use frugal_core::control::{ControlConfig, Controller, Effect};
-use frugal_core::{
-    Backfill, DurationModel, JobState, PolicyKind, PolicyParams, QueueDiscipline, Rut, Scheduler,
-    SchedulerConfig,
-};
+use frugal_core::{Backfill, JobState, PolicyKind, QueueDiscipline, Scheduler};
 
 fn scheduler(policy: PolicyKind, discipline: QueueDiscipline, budget: f64) -> Scheduler {
-    let mut s = Scheduler::new(
-        policy.build(&PolicyParams::default()),
-        SchedulerConfig {
-            discipline,
-            admission_control: false,
-            rut: Rut::default(),
-            duration: DurationModel {
-                kind_penalty: 0.0,
-                ..Default::default()
-            },
-            boot_latency_s: 0.0,
-            charge_decision_time: false,
-            backfill: Backfill::Easy,
-        },
-    );
+    let mut s = common::scheduler(policy, discipline, false, Backfill::Easy);
     s.set_budget_per_hour(Some(budget));
     s
 }

@@ -7,27 +7,15 @@ use common::{cluster, job};
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Site::Cloud;
 use frugal_core::control::{ControlConfig, Controller, Effect};
-use frugal_core::{
-    Backfill, DurationModel, PolicyKind, PolicyParams, QueueDiscipline, Rut, Scheduler,
-    SchedulerConfig,
-};
+use frugal_core::{Backfill, PolicyKind, QueueDiscipline};
 
 /// One 4-core VM at $1/s under per-hour billing, first fit, FCFS, keep-alive 0.
 fn controller() -> Controller {
-    let s = Scheduler::new(
-        PolicyKind::FirstFit.build(&PolicyParams::default()),
-        SchedulerConfig {
-            discipline: QueueDiscipline::Fcfs,
-            admission_control: false,
-            rut: Rut::default(),
-            duration: DurationModel {
-                kind_penalty: 0.0,
-                ..Default::default()
-            },
-            boot_latency_s: 0.0,
-            charge_decision_time: false,
-            backfill: Backfill::None,
-        },
+    let s = common::scheduler(
+        PolicyKind::FirstFit,
+        QueueDiscipline::Fcfs,
+        false,
+        Backfill::None,
     );
     Controller::new(
         &cluster(&[(4, 16, Cloud, 1.0)]),

@@ -4,26 +4,14 @@ mod common;
 
 use common::{cluster, job};
 use frugal_core::cluster::Site::Cloud;
-use frugal_core::{
-    Decision, DurationModel, Job, PolicyKind, PolicyParams, QueueDiscipline, Rut, Scheduler,
-    SchedulerConfig,
-};
+use frugal_core::{Decision, Job, PolicyKind, PolicyParams, QueueDiscipline, Scheduler};
 
 fn scheduler(discipline: QueueDiscipline, admission_control: bool) -> Scheduler {
-    Scheduler::new(
-        PolicyKind::FirstFit.build(&PolicyParams::default()),
-        SchedulerConfig {
-            discipline,
-            admission_control,
-            rut: Rut::default(),
-            duration: DurationModel {
-                kind_penalty: 0.0,
-                ..Default::default()
-            },
-            boot_latency_s: 0.0,
-            charge_decision_time: false,
-            backfill: frugal_core::Backfill::None,
-        },
+    common::scheduler(
+        PolicyKind::FirstFit,
+        discipline,
+        admission_control,
+        frugal_core::Backfill::None,
     )
 }
 

@@ -3,7 +3,35 @@
 #![allow(dead_code)]
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
-use frugal_core::{Job, JobKind, Resources};
+use frugal_core::{
+    Backfill, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline, Resources,
+    Rut, Scheduler, SchedulerConfig,
+};
+
+/// A scheduler of `policy` under `discipline` without the kind penalty, boot latency or
+/// charged decision time, so hand-computed times are T_C^L.
+pub fn scheduler(
+    policy: PolicyKind,
+    discipline: QueueDiscipline,
+    admission_control: bool,
+    backfill: Backfill,
+) -> Scheduler {
+    Scheduler::new(
+        policy.build(&PolicyParams::default()),
+        SchedulerConfig {
+            discipline,
+            admission_control,
+            rut: Rut::default(),
+            duration: DurationModel {
+                kind_penalty: 0.0,
+                ..Default::default()
+            },
+            boot_latency_s: 0.0,
+            charge_decision_time: false,
+            backfill,
+        },
+    )
+}
 
 /// One VM per `(cores, memory GiB, site, $/s)`, in order.
 pub fn cluster(vms: &[(u32, u32, Site, f64)]) -> Cluster {
