@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -232,6 +233,23 @@ def test_a_job_csv_is_read_by_column_name(tmp_path):
         f.simulate(jobs=JOBS, cluster=VMS.assign(price_per_hour=-1.0), policies=policies)
     with pytest.raises(ValueError, match=r"^cluster: the VM table has no column 'site'"):
         f.simulate(jobs=JOBS, cluster=VMS.drop(columns=["site"]), policies=policies)
+
+
+def test_pandas_values_are_taken_as_pandas_stores_them():
+    policies = ["first-fit"]
+    want = f.simulate(jobs=JOBS, cluster=VMS, policies=policies, seed=3).drop(columns=["workload"])
+    # A count column with a gap is stored as floats (3.0); numpy scalars for integers.
+    floats = JOBS.astype({"executors": "float64", "cores": "float64", "memory_gib": "float64"})
+    got = f.simulate(jobs=floats, cluster=VMS, policies=policies, seed=np.int64(3),
+                     repetitions=np.float64(1.0)).drop(columns=["workload"])
+    pd.testing.assert_frame_equal(got, want)
+    with pytest.raises(ValueError, match=r"^jobs: column executors, row 1: 2.5"):
+        f.simulate(jobs=floats.assign(executors=[4.0, 2.5, 3.0]), cluster=VMS,
+                   policies=policies)
+    with pytest.raises(TypeError, match="seed must be an integer, got 1.5"):
+        f.simulate(jobs=JOBS, cluster=VMS, policies=policies, seed=1.5)
+    spot = f.spot(windows=np.int64(1), work_h=np.float32(8.0), policies=["greedy"])
+    assert len(spot) == 8
 
 
 def test_simulate_out_writes_the_files_of_the_cli(tmp_path):

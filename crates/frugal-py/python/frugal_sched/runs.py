@@ -13,6 +13,8 @@ from __future__ import annotations
 import inspect
 import io
 import json
+import math
+import numbers
 import os
 import re
 import tempfile
@@ -95,11 +97,65 @@ def _cluster_of_frame(vms: pd.DataFrame) -> dict[str, Any]:
     return {"instance_type": list(types.values()), "vms": vms[group].to_dict("records")}
 
 
-def _check_integers(values: dict[str, Any]) -> None:
-    """A ``TypeError`` naming the first argument that is neither ``None`` nor an integer."""
-    for name, value in values.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+def _as_int(name: str, value: Any) -> int | None:
+    """An integer argument as a Python ``int``: a Python or numpy integer, or a float with a
+    whole value (pandas stores an integer column with a gap as floats); ``None`` stays.
+
+    Raises:
+        TypeError: anything else (a bool, a fraction, a string), naming ``name``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+        return int(value)
+    raise TypeError(f"{name} must be an integer, got {value!r}")
+
+
+def _as_number(name: str, value: Any) -> float | int | None:
+    """A number argument as a Python number (numpy's included); ``None`` stays.
+
+    Raises:
+        TypeError: a bool or a non-number, naming ``name``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
+def _integers(values: dict[str, Any]) -> dict[str, int | None]:
+    """Each argument as an ``int`` (:func:`_as_int`), by name."""
+    return {name: _as_int(name, value) for name, value in values.items()}
+
+
+#: Columns of the job CSV that hold counts: written as integers even where pandas keeps
+#: them as floats (a column with a gap, or read from a float source).
+_JOB_INTEGER_COLUMNS = ("executors", "cores", "memory_gib")
+
+
+def _write_jobs(jobs: pd.DataFrame, path: str) -> None:
+    """Writes a jobs DataFrame as the job CSV: whole-valued float count columns as
+    integers, NaN as an empty (absent) field.
+
+    Raises:
+        ValueError: a count column with a fraction, naming the column and the row.
+    """
+    jobs = jobs.copy()
+    for column in _JOB_INTEGER_COLUMNS:
+        if column in jobs and jobs[column].dtype.kind == "f":
+            values = jobs[column]
+            bad = values.notna() & (values != values.round())
+            if bad.any():
+                row = bad.idxmax()
+                raise ValueError(f"jobs: column {column}, row {row}: {float(values[row])} is not a "
+                                 f"whole number")
+            jobs[column] = values.astype("Int64")
+    jobs.to_csv(path, index=False)
 
 
 def _path_argument(name: str, value: Any) -> str:
@@ -207,7 +263,7 @@ def simulate(
     with tempfile.TemporaryDirectory() as scratch:
         if isinstance(jobs, pd.DataFrame):
             options["jobs"] = os.path.join(scratch, "jobs.csv")
-            jobs.to_csv(options["jobs"], index=False)
+            _write_jobs(jobs, options["jobs"])
         elif jobs is not None:
             options["jobs"] = _path_argument("jobs", jobs)
         if isinstance(cluster, pd.DataFrame):
@@ -224,8 +280,9 @@ def simulate(
         for name in ("trace", "vm_events"):
             if options[name] is not None:
                 options[name] = _path_argument(name, options[name])
-        _check_integers({n: options[n] for n in
-                         ("threads", "seed", "repetitions", "cluster_scale", "job_copies")})
+        options.update(_integers({n: options[n] for n in
+                                  ("threads", "seed", "repetitions", "cluster_scale",
+                                   "job_copies")}))
         target = None if out is None else os.fspath(out)
         del options["threads"], options["out"]
         try:
@@ -249,13 +306,14 @@ BOT_POLICIES = ("ffd", "ffd-ra", "ha", "ha-ra", "optimal")
 
 
 def _int_list(name: str, value: Any) -> list[int]:
-    items = [value] if isinstance(value, int) else value
+    items = [value] if isinstance(value, (numbers.Real, np.bool_)) else value
     if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
         raise TypeError(f"{name} must be an integer or a list of integers, got {value!r}")
-    items = list(items)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
-        raise TypeError(f"{name} must be an integer or a list of integers, got {value!r}")
-    return items
+    try:
+        return [_as_int(name, v) for v in items]
+    except TypeError:
+        raise TypeError(
+            f"{name} must be an integer or a list of integers, got {value!r}") from None
 
 
 def _str_list(name: str, value: Any) -> list[str]:
@@ -328,11 +386,10 @@ def bag_of_tasks(
                 raise FileNotFoundError(f"trace: {part!r} is neither 'nasa', 'kth' nor a file")
     if machines is not None:
         machines = _path_argument("machines", machines)
-    for name, value in [("vm_usd_per_hour", vm_usd_per_hour),
-                        ("electricity_usd_per_kwh", electricity_usd_per_kwh)]:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise TypeError(f"{name} must be a number, got {value!r}")
-    _check_integers({"replicate": replicate, "repeats": repeats, "threads": threads})
+    vm_usd_per_hour = _as_number("vm_usd_per_hour", vm_usd_per_hour)
+    electricity_usd_per_kwh = _as_number("electricity_usd_per_kwh", electricity_usd_per_kwh)
+    replicate, repeats, threads = _integers(
+        {"replicate": replicate, "repeats": repeats, "threads": threads}).values()
     spec = {
         "trace": traces,
         "alpha": _int_list("alpha", alpha),
@@ -417,7 +474,7 @@ def ephemeral(
     for name in ("hosts", "utilisation"):
         if options[name] is not None:
             options[name] = _path_argument(name, options[name])
-    _check_integers({n: options[n] for n in ("threads", "seed", "start_hours", "jobs")})
+    options.update(_integers({n: options[n] for n in ("threads", "seed", "start_hours", "jobs")}))
     target = None if out is None else os.fspath(out)
     for name in ("per_run", "threads", "out"):
         del options[name]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from frugal_sched import _native
+from frugal_sched.runs import _as_int, _as_number
 
 #: The policies built into frugal (``time-sliced`` and ``omniscient-lookahead`` take a
 #: slice count, e.g. ``"time-sliced:8"``).
@@ -121,12 +122,10 @@ def spot(
         "spot_price_per_h": spot_price_per_h,
         "on_demand_price_per_h": on_demand_price_per_h,
     }
-    for name, value in numbers.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise TypeError(f"{name} must be a number, got {value!r}")
-    for name, value in {"ticks": ticks, "instances": instances, "windows": windows, "seed": seed}.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+    numbers = {name: _as_number(name, value) for name, value in numbers.items()}
+    integers = {name: _as_int(name, value) for name, value in
+                {"ticks": ticks, "instances": instances, "windows": windows, "seed": seed}.items()}
+    for name, value in integers.items():
         if value is not None and value < 0:
             raise ValueError(f"{name} must be at least 0, got {value}")
     custom = dict(custom or {})
@@ -138,20 +137,11 @@ def spot(
     spec = {
         "traces": traces,
         "synthetic_fallback": synthetic_fallback,
-        "ticks": ticks,
         "zones": list(zones),
         "policies": list(policies),
-        "work_h": work_h,
-        "job_fraction": job_fraction,
-        "deadline_h": deadline_h,
-        "changeover_h": changeover_h,
-        "instances": instances,
-        "windows": windows,
-        "min_trace_left_h": min_trace_left_h,
-        "seed": seed,
-        "spot_price_per_h": spot_price_per_h,
-        "on_demand_price_per_h": on_demand_price_per_h,
         "last_tick": last_tick,
+        **numbers,
+        **integers,
     }
     text = _native.spot_csv(json.dumps(spec), list(custom.items()))
     return pd.read_csv(io.StringIO(text), dtype={"trace": str, "policy": str})
