@@ -61,9 +61,13 @@ pub struct SpotArgs {
     /// N: instances of the gang (all or none run).
     #[arg(long, default_value_t = 1)]
     pub instances: u32,
-    /// Windows drawn per trace.
-    #[arg(long, default_value_t = 300)]
-    pub windows: usize,
+    /// Windows drawn per trace [default: 300; 1 with --start-h].
+    #[arg(long)]
+    pub windows: Option<usize>,
+    /// Start each trace's one window H hours into the trace instead of drawing random
+    /// starts.
+    #[arg(long, value_name = "H")]
+    pub start_h: Option<f64>,
     /// Trace a window must leave after its start, hours [default: max(R(0), 120)].
     #[arg(long)]
     pub min_trace_left_h: Option<f64>,
@@ -88,6 +92,10 @@ pub struct SpotArgs {
     /// Write DIR/results.csv (one row per window and policy) and DIR/summary.json.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also write every tick of every run to FILE (CSV: trace, window, policy, tick,
+    /// spot_available, preempted, mode, work_done_h, cost_usd — the bill so far).
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
 }
 
 /// `--last-tick`.
@@ -114,6 +122,7 @@ impl SpotArgs {
             changeover_h: self.changeover_h,
             instances: self.instances,
             windows: self.windows,
+            start_h: self.start_h,
             min_trace_left_h: self.min_trace_left_h,
             seed: self.seed,
             spot_price_per_h: self.spot_price_per_h,
@@ -149,6 +158,17 @@ pub fn run(a: &SpotArgs) -> Result<()> {
     if let Some(dir) = &a.out {
         write_out(dir, &spec, &rows, &summary)?;
     }
+    if let Some(file) = &a.history {
+        let ticks = pool
+            .install(|| experiment::history(&spec))
+            .map_err(|e| anyhow!(e))?;
+        let mut w = csv::Writer::from_path(file)
+            .with_context(|| format!("--history {}", file.display()))?;
+        for t in &ticks {
+            w.serialize(t)?;
+        }
+        w.flush()?;
+    }
     let mut out = std::io::stdout().lock();
     match a.format {
         FormatArg::Csv => {
@@ -171,7 +191,7 @@ pub fn run(a: &SpotArgs) -> Result<()> {
                 spec.changeover_h,
                 spec.instances,
                 spec.prices().k(),
-                spec.windows,
+                spec.window_count(),
                 spec.seed
             )?;
             let table = if a.format == FormatArg::Table {

@@ -91,3 +91,10 @@ def test_how_much_slower_a_python_policy_is():
     rust_s = time.perf_counter() - start
     print(f"160 windows: Python policy {python_s:.3f} s, Rust greedy {rust_s:.3f} s")
     assert python_s > 0 and rust_s > 0
+
+
+def test_a_fixed_start_gives_one_window_per_trace():
+    df = frugal_sched.spot(start_h=24, work_h=8, policies=["greedy"])
+    assert len(df) == 8 and (df["window"] == 144).all()
+    with pytest.raises(ValueError, match="windows"):
+        frugal_sched.spot(start_h=24, windows=3, work_h=8, policies=["greedy"])

@@ -48,8 +48,11 @@ pub struct SpotSpec {
     pub changeover_h: f64,
     /// N: instances of the gang (spot counts as available only when at least N are).
     pub instances: u32,
-    /// Windows drawn per trace.
-    pub windows: usize,
+    /// Windows drawn per trace (default 300; one with `start_h`).
+    pub windows: Option<usize>,
+    /// Start each trace's one window this many hours into the trace (tick ⌊start_h·3600/g⌋)
+    /// instead of drawing `windows` random starts; `windows` may then only be 1.
+    pub start_h: Option<f64>,
     /// Trace a window must leave after its start, hours (default max(R(0), 120 h), the
     /// authors' 5 days).
     pub min_trace_left_h: Option<f64>,
@@ -81,7 +84,8 @@ impl Default for SpotSpec {
             deadline_h: None,
             changeover_h: 0.2,
             instances: 1,
-            windows: 300,
+            windows: None,
+            start_h: None,
             min_trace_left_h: None,
             seed: 1,
             spot_price_per_h: Prices::PAPER.spot_per_h,
@@ -124,6 +128,15 @@ impl SpotSpec {
         }
     }
 
+    /// Windows per trace: 1 with `start_h`, else `windows` (default 300).
+    pub fn window_count(&self) -> usize {
+        if self.start_h.is_some() {
+            1
+        } else {
+            self.windows.unwrap_or(300)
+        }
+    }
+
     /// The prices this spec describes.
     pub fn prices(&self) -> Prices {
         Prices {
@@ -146,8 +159,19 @@ impl SpotSpec {
         {
             return bad(format!("job_fraction: {f} must be in (0, 1]"));
         }
-        if self.windows == 0 {
+        if self.windows == Some(0) {
             return bad("windows: at least 1".into());
+        }
+        if let Some(h) = self.start_h {
+            if !(h >= 0.0 && h.is_finite()) {
+                return bad(format!("start_h: {h} h must be a number of hours ≥ 0"));
+            }
+            if self.windows.is_some_and(|w| w != 1) {
+                return bad(format!(
+                    "windows: {} cannot be used with start_h (one window per trace, at start_h)",
+                    self.windows.unwrap_or(0)
+                ));
+            }
         }
         if self.ticks == Some(0) {
             return bad("ticks: at least 1".into());
@@ -315,7 +339,7 @@ pub struct SpotRow {
     pub quick_gap_pct: Option<f64>,
 }
 
-/// Runs `spec`: every policy on `spec.windows` windows of each trace, in parallel over
+/// Runs `spec`: every policy on [`SpotSpec::window_count`] windows of each trace, in parallel over
 /// windows; rows in trace × window × policy order, whatever the thread count.
 ///
 /// # Errors
@@ -344,29 +368,7 @@ pub fn run_with(
     let source = spec.source()?;
     let job = spec.job();
     let prices = spec.prices();
-    let min_left_s = spec
-        .min_trace_left_h
-        .map(|h| h * 3600.0)
-        .unwrap_or(job.deadline_s.max(120.0 * 3600.0));
-    let mut windows = Vec::new();
-    let mut avails = Vec::new();
-    let exact = spec.policies.iter().any(|p| {
-        matches!(
-            p,
-            PolicySpec::Omniscient | PolicySpec::OmniscientLookahead(_)
-        )
-    });
-    for (i, t) in source.traces.iter().enumerate() {
-        job.check(t.gap_s)?;
-        if exact {
-            // Refused before the first window, naming the setting, not after many.
-            crate::optimum::check_solvable(&job, t.gap_s)?;
-        }
-        avails.push(t.availability(spec.instances));
-        for start in trace::window_starts(t, i, spec.windows, min_left_s, spec.seed)? {
-            windows.push((i, start));
-        }
-    }
+    let (windows, avails) = windows_of(spec, &source, &job)?;
     progress.add(windows.len());
     let baseline = on_demand_cost(&job, &prices, &source.traces);
     let context = |i: usize, start: usize| Window {
@@ -471,6 +473,109 @@ impl Window<'_> {
             quick_gap_pct: None,
         })
     }
+}
+
+/// One tick of one (window, policy) run: what `--history` writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// Where the traces came from.
+    pub traces: String,
+    /// The zone's trace.
+    pub trace: String,
+    /// The window's first tick in the trace.
+    pub window: usize,
+    /// The policy.
+    pub policy: String,
+    /// The tick, from 0 at the job's start.
+    pub tick: usize,
+    /// Whether spot could be had in it.
+    pub spot_available: bool,
+    /// Whether the job lost its spot capacity at the tick's start.
+    pub preempted: bool,
+    /// `idle`, `spot` or `on-demand`.
+    pub mode: String,
+    /// Progress by the tick's end, hours.
+    pub work_done_h: f64,
+    /// The bill by the tick's end, dollars.
+    pub cost_usd: f64,
+}
+
+/// Every tick of every (window, policy) run of `spec`, in the order of [`run`]'s rows: a
+/// per-tick history to see what a policy did and when (the runs are those of [`run`],
+/// made again with a recorder).
+///
+/// # Errors
+/// As [`run`].
+pub fn history(spec: &SpotSpec) -> Result<Vec<HistoryRow>, SpotError> {
+    spec.check()?;
+    let source = spec.source()?;
+    let job = spec.job();
+    let prices = spec.prices();
+    let (windows, avails) = windows_of(spec, &source, &job)?;
+    let mut out = Vec::new();
+    let mut ticks = Vec::new();
+    for (i, start) in windows {
+        let t = &source.traces[i];
+        for p in &spec.policies {
+            let mut policy = p.build(&prices);
+            ticks.clear();
+            sim::run_traced(
+                policy.as_mut(),
+                &job,
+                &prices,
+                &avails[i][start..],
+                t.gap_s,
+                spec.last_tick,
+                &mut ticks,
+            )?;
+            out.extend(ticks.iter().map(|k| HistoryRow {
+                traces: source.label.clone(),
+                trace: t.name.clone(),
+                window: start,
+                policy: policy.name(),
+                tick: k.tick,
+                spot_available: k.spot_available,
+                preempted: k.preempted,
+                mode: k.mode.name().to_string(),
+                work_done_h: round(k.work_done_h, 6),
+                cost_usd: round(k.cost_usd, 6),
+            }));
+        }
+    }
+    Ok(out)
+}
+
+/// The (trace, first tick) of every window of `spec` in trace order, and each trace's
+/// availability to the gang, after checking the job against each trace (and, when an
+/// exact policy runs, that its optimum can be computed: refused before the first window,
+/// naming the setting, not after many).
+type Windows = (Vec<(usize, usize)>, Vec<Vec<bool>>);
+
+fn windows_of(spec: &SpotSpec, source: &Source, job: &Job) -> Result<Windows, SpotError> {
+    let min_left_s = spec
+        .min_trace_left_h
+        .map(|h| h * 3600.0)
+        .unwrap_or(job.deadline_s.max(120.0 * 3600.0));
+    let exact = spec.policies.iter().any(|p| {
+        matches!(
+            p,
+            PolicySpec::Omniscient | PolicySpec::OmniscientLookahead(_)
+        )
+    });
+    let (mut windows, mut avails) = (Vec::new(), Vec::new());
+    for (i, t) in source.traces.iter().enumerate() {
+        job.check(t.gap_s)?;
+        if exact {
+            crate::optimum::check_solvable(job, t.gap_s)?;
+        }
+        avails.push(t.availability(spec.instances));
+        let starts = match spec.start_h {
+            Some(h) => vec![trace::start_at(t, h * 3600.0, min_left_s)?],
+            None => trace::window_starts(t, i, spec.window_count(), min_left_s, spec.seed)?,
+        };
+        windows.extend(starts.into_iter().map(|s| (i, s)));
+    }
+    Ok((windows, avails))
 }
 
 /// Each row's gap to the omniscient optimum of its window and to the quick-optimal

@@ -60,6 +60,39 @@ pub struct Outcome {
     pub deadline_met: bool,
 }
 
+/// One tick of a run, as [`run_traced`] records it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tick {
+    /// The tick, from 0 at the job's start.
+    pub tick: usize,
+    /// Whether spot could be had in it.
+    pub spot_available: bool,
+    /// Whether the job lost its spot capacity at the tick's start.
+    pub preempted: bool,
+    /// What it ran on.
+    pub mode: Mode,
+    /// Progress made by the tick's end, hours.
+    pub work_done_h: f64,
+    /// The bill by the tick's end, dollars.
+    pub cost_usd: f64,
+}
+
+/// [`run`], recording every tick until the job is done into `ticks` (appended).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_traced(
+    policy: &mut dyn SpotPolicy,
+    job: &Job,
+    prices: &Prices,
+    window: &[bool],
+    gap_s: f64,
+    last_tick: LastTick,
+    ticks: &mut Vec<Tick>,
+) -> Result<Outcome, SpotError> {
+    simulate(policy, job, prices, window, gap_s, last_tick, Some(ticks))
+}
+
 /// Runs `policy` on `job` over the availability `window` (tick 0 = the job's start) with
 /// tick length `gap_s`.
 ///
@@ -74,6 +107,18 @@ pub fn run(
     window: &[bool],
     gap_s: f64,
     last_tick: LastTick,
+) -> Result<Outcome, SpotError> {
+    simulate(policy, job, prices, window, gap_s, last_tick, None)
+}
+
+fn simulate(
+    policy: &mut dyn SpotPolicy,
+    job: &Job,
+    prices: &Prices,
+    window: &[bool],
+    gap_s: f64,
+    last_tick: LastTick,
+    mut ticks: Option<&mut Vec<Tick>>,
 ) -> Result<Outcome, SpotError> {
     policy.reset(job, window, gap_s)?;
     let n = f64::from(job.instances);
@@ -97,7 +142,8 @@ pub fn run(
             )));
         }
         let available = window.get(tick).copied().unwrap_or(false);
-        if mode == Mode::Spot && !available {
+        let preempted = mode == Mode::Spot && !available;
+        if preempted {
             mode = Mode::Idle;
             out.preemptions += 1;
         }
@@ -123,7 +169,23 @@ pub fn run(
             out.changeovers += 1;
         }
         mode = pick;
+        // The bill so far, for the record: each mode's seconds at its price.
+        let record = |ticks: &mut Option<&mut Vec<Tick>>, billed: &[f64; 2], done_s: f64| {
+            if let Some(t) = ticks.as_deref_mut() {
+                t.push(Tick {
+                    tick,
+                    spot_available: available,
+                    preempted,
+                    mode,
+                    work_done_h: done_s / 3600.0,
+                    cost_usd: (billed[0] * prices.spot_per_h + billed[1] * prices.on_demand_per_h)
+                        * f64::from(job.instances)
+                        / 3600.0,
+                });
+            }
+        };
         if mode == Mode::Idle {
+            record(&mut ticks, &billed, done_s);
             continue;
         }
         let left = job.work_s - done_s;
@@ -142,6 +204,7 @@ pub fn run(
         if finished {
             out.finish_h = (tick as f64 * gap_s + overhead_used + progress) / 3600.0;
         }
+        record(&mut ticks, &billed, done_s);
     }
     out.spot_h = billed[0] / 3600.0;
     out.on_demand_h = billed[1] / 3600.0;

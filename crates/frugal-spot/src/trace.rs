@@ -177,6 +177,30 @@ impl Trace {
     }
 }
 
+/// The window of `trace` that starts `start_s` seconds into it: its first tick,
+/// ⌊start_s/g⌋.
+///
+/// # Errors
+/// [`SpotError::Input`] naming `start_h` when less than `min_left_s` seconds of trace
+/// follow it.
+pub fn start_at(trace: &Trace, start_s: f64, min_left_s: f64) -> Result<usize, SpotError> {
+    let tick = crate::model::floor_ticks(start_s, trace.gap_s);
+    let need = crate::model::ceil_ticks(min_left_s, trace.gap_s);
+    if tick.saturating_add(need) > trace.values.len() {
+        return Err(SpotError::Input(format!(
+            "start_h: {} h into trace {} leaves {} of its {} ticks of {} s, but a window needs \
+             {need} ({:.1} h; min_trace_left_h)",
+            start_s / 3600.0,
+            trace.name,
+            trace.values.len().saturating_sub(tick),
+            trace.values.len(),
+            trace.gap_s,
+            min_left_s / 3600.0
+        )));
+    }
+    Ok(tick)
+}
+
 /// How windows are drawn from a trace: `count` start ticks, uniform over the ticks that
 /// leave at least `min_left_s` seconds of trace (spec §5 item 11: max(R(0), 5 days)),
 /// from a ChaCha8 stream seeded by `seed` and the trace's position.

@@ -7,7 +7,7 @@ use frugal_spot::policy::{Observation, PolicySpec, SpotPolicy};
 fn small() -> SpotSpec {
     SpotSpec {
         policies: PolicySpec::ALL.to_vec(),
-        windows: 3,
+        windows: Some(3),
         ticks: Some(1781),
         ..SpotSpec::default()
     }
@@ -146,7 +146,7 @@ fn an_optimum_too_large_to_compute_is_refused_naming_the_changeover_never_replac
     let spec = SpotSpec {
         changeover_h: 0.1234,
         policies: vec![PolicySpec::Greedy, PolicySpec::Omniscient],
-        windows: 1,
+        windows: Some(1),
         ..SpotSpec::default()
     };
     let e = run(&spec, &()).unwrap_err().to_string();
@@ -180,7 +180,7 @@ fn absurd_trace_values_are_refused_not_panicked_on() {
             &SpotSpec {
                 traces: file.display().to_string(),
                 policies,
-                windows: 1,
+                windows: Some(1),
                 min_trace_left_h: Some(0.0),
                 ..SpotSpec::default()
             },
@@ -210,7 +210,7 @@ fn one_instance_has_spot_whenever_any_of_a_gangs_instances_could_be_had() {
         policies: vec![PolicySpec::Greedy],
         instances,
         work_h: 8.0,
-        windows: 1,
+        windows: Some(1),
         min_trace_left_h: Some(10.0),
         ..SpotSpec::default()
     };
@@ -231,7 +231,7 @@ fn a_named_trace_set_that_is_absent_is_refused_unless_a_fallback_is_asked_for() 
     let spec = SpotSpec {
         traces: "2-week".into(),
         policies: vec![PolicySpec::Greedy],
-        windows: 1,
+        windows: Some(1),
         ..SpotSpec::default()
     };
     let e = run(&spec, &()).unwrap_err().to_string();
@@ -266,4 +266,64 @@ fn min_trace_left_must_be_hours() {
         .to_string();
         assert!(e.contains("min_trace_left_h"), "{e}");
     }
+}
+
+#[test]
+fn a_fixed_start_and_the_per_tick_history() {
+    use frugal_spot::experiment::history;
+    // Ticks of 600 s: available for the first 10 ticks, then not, then again.
+    let dir = scratch("start");
+    let file = dir.join("z.json");
+    let data: Vec<&str> = (0..400)
+        .map(|t| if (10..20).contains(&t) { "0" } else { "1" })
+        .collect();
+    std::fs::write(
+        &file,
+        format!(
+            r#"{{"metadata": {{"gap_seconds": 600}}, "data": [{}]}}"#,
+            data.join(", ")
+        ),
+    )
+    .unwrap();
+    let spec = SpotSpec {
+        traces: file.display().to_string(),
+        policies: vec![PolicySpec::Greedy],
+        work_h: 2.0,
+        changeover_h: 0.0,
+        start_h: Some(1.0),
+        min_trace_left_h: Some(10.0),
+        ..SpotSpec::default()
+    };
+    // One window, at tick 6 (1 h of 600-s ticks): spot for 4 ticks, lost at tick 4.
+    let rows = run(&spec, &()).unwrap();
+    assert_eq!((rows.len(), rows[0].window), (1, 6));
+    let h = history(&spec).unwrap();
+    assert_eq!(h[0].tick, 0);
+    assert_eq!(h[3].mode, "spot");
+    assert!(h[4].preempted && !h[4].spot_available);
+    let last = h.last().unwrap();
+    assert!((last.work_done_h - 2.0).abs() < 1e-9);
+    assert!((last.cost_usd - rows[0].cost_usd).abs() < 1e-6, "{last:?}");
+    // One window only: another count is refused, and so is a start past the trace.
+    let e = run(
+        &SpotSpec {
+            windows: Some(5),
+            ..spec.clone()
+        },
+        &(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("windows") && e.contains("start_h"), "{e}");
+    let e = run(
+        &SpotSpec {
+            start_h: Some(60.0),
+            ..spec
+        },
+        &(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("start_h: 60 h"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -47,7 +47,8 @@ def spot(
     deadline_h: float | None = None,
     changeover_h: float = 0.2,
     instances: int = 1,
-    windows: int = 300,
+    windows: int | None = None,
+    start_h: float | None = None,
     min_trace_left_h: float | None = None,
     seed: int = 1,
     spot_price_per_h: float = 0.9731,
@@ -73,7 +74,9 @@ def spot(
         deadline_h: R(0), hours from the start to the deadline.
         changeover_h: d, the billed delay of every (re)start, hours.
         instances: N, instances of the gang (all or none run).
-        windows: windows drawn per trace (seeded by ``seed``).
+        windows: windows drawn per trace (seeded by ``seed``; default 300).
+        start_h: start each trace's one window this many hours into the trace instead of
+            drawing random starts (``windows`` may then only be 1).
         min_trace_left_h: trace a window must leave, hours (default max(R(0), 120)).
         seed: seed of the windows and the synthetic traces.
         spot_price_per_h, on_demand_price_per_h: prices in dollars per instance-hour.
@@ -119,6 +122,7 @@ def spot(
         "deadline_h": deadline_h,
         "changeover_h": changeover_h,
         "min_trace_left_h": min_trace_left_h,
+        "start_h": start_h,
         "spot_price_per_h": spot_price_per_h,
         "on_demand_price_per_h": on_demand_price_per_h,
     }
