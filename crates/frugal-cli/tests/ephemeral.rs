@@ -39,8 +39,10 @@ fn the_comparison_prints_every_default_strategy_and_the_papers_figure() {
         out.contains("47.6"),
         "the paper's University 256 MiB figure\n{out}"
     );
-    assert!(out.contains("Forecast coverage, University, seasonal-quantile: CPU"));
+    assert!(out.contains("Forecast coverage, University, seasonal-quantile:\n  CPU"));
     assert!(!out.contains("NaN") && !out.contains("-0.0"), "{out}");
+    // A terminal's 120 columns, as --help promises (--wide for every column).
+    assert!(out.lines().all(|l| l.chars().count() <= 120), "{out}");
 }
 
 #[test]

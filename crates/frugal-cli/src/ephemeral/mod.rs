@@ -50,6 +50,9 @@ pub struct EphemeralArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
+    /// Table format: show every column (the default fits 120 columns).
+    #[arg(long)]
+    pub wide: bool,
     /// Worker threads (0: one per core). Any count gives the same rows.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16))]
     pub threads: u16,
@@ -122,16 +125,16 @@ fn print(
     writeln!(
         out,
         "MapReduce on ephemeral capacity (paper 001): one job of {} tasks per run, submitted at \
-         day 5 00:00 + h h for h = 0..{}; medians over those runs.{}",
+         day 5 00:00 + h h\nfor h = 0..{}; medians over those runs.{}",
         rows.first().map_or(0, |r| r.tasks),
         a.options.start_hours - 1,
         if a.options.upload {
             " The client's upload is simulated."
         } else {
-            " Chunks are in place at submission (--upload to simulate the client's upload)."
+            " Chunks are in place at submission (--upload to simulate the\nclient's upload)."
         }
     )?;
-    writeln!(out, "{}", table::cells(cells, md))?;
+    writeln!(out, "{}", table::cells(cells, md, a.wide))?;
     if !improvements.is_empty() {
         writeln!(
             out,
@@ -142,8 +145,9 @@ fn print(
     for c in coverage {
         writeln!(
             out,
-            "Forecast coverage, {}{}, {}: CPU {:.1} % of samples ≤ forecast (mean over-estimate \
-             {:.1} points, pinball loss {:.2} points), RAM {:.1} % ({:.1} points, {:.2}).",
+            "Forecast coverage, {}{}, {}:\n  CPU {:.1} % of samples ≤ forecast (mean \
+             over-estimate {:.1} points, pinball loss {:.2} points),\n  RAM {:.1} % ({:.1} \
+             points, {:.2}).",
             c.dc,
             if c.volatility == 1.0 {
                 String::new()

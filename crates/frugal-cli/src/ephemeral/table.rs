@@ -27,24 +27,26 @@ fn cell_columns() -> Vec<C> {
                 fixed(c.job_time_min_s, 0),
                 fixed(c.job_time_max_s, 0)
             )
-        }),
+        })
+        .wide_only(),
         C::new(["vs Cuckoo", "%"], |c| opt(c.vs_cuckoo_pct, 1)),
         C::new(["plan", "s"], |c| opt(c.plan_makespan_s, 0))
             .sparse(|c| c.plan_makespan_s.is_some()),
         C::new(["plan+shuffle", "s"], |c| opt(c.plan_job_time_s, 0))
-            .sparse(|c| c.plan_job_time_s.is_some()),
+            .sparse(|c| c.plan_job_time_s.is_some())
+            .wide_only(),
         C::new(["relaunched", "%"], |c| fixed(c.relaunched_pct, 1)),
-        C::new(["relaunched", "p98 %"], |c| fixed(c.relaunched_p98_pct, 1)),
+        C::new(["relaunched", "p98 %"], |c| fixed(c.relaunched_p98_pct, 1)).wide_only(),
         C::new(["remote", "%"], |c| fixed(c.remote_pct, 1)),
     ]
 }
 
-/// Statistics per cell.
-pub fn cells(cells: &[Cell], markdown: bool) -> String {
+/// Statistics per cell: within 120 columns, or every column when `wide`.
+pub fn cells(cells: &[Cell], markdown: bool, wide: bool) -> String {
     if markdown {
         crate::table::markdown(cell_columns(), cells, 4)
     } else {
-        crate::table::render(cell_columns(), cells, false, 4)
+        crate::table::render(cell_columns(), cells, wide, 4)
     }
 }
 
