@@ -138,6 +138,15 @@ fn summary_records_the_inputs_digest_and_the_configuration() {
     for r in &rows {
         assert_eq!(r[deadline].is_empty(), r[met].is_empty(), "{r:?}");
     }
+    // The run time differs from t_local_s only for a reason the row names.
+    let (t_local, run_time) = (col("t_local_s"), col("run_time_s"));
+    let (hybrid, mismatch) = (col("hybrid"), col("kind_mismatch"));
+    for r in rows.iter().filter(|r| !r[run_time].is_empty()) {
+        let (given, got): (f64, f64) = (r[t_local].parse().unwrap(), r[run_time].parse().unwrap());
+        if (got - given).abs() > 1e-6 * given {
+            assert!(&r[hybrid] == "true" || &r[mismatch] == "true", "{r:?}");
+        }
+    }
     std::fs::remove_dir_all(&t).ok();
 }
 

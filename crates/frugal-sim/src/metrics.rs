@@ -18,6 +18,8 @@ pub struct JobRecord {
     pub kind: JobKind,
     /// Executors E.
     pub executors: u32,
+    /// T_C^L as the input gave it, seconds (the run time on one site, before any penalty).
+    pub t_local: f64,
     /// Arrival time.
     pub arrival: f64,
     /// Absolute deadline, if any.
@@ -43,6 +45,7 @@ impl JobRecord {
             id: job.id.clone(),
             kind: job.kind,
             executors: job.executors,
+            t_local: job.t_local,
             arrival: job.arrival,
             deadline: job.deadline,
             start: None,

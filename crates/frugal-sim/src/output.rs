@@ -20,6 +20,11 @@ struct JobLine<'a> {
     deadline_s: Option<f64>,
     start_s: Option<f64>,
     finish_s: Option<f64>,
+    /// T_C^L as given (the input's `t_local_s`).
+    t_local_s: f64,
+    /// finish − start: `t_local_s`, or T_C^H when `hybrid`, × (1 + the kind penalty) when
+    /// `kind_mismatch`; empty for a job that did not run.
+    run_time_s: Option<f64>,
     status: JobState,
     /// Empty for a job without a deadline.
     met_deadline: Option<bool>,
@@ -85,6 +90,8 @@ pub fn write_run(
             deadline_s: r.deadline,
             start_s: r.start,
             finish_s: r.finish,
+            t_local_s: r.t_local,
+            run_time_s: r.start.zip(r.finish).map(|(s, f)| f - s),
             status: r.status,
             met_deadline: r.deadline.map(|_| r.met_deadline()),
             hybrid: r.hybrid,
