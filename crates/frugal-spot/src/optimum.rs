@@ -159,20 +159,20 @@ fn too_large(job: &Job, gap_s: f64, unit_ms: u64, work: f64, states: f64) -> Spo
          {MAX_STATES}: progress is counted in units of gcd(tick length {gap_s} s, \
          changeover_h {} h) = {unit_s} s, so work_h {} h is {work:.0} units over {} ticks \
          of the deadline_h {} h; give a changeover that shares a larger unit with the tick \
-         length (a multiple of {} h, say), a shorter job, or leave the omniscient policies \
-         out",
+         length (a whole number of {} s, say), a shorter job, or leave the omniscient \
+         policies out",
         job.changeover_s / 3600.0,
         job.work_s / 3600.0,
         job.horizon_ticks(gap_s),
         job.deadline_s / 3600.0,
-        suggested_unit_h(gap_s),
+        suggested_unit_s(gap_s),
     ))
 }
 
 /// A changeover unit that keeps the DP small at tick length `gap_s`: a twentieth of the
-/// tick (30 s at the paper's 600-s ticks), in hours.
-fn suggested_unit_h(gap_s: f64) -> f64 {
-    (gap_s / 20.0).round().max(1.0) / 3600.0
+/// tick (30 s at the paper's 600-s ticks), in whole seconds.
+fn suggested_unit_s(gap_s: f64) -> f64 {
+    (gap_s / 20.0).round().max(1.0)
 }
 
 /// A solved DP: the cost of every end state and the back-pointers to rebuild its plan.
