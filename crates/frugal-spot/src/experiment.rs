@@ -526,7 +526,7 @@ pub fn history(spec: &SpotSpec) -> Result<Vec<HistoryRow>, SpotError> {
                 &avails[i][start..],
                 t.gap_s,
                 spec.last_tick,
-                &mut ticks,
+                Some(&mut ticks),
             )?;
             out.extend(ticks.iter().map(|k| HistoryRow {
                 traces: source.label.clone(),

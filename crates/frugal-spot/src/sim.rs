@@ -77,22 +77,6 @@ pub struct Tick {
     pub cost_usd: f64,
 }
 
-/// [`run`], recording every tick until the job is done into `ticks` (appended).
-///
-/// # Errors
-/// As [`run`].
-pub fn run_traced(
-    policy: &mut dyn SpotPolicy,
-    job: &Job,
-    prices: &Prices,
-    window: &[bool],
-    gap_s: f64,
-    last_tick: LastTick,
-    ticks: &mut Vec<Tick>,
-) -> Result<Outcome, SpotError> {
-    simulate(policy, job, prices, window, gap_s, last_tick, Some(ticks))
-}
-
 /// Runs `policy` on `job` over the availability `window` (tick 0 = the job's start) with
 /// tick length `gap_s`.
 ///
@@ -108,10 +92,14 @@ pub fn run(
     gap_s: f64,
     last_tick: LastTick,
 ) -> Result<Outcome, SpotError> {
-    simulate(policy, job, prices, window, gap_s, last_tick, None)
+    run_traced(policy, job, prices, window, gap_s, last_tick, None)
 }
 
-fn simulate(
+/// [`run`], also appending every tick until the job is done to `ticks` when given.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_traced(
     policy: &mut dyn SpotPolicy,
     job: &Job,
     prices: &Prices,
