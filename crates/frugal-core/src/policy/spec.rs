@@ -141,6 +141,27 @@ crate::serde_as_text!(PolicySpec);
 mod tests {
     use super::*;
 
+    /// The papers' names point only at policies that exist: every quoted name in a hint
+    /// parses, so a renamed policy cannot leave a stale suggestion behind.
+    #[test]
+    fn every_paper_name_suggests_real_policies() {
+        for (paper, hint) in PAPER_NAMES {
+            // Quoted names: the runs between quotes that are a name (an apostrophe, as
+            // in "paper 000's", makes other runs).
+            let quoted: Vec<&str> = hint
+                .split('\'')
+                .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+                .collect();
+            assert!(!quoted.is_empty(), "{paper}");
+            for name in quoted {
+                assert!(
+                    PolicyKind::ALL.iter().any(|k| k.name() == name),
+                    "{paper}: '{name}' is no policy"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_form_prints_and_parses_back() {
         let mut all = PolicySpec::all_builtin();
