@@ -713,7 +713,14 @@ impl Scheduler {
                     !over(*a) && (cap.is_infinite() || placement_cost(job, cluster, now, p) <= cap)
                 });
                 match cheaper {
-                    Some((p, _)) => placement = p,
+                    Some((p, _)) => {
+                        // The gap is measured on the placement taken, not the policy's.
+                        if let Some(c) = &mut cost {
+                            c.chosen = placement_cost(job, cluster, now, &p);
+                            c.optimal = c.optimal.min(c.chosen);
+                        }
+                        placement = p;
+                    }
                     None => {
                         // The reason gives the least the fleet would cost with the job.
                         let hold = Hold::Budget {

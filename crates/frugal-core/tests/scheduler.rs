@@ -322,6 +322,24 @@ fn a_budget_takes_the_cheapest_vms_when_the_policys_choice_is_over_it() {
     };
     assert_eq!(placed_on(&run(5.0)), vec![(0, vec![(1, 1)])]);
     assert!(matches!(run(3.0)[0], Decision::Held { job: 0, .. }));
+    // The gap to the optimum is measured on the placement taken: VM 1 for 100 s, $0.10.
+    let mut c = cluster(&[(4, 16, Cloud, 0.002), (4, 16, Cloud, 0.001)]);
+    let mut s = scheduler(QueueDiscipline::Fcfs, false);
+    s.set_budget_per_hour(Some(5.0));
+    s.measure_gap(true);
+    s.enqueue(0, &jobs[0], &c);
+    let mut out = Vec::new();
+    s.run_pass(&jobs, &mut c, 0.0, &mut out);
+    let Decision::Started {
+        cost: Some(cost), ..
+    } = &out[0]
+    else {
+        panic!("{out:?}")
+    };
+    assert!(
+        (cost.chosen - 0.1).abs() < 1e-12 && cost.optimal <= cost.chosen,
+        "{cost:?}"
+    );
 }
 
 /// The cheapest cover by hand: VMs of 4, 2, 2 and 3 slots at $5, $2, $2 and $4 per
