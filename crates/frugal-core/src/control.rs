@@ -22,6 +22,13 @@
 //! reservation of its whole capacity; each running job's lost executors are placed again
 //! at once, or the job fails. A refused power-on is the same, except that the VM never
 //! ran: it costs nothing.
+//!
+//! With a contention model ([`crate::DurationModel::contention`], frugal's extension) the
+//! controller also keeps the running jobs' remaining work in a fluid
+//! ([`crate::contention`]): at every start and end it re-predicts each running job's
+//! end, writes it to the job's record and reports the job changed, so a driver that ends
+//! jobs at their predicted end (the simulator) moves them. Without one, a job's end is
+//! the scheduler's estimate and never moves.
 
 use crate::DecisionCost;
 use crate::billing::BillingGranularity;
@@ -185,6 +192,10 @@ pub struct Controller<J = Vec<Job>> {
     decisions: Vec<Decision>,
     now: f64,
     duration: crate::duration::DurationModel,
+    /// The running jobs' remaining work under contention (`None`: the model is off).
+    fluid: Option<crate::contention::Fluid>,
+    /// Scratch: the fluid's predicted ends.
+    ends: Vec<(usize, f64)>,
     boot_latency_s: f64,
     /// Reserved capacity and capacity of VMs on, per dimension, and their integrals.
     used: [u64; RESOURCE_DIMS],
@@ -265,6 +276,12 @@ impl Controller {
         if let Some(f) = record.finish {
             self.cluster.extend_busy(&placement, f);
         }
+        if let Some(fluid) = &mut self.fluid {
+            let load = fluid.model().load_of(&self.cluster, &placement, &demand);
+            let start = record.start.unwrap_or(now);
+            fluid.advance(now);
+            fluid.add_restored(idx, start, record.finish.unwrap_or(now), load);
+        }
         record.state = JobState::Running;
         record.placement = Some(placement);
         self.records[idx] = Some(record);
@@ -293,6 +310,8 @@ impl<J: AsRef<[Job]>> Controller<J> {
             boot_latency_s: s.config().boot_latency_s,
         });
         Controller {
+            fluid: driver.duration.contention.map(crate::contention::Fluid::new),
+            ends: Vec::new(),
             duration: driver.duration,
             boot_latency_s: driver.boot_latency_s,
             fleet: Fleet::new(&empty, cfg.billing, cfg.keep_alive),
@@ -612,6 +631,56 @@ impl<J: AsRef<[Job]>> Controller<J> {
             .map_or(self.boot_latency_s, |s| s.config().boot_latency_s)
     }
 
+    // ---- Contention. ------------------------------------------------------------------
+
+    /// Accounts the running jobs' work up to `now`, before the running set changes.
+    fn fluid_to(&mut self, now: f64) {
+        if let Some(f) = &mut self.fluid {
+            f.advance(now);
+        }
+    }
+
+    /// Re-predicts each running job's end under contention: a moved end is written to
+    /// the job's record (and its VMs' busy-until, which only grows) and the job changed.
+    fn contend(&mut self, effects: &mut Vec<Effect>) {
+        let Some(f) = &mut self.fluid else {
+            return;
+        };
+        let mut ends = std::mem::take(&mut self.ends);
+        f.project(&mut ends);
+        for &(idx, end) in &ends {
+            let Some(r) = self.records.get_mut(idx).and_then(Option::as_mut) else {
+                continue;
+            };
+            if r.finish != Some(end) {
+                r.finish = Some(end);
+                if let Some(p) = &r.placement {
+                    self.cluster.extend_busy(p, end);
+                }
+                if !effects.contains(&Effect::Changed(idx)) {
+                    effects.push(Effect::Changed(idx));
+                }
+            }
+        }
+        self.ends = ends;
+    }
+
+    /// Executors moved (lost, placed again): every running job's load is read again from
+    /// its placement, and the ends re-predicted.
+    fn reload(&mut self, effects: &mut Vec<Effect>) {
+        let Some(f) = &mut self.fluid else {
+            return;
+        };
+        let running: Vec<usize> = f.jobs().collect();
+        for idx in running {
+            if let Some(p) = self.records[idx].as_ref().and_then(|r| r.placement.as_ref()) {
+                let demand = self.jobs.as_ref()[idx].executor_demand;
+                f.set_load(idx, f.model().load_of(&self.cluster, p, &demand));
+            }
+        }
+        self.contend(effects);
+    }
+
     // ---- Jobs. ------------------------------------------------------------------------
 
     /// Job `idx` of the table arrives at `now`: queued as by [`Controller::add`] (a
@@ -723,6 +792,9 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// Frees slot `idx` of an ended job (the service keeps it in its store only).
     pub fn remove(&mut self, idx: usize) -> Option<JobRecord> {
         let r = self.records.get_mut(idx)?.take()?;
+        if let Some(f) = &mut self.fluid {
+            f.remove(idx);
+        }
         self.free.push(idx);
         Some(r)
     }
@@ -734,6 +806,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// For a controller without a scheduler.
     pub fn schedule(&mut self, now: f64) -> Vec<Effect> {
         self.wake(now);
+        self.fluid_to(now);
         // VMs that went off before this instant are off: say so before anything turns
         // them on again. Those turned off at this instant wait for the end of the pass.
         let mut effects = Vec::new();
@@ -769,6 +842,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
                     self.busy(&placement);
                     let demand = self.jobs.as_ref()[job].executor_demand;
                     self.add_used(demand.times(placement.executors()), true);
+                    if let Some(f) = &mut self.fluid {
+                        let load = f.model().load_of(&self.cluster, &placement, &demand);
+                        f.add(job, start, finish - start, load);
+                    }
                     let hybrid = duration.is_hybrid(&self.cluster, &placement);
                     let mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[job], &placement);
                     let r = self.record_mut(job);
@@ -807,6 +884,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             }
         }
         self.decisions = decisions;
+        self.contend(&mut effects);
         for (vm, t) in std::mem::take(&mut self.turned_off) {
             effects.push(Effect::VmOff(vm, t));
         }
@@ -840,8 +918,23 @@ impl<J: AsRef<[Job]>> Controller<J> {
     }
 
     /// Job `idx`, whose executors are reserved as `placement`, runs from `start` to
-    /// `finish` (a driver that placed it itself).
-    pub fn start(&mut self, idx: usize, placement: Placement, start: f64, finish: f64) {
+    /// `finish` (a driver that placed it itself): under contention `finish − start` is its
+    /// solo run time, and the jobs whose end moved are changed (the effects).
+    pub fn start(
+        &mut self,
+        idx: usize,
+        placement: Placement,
+        start: f64,
+        finish: f64,
+    ) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let now = self.now;
+        self.fluid_to(now);
+        if let Some(f) = &mut self.fluid {
+            let demand = self.jobs.as_ref()[idx].executor_demand;
+            let load = f.model().load_of(&self.cluster, &placement, &demand);
+            f.add(idx, start, finish - start, load);
+        }
         self.cluster.extend_busy(&placement, finish);
         let duration = self.duration;
         let hybrid = duration.is_hybrid(&self.cluster, &placement);
@@ -853,6 +946,8 @@ impl<J: AsRef<[Job]>> Controller<J> {
         r.hybrid = hybrid;
         r.kind_mismatch = mismatch;
         r.placement = Some(placement);
+        self.contend(&mut effects);
+        effects
     }
 
     /// Running job `idx` ended at `now` in `state` (completed, failed or cancelled): its
@@ -870,6 +965,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             return effects;
         }
         self.advance(now);
+        self.fluid_to(now);
         let r = self.record_mut(idx);
         r.state = state;
         r.finish = Some(now);
@@ -881,6 +977,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
         self.release(idx, &placement, now);
         self.record_mut(idx).placement = Some(placement);
         effects.push(Effect::Changed(idx));
+        if let Some(f) = &mut self.fluid {
+            f.remove(idx);
+        }
+        self.contend(&mut effects);
         effects
     }
 
@@ -906,10 +1006,12 @@ impl<J: AsRef<[Job]>> Controller<J> {
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
         self.advance(now);
+        self.fluid_to(now);
         if let Some(n) = self.take_executors(idx, vm, executors) {
             self.release(idx, &single(vm, n), now);
             let why = format!("{n} executor(s) lost on VM {vm} at {now:.0} s");
             self.replace(idx, n, &why, now, &mut effects);
+            self.reload(&mut effects);
         }
         effects
     }
@@ -931,6 +1033,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             return effects;
         }
         self.advance(now);
+        self.fluid_to(now);
         let hit: Vec<usize> = self
             .records()
             .filter(|(_, r)| {
@@ -985,6 +1088,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             let why = format!("{n} executor(s) lost with VM {vm} at {now:.0} s ({reason})");
             self.replace(idx, n, &why, now, &mut effects);
         }
+        self.reload(&mut effects);
         effects
     }
 

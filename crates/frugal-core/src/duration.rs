@@ -28,6 +28,11 @@ pub struct DurationModel {
     /// 0.3): a `network_bound` job on more than one VM, or a `cpu_bound`/`memory_bound`
     /// job with E ≥ 2 executors packed on one VM.
     pub kind_penalty: f64,
+    /// Jobs slowing each other on shared capacity (frugal's extension, off by default):
+    /// the run time above is a job's solo work, which the controller stretches by the
+    /// fluid model of [`crate::contention`]. `None` in every paper's setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contention: Option<crate::contention::ContentionModel>,
 }
 
 impl Default for DurationModel {
@@ -35,6 +40,7 @@ impl Default for DurationModel {
         DurationModel {
             hybrid_rule: HybridRule::AnyRemote,
             kind_penalty: 0.3,
+            contention: None,
         }
     }
 }

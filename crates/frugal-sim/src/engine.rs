@@ -335,17 +335,19 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             };
             match kind {
                 EventKind::Finish(j) => {
-                    if self
-                        .ctl
-                        .get(j)
-                        .is_some_and(|r| r.state == JobState::Running)
-                    {
+                    if self.ctl.get(j).is_some_and(|r| {
+                        r.state == JobState::Running
+                            // Under contention an end the controller has moved since is
+                            // stale: the job ends at its new one.
+                            && (!self.ends_move() || r.finish == Some(t))
+                    }) {
                         let end = if self.failed.get(j).copied().unwrap_or(false) {
                             JobState::Failed
                         } else {
                             JobState::Completed
                         };
-                        self.ctl.finish(j, t, end, None);
+                        let effects = self.ctl.finish(j, t, end, None);
+                        self.follow(&effects);
                         batch.finished.push(j);
                     }
                 }
@@ -402,7 +404,17 @@ impl<J: AsRef<[Job]>> Simulation<J> {
     /// Books the ends of jobs the controller started (at their estimated finish, or their
     /// measured run time after their start).
     fn follow(&mut self, effects: &[Effect]) {
+        let ends_move = self.ends_move();
         for e in effects {
+            if let Effect::Changed(j) = *e
+                && ends_move
+                && !effects.contains(&Effect::Launch(j))
+                && let Some(r) = self.ctl.get(j).filter(|r| r.state == JobState::Running)
+            {
+                // A running job's end moved (contention): it ends at the new one.
+                let end = r.finish.expect("a running job has an estimated end");
+                self.push(end, EventKind::Finish(j));
+            }
             if let Effect::Launch(j) = *e {
                 let r = self.ctl.record(j);
                 let start = r.start.expect("a launched job has started");
@@ -442,8 +454,16 @@ impl<J: AsRef<[Job]>> Simulation<J> {
     /// Starts `job`, whose executors are reserved as `placement`, running from `start`
     /// to `finish` (seconds).
     pub fn start(&mut self, job: usize, placement: Placement, start: f64, finish: f64) {
-        self.ctl.start(job, placement, start, finish);
-        self.push(finish, EventKind::Finish(job));
+        let effects = self.ctl.start(job, placement, start, finish);
+        let end = self.ctl.record(job).finish.unwrap_or(finish);
+        self.push(end, EventKind::Finish(job));
+        self.follow(&effects);
+    }
+
+    /// True if jobs end at their predicted ends and those move: a contention model with
+    /// no measured run times.
+    fn ends_move(&self) -> bool {
+        self.cfg.scheduler.duration.contention.is_some() && self.run_times.is_none()
     }
 
     /// Ends the run: boots, keep-alives and VMs still on are settled at the last event's

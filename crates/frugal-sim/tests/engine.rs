@@ -53,6 +53,7 @@ fn cfg(billing: BillingGranularity, boot: f64, keep_alive: f64) -> SimConfig {
             rut: Rut::default(),
             duration: DurationModel {
                 kind_penalty: 0.0,
+                contention: None,
                 ..Default::default()
             },
             boot_latency_s: boot,
@@ -288,4 +289,48 @@ fn a_vm_turned_off_and_on_at_one_instant_keeps_its_interval_and_needs_no_boot() 
     assert_eq!(r.jobs[1].start, Some(50.0));
     assert_eq!(r.vms[0].intervals, vec![(0.0, 100.0)]);
     assert!((r.summary.total_cost - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn contention_stretches_co_located_jobs_and_moves_their_ends() {
+    // Contention κ = 1 job over the whole cluster. a (100 s) runs alone 0–10 (90 s
+    // left); b (50 s, local VM full, so on the cloud VM at T_C^H = 65 s) starts at 10:
+    // both at 1/2. b's 65 s take 130 s: it would end at 140, a's 90 s at 190 — b first,
+    // at 140, a having done 65 more (25 left); alone again a ends at 165. Without the
+    // model a ends at 100 and b at 75.
+    use frugal_core::contention::{ContentionModel, LoadUnit, Scope};
+    let jobs = vec![job("a", 2, 0.0, 100.0), job("b", 2, 10.0, 50.0)];
+    let mut c = cfg(BillingGranularity::PerSecond, 0.0, 0.0);
+    c.scheduler.duration.contention = Some(ContentionModel {
+        scope: Scope::Cluster,
+        load: LoadUnit::Jobs,
+        capacity: 1.0,
+    });
+    let r = simulate(
+        &two_vm_cluster(),
+        &jobs,
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+        c,
+    );
+    let [a, b] = &r.jobs[..] else { panic!() };
+    assert_eq!((b.start, b.finish), (Some(10.0), Some(140.0)));
+    assert_eq!(a.start, Some(0.0));
+    assert!((a.finish.unwrap() - 165.0).abs() < 1e-9, "{:?}", a.finish);
+    // The bill follows: local on [0, 165], cloud on [10, 140].
+    let expect = 165.0 * 0.001 + 130.0 * 0.004;
+    assert!((r.summary.total_cost - expect).abs() < 1e-9, "{}", r.summary.total_cost);
+    // Per site, κ = 1 job each: a and b do not share, as without the model.
+    c.scheduler.duration.contention = Some(ContentionModel {
+        scope: Scope::Site,
+        load: LoadUnit::Jobs,
+        capacity: 1.0,
+    });
+    let r = simulate(
+        &two_vm_cluster(),
+        &jobs,
+        PolicyKind::FirstFit.build(&PolicyParams::default()),
+        c,
+    );
+    assert_eq!(r.jobs[0].finish, Some(100.0));
+    assert_eq!(r.jobs[1].finish, Some(75.0));
 }

@@ -119,6 +119,11 @@ pub struct ComparisonArgs {
     /// (paper 002 §7.1), in [0, 100].
     #[arg(long, default_value_t = 0.3)]
     pub kind_penalty: f64,
+    /// Jobs slow each other: a contention model file (TOML `scope`, `load`, `capacity`;
+    /// `frugal contention fit` writes one from live runs). frugal's extension, off by
+    /// default; the model chapter states it.
+    #[arg(long, value_name = "FILE")]
+    pub contention: Option<PathBuf>,
     /// Which reading of the policies whose paper text and authors' code differ:
     /// round-robin, round-robin-consolidate, first-fit, gio, asq and milp (paper 000's
     /// authors' simulator), best-fit-decreasing, morpheus and milp (paper 004's authors'
@@ -203,6 +208,7 @@ impl ComparisonArgs {
             hybrid_penalty: self.hybrid_penalty,
             hybrid_rule: self.hybrid_rule,
             kind_penalty: self.kind_penalty,
+            contention: self.contention.clone(),
             policy_reading: self.policy_reading,
             application: given("application").then_some(self.application),
             deadline_share: self.deadline_share,

@@ -24,6 +24,7 @@ pub fn scheduler(
             rut: Rut::default(),
             duration: DurationModel {
                 kind_penalty: 0.0,
+                contention: None,
                 ..Default::default()
             },
             boot_latency_s: 0.0,

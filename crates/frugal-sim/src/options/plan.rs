@@ -232,6 +232,10 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         duration: DurationModel {
             hybrid_rule: a.hybrid_rule.rule(),
             kind_penalty: a.kind_penalty,
+            contention: match &a.contention {
+                Some(p) => Some(frugal_core::ContentionModel::read(p).map_err(|m| field("contention", m))?),
+                None => None,
+            },
         },
         boot_latency_s: a.boot_latency,
         keep_alive: a.keep_alive,
@@ -243,7 +247,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         },
     };
     let header = format!(
-        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}",
+        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}{}",
         a.cluster,
         if a.cluster_scale > 1 {
             format!(" × {}", a.cluster_scale)
@@ -270,6 +274,15 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         if a.admission_control { "on" } else { "off" },
         a.seed,
         a.repetitions,
+        match &setup.duration.contention {
+            Some(c) => format!(
+                "\ncontention (frugal's extension, not the papers' model): {} scope, capacity {} {} per domain",
+                text_of(&c.scope),
+                c.capacity,
+                text_of(&c.load),
+            ),
+            None => String::new(),
+        },
         if milp_left_out {
             format!(
                 "\nmilp left out of the default policies: {} VMs > {MILP_DEFAULT_MAX_VMS} (name it among the policies to run it)",
@@ -288,6 +301,14 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         inputs,
         header,
     })
+}
+
+/// A unit enum's serde name (`cluster`, `jobs`).
+fn text_of<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
 }
 
 /// An error of the spec's field `name` (`{field}` in `message` names another).

@@ -120,6 +120,9 @@ pub struct SimulateSpec {
     pub hybrid_rule: HybridRuleArg,
     /// Slowdown in [0, 100] against the job kind's preference (paper 002 §7.1).
     pub kind_penalty: f64,
+    /// A contention model file (frugal's extension: jobs slowing each other; book: Model
+    /// and semantics); `None`: the papers' model, no contention.
+    pub contention: Option<PathBuf>,
     /// Paper text or authors' code for the policies where they differ.
     pub policy_reading: ReadingArg,
     /// SWIM jobs' application; `None`: mixed.
@@ -179,6 +182,7 @@ impl Default for SimulateSpec {
             hybrid_penalty: None,
             hybrid_rule: HybridRuleArg::AnyRemote,
             kind_penalty: 0.3,
+            contention: None,
             policy_reading: ReadingArg::PaperText,
             application: None,
             deadline_share: None,
