@@ -4,6 +4,7 @@ mod agent;
 mod bag_of_tasks;
 mod bench;
 mod cluster;
+mod contention;
 mod curves;
 mod ephemeral;
 mod live;
@@ -123,6 +124,10 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Calibrate the contention model (frugal's extension: jobs slowing each other) on
+    /// measured live runs and write the file `simulate`, `whatif` and `serve` read with
+    /// --contention.
+    Contention(contention::ContentionArgs),
     /// Run a program and record its exit status in a file (the Spark backend starts
     /// drivers through it, without a shell, so a restarted service learns how a driver
     /// ended while it was down).
@@ -191,6 +196,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Train(args)) => train::run(&args.spec()),
         Some(Command::LearningCurves(args)) => curves::run(&args),
         Some(Command::Cluster(args)) => cluster::run(&args),
+        Some(Command::Contention(args)) => contention::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Whatif(args)) => whatif::run(&args),
         Some(Command::Live(args)) => live::run_live(&args),

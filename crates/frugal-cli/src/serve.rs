@@ -235,6 +235,10 @@ pub struct ServeArgs {
     /// have none (0).
     #[arg(long, default_value_t = 0.3, value_parser = number_in(0.0, 100.0))]
     pub kind_penalty: f64,
+    /// Jobs slow each other in the service's estimates: a contention model file (as
+    /// `frugal simulate --contention`; frugal's extension) [default: none].
+    #[arg(long, value_name = "FILE", value_parser = crate::simulate::contention_file)]
+    pub contention: Option<frugal_core::ContentionModel>,
     /// Behind a head job that cannot be placed: EASY backfilling (no job waits forever
     /// behind it) or none (the papers' head-of-line blocking).
     #[arg(long, value_parser = choice::<frugal_core::Backfill>(), default_value = "easy")]
@@ -621,6 +625,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
             rut: params.rut,
             duration: DurationModel {
                 kind_penalty: a.kind_penalty,
+                contention: a.contention,
                 ..DurationModel::default()
             },
             boot_latency_s: 0.0,

@@ -51,6 +51,10 @@ pub struct WhatifArgs {
     /// cancellations or lost VMs): what the simulator predicted before the run.
     #[arg(long)]
     pub estimates_only: bool,
+    /// Replay with jobs slowing each other: a contention model file (as `frugal simulate
+    /// --contention`) [default: the service's].
+    #[arg(long, value_name = "FILE", value_parser = crate::simulate::contention_file)]
+    pub contention: Option<frugal_core::ContentionModel>,
     /// Also write the replayed jobs (jobs.csv) and cluster (cluster.toml) here, and print
     /// the `frugal simulate` command that replays them.
     #[arg(long, value_name = "DIR")]
@@ -106,6 +110,7 @@ pub fn run(a: &WhatifArgs) -> Result<()> {
         queue: a.queue.map(QueueArg::discipline),
         admission_control: a.admission_control,
         estimates_only: a.estimates_only,
+        contention: a.contention,
     };
     let rt = tokio::runtime::Runtime::new()?;
     let report = rt

@@ -575,3 +575,73 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
     }
     std::fs::remove_dir_all(&t).ok();
 }
+
+#[test]
+fn contention_is_calibrated_on_live_jobs_and_read_by_simulate() {
+    // Four jobs of 60 s at once measured 96 s, three measured 72 s: κ = 2.5 jobs
+    // (1.6× and 1.2×, the module doc's rates) with no error; without the model
+    // (4 × 36/96 + 3 × 12/72) / 7 = 28.6 %.
+    let t = tmp("contention");
+    let jobs = t.join("live-jobs.csv");
+    let mut csv = String::from(
+        "workload,policy,job,application,state,executors,submitted_s,wait_s,run_s,jct_s,estimated_s,deadline_met,placement\n",
+    );
+    for k in 0..4 {
+        csv += &format!("h,ff,j{k},wordcount,completed,2,0,0,96,96,60,,0:2\n");
+    }
+    for k in 0..3 {
+        csv += &format!("h,bfd,j{k},sort,completed,2,0,0,72,72,60,,0:2\n");
+    }
+    csv += "h,bfd,j9,sort,failed,2,0,0,,,60,,0:2\n";
+    std::fs::write(&jobs, csv).unwrap();
+    let out = t.join("c.toml");
+    let (code, stdout, err) = frugal(&[
+        "contention",
+        "--live-jobs",
+        jobs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("capacity 2.50 jobs (fitted on 2 runs, 7 jobs)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("0.0 % with the model, 28.6 % without"),
+        "{stdout}"
+    );
+    let (code, stdout, err) = frugal(&["simulate", "--contention", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("contention (frugal's extension, not the papers' model): cluster scope, capacity 2.5 jobs"),
+        "{stdout}"
+    );
+    // Bad input names the file, line and field.
+    std::fs::write(&jobs, "workload,policy,state,submitted_s,wait_s,run_s\n").unwrap();
+    let (code, _, err) = frugal(&["contention", "--live-jobs", jobs.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("live-jobs.csv: no column `estimated_s`"),
+        "{err}"
+    );
+    std::fs::write(
+        &jobs,
+        "workload,policy,state,submitted_s,wait_s,run_s,estimated_s\nh,ff,completed,0,0,NaN,60\n",
+    )
+    .unwrap();
+    let (code, _, err) = frugal(&["contention", "--live-jobs", jobs.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("live-jobs.csv: line 2: run_s: not a number"),
+        "{err}"
+    );
+    std::fs::write(&out, "capacity = 0\n").unwrap();
+    let (code, _, err) = frugal(&["simulate", "--contention", out.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--contention") && err.contains("capacity"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&t).ok();
+}

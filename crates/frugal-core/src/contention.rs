@@ -325,9 +325,8 @@ impl Fluid {
             }
         }
         loop {
-            let active = |j: &FluidJob, t: f64| {
-                j.start <= t && j.restored_end.is_none_or(|e| e > t)
-            };
+            let active =
+                |j: &FluidJob, t: f64| j.start <= t && j.restored_end.is_none_or(|e| e > t);
             let mut next = f64::INFINITY;
             for j in &self.jobs {
                 if j.start > t {
@@ -442,6 +441,131 @@ fn fill_rates(
             .map(|d| (capacity / load[d]).min(1.0))
             .fold(1.0, f64::min)
     }));
+}
+
+/// One job of a measured run, as calibration reads it: when it started, its solo run
+/// time (the profiled estimate), and how long it really ran (seconds).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Observed {
+    /// Start, seconds on the run's clock.
+    pub start: f64,
+    /// Solo run time, seconds (> 0).
+    pub solo: f64,
+    /// Measured run time, seconds (> 0).
+    pub measured: f64,
+}
+
+/// What [`fit`] found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fit {
+    /// The fitted model.
+    pub model: ContentionModel,
+    /// Mean |predicted − measured| / measured run time over the jobs, percent, with the
+    /// fitted model.
+    pub error_pct: f64,
+    /// The same without contention (each job at its solo run time).
+    pub error_without_pct: f64,
+    /// Runs and jobs fitted on.
+    pub runs: usize,
+    /// Jobs fitted on.
+    pub jobs: usize,
+}
+
+/// The capacities [`fit`] tries, in `jobs`: 0.5 to 16 in steps of 0.05.
+pub fn capacity_grid() -> impl Iterator<Item = f64> {
+    (10..=320).map(|k| f64::from(k) * 0.05)
+}
+
+/// Each job's run time the model predicts for a run whose jobs start at their measured
+/// starts (the fluid replayed with those starts), in the order given.
+pub fn predict_run_times(model: ContentionModel, run: &[Observed]) -> Vec<f64> {
+    let mut f = Fluid::new(model);
+    let t0 = run.iter().map(|o| o.start).fold(f64::INFINITY, f64::min);
+    f.advance(t0);
+    for (k, o) in run.iter().enumerate() {
+        f.add(k, o.start, o.solo, [1.0, 0.0]);
+    }
+    let mut ends = Vec::new();
+    f.project(&mut ends);
+    ends.iter().map(|&(k, end)| end - run[k].start).collect()
+}
+
+/// Calibrates κ of a one-domain (`cluster`), per-job (`jobs`) model on measured runs: the
+/// capacity on [`capacity_grid`] whose replay of every run (each job started when it
+/// really started, with its solo run time as its work) gives the least mean relative
+/// error of the run times; ties go to the larger κ (less contention). Its cost: grid ×
+/// runs × O(k²) for k jobs per run.
+///
+/// # Errors
+/// Too few jobs to fit (fewer than 4, or no run with two jobs overlapping), or a time
+/// that is not a positive finite number (named by run and job index).
+pub fn fit(runs: &[Vec<Observed>]) -> Result<Fit, String> {
+    for (r, run) in runs.iter().enumerate() {
+        for (j, o) in run.iter().enumerate() {
+            for (name, v, positive) in [
+                ("start", o.start, false),
+                ("solo run time", o.solo, true),
+                ("measured run time", o.measured, true),
+            ] {
+                if !v.is_finite() || (positive && v <= 0.0) || v < 0.0 {
+                    return Err(format!(
+                        "run {} job {}: {name} must be a finite number{}, got {v}",
+                        r + 1,
+                        j + 1,
+                        if positive { " > 0" } else { " ≥ 0" }
+                    ));
+                }
+            }
+        }
+    }
+    let jobs: usize = runs.iter().map(Vec::len).sum();
+    if jobs < 4 {
+        return Err(format!(
+            "{jobs} measured job(s): calibration needs at least 4, with some running at once"
+        ));
+    }
+    let overlaps = runs.iter().any(|run| {
+        run.iter().enumerate().any(|(a, x)| {
+            run.iter()
+                .skip(a + 1)
+                .any(|y| x.start < y.start + y.measured && y.start < x.start + x.measured)
+        })
+    });
+    if !overlaps {
+        return Err("no two measured jobs ran at once: nothing to calibrate contention on".into());
+    }
+    let error = |model: Option<ContentionModel>| -> f64 {
+        let mut sum = 0.0;
+        for run in runs {
+            let predicted = match model {
+                Some(m) => predict_run_times(m, run),
+                None => run.iter().map(|o| o.solo).collect(),
+            };
+            for (o, p) in run.iter().zip(predicted) {
+                sum += (p - o.measured).abs() / o.measured;
+            }
+        }
+        100.0 * sum / jobs as f64
+    };
+    let model = |capacity| ContentionModel {
+        scope: Scope::Cluster,
+        load: LoadUnit::Jobs,
+        capacity,
+    };
+    let mut best = (f64::INFINITY, 0.0);
+    for c in capacity_grid() {
+        let e = error(Some(model(c)));
+        if e <= best.0 {
+            best = (e, c);
+        }
+    }
+    Ok(Fit {
+        model: model(best.1),
+        error_pct: best.0,
+        error_without_pct: error(None),
+        runs: runs.len(),
+        jobs,
+    })
 }
 
 #[cfg(test)]
@@ -606,17 +730,78 @@ mod tests {
         assert!(e.contains("capacity"), "{e}");
         let e = ContentionModel::from_toml("scope = \"cluster\"", "c.toml").unwrap_err();
         assert!(e.contains("capacity"), "{e}");
-        let e = ContentionModel::from_toml("capacity = 2\nscpoe = \"site\"", "c.toml")
-            .unwrap_err();
+        let e = ContentionModel::from_toml("capacity = 2\nscpoe = \"site\"", "c.toml").unwrap_err();
         assert!(e.contains("scpoe"), "{e}");
-        let e = ContentionModel::from_toml("capacity = 2\nload = \"vms\"", "c.toml")
-            .unwrap_err();
+        let e = ContentionModel::from_toml("capacity = 2\nload = \"vms\"", "c.toml").unwrap_err();
         assert!(e.contains("vms") || e.contains("load"), "{e}");
         let m = ContentionModel::from_toml(
             "scope = \"site\"\nload = \"cores\"\ncapacity = 2.5\n[fit]\nruns = 3",
             "c.toml",
         )
         .unwrap();
-        assert_eq!(m, ContentionModel::from_toml(&m.to_toml(), "again").unwrap());
+        assert_eq!(
+            m,
+            ContentionModel::from_toml(&m.to_toml(), "again").unwrap()
+        );
+    }
+
+    #[test]
+    fn calibration_recovers_the_capacity_that_made_the_runs() {
+        // Runs made by the model at κ = 2.5: the fit finds 2.5 with no error, and the
+        // solo run times alone are off.
+        let truth = model(2.5);
+        let runs: Vec<Vec<Observed>> = [
+            vec![(0.0, 60.0), (2.0, 60.0), (4.0, 50.0), (5.0, 40.0)],
+            vec![(0.0, 30.0), (1.0, 45.0), (20.0, 60.0)],
+        ]
+        .iter()
+        .map(|run| {
+            let solo: Vec<Observed> = run
+                .iter()
+                .map(|&(start, solo)| Observed {
+                    start,
+                    solo,
+                    measured: solo,
+                })
+                .collect();
+            let times = predict_run_times(truth, &solo);
+            solo.iter()
+                .zip(times)
+                .map(|(o, m)| Observed { measured: m, ..*o })
+                .collect()
+        })
+        .collect();
+        let f = fit(&runs).unwrap();
+        assert!((f.model.capacity - 2.5).abs() < 1e-9, "{f:?}");
+        assert!(f.error_pct < 1e-6, "{f:?}");
+        assert!(f.error_without_pct > 5.0, "{f:?}");
+        assert_eq!((f.runs, f.jobs), (2, 7));
+    }
+
+    #[test]
+    fn calibration_refuses_what_it_cannot_fit() {
+        let o = |start, measured| Observed {
+            start,
+            solo: 10.0,
+            measured,
+        };
+        let e = fit(&[vec![o(0.0, 10.0), o(1.0, 12.0)]]).unwrap_err();
+        assert!(e.contains("at least 4"), "{e}");
+        let e = fit(&[vec![
+            o(0.0, 10.0),
+            o(20.0, 10.0),
+            o(40.0, 10.0),
+            o(60.0, 10.0),
+        ]])
+        .unwrap_err();
+        assert!(e.contains("at once"), "{e}");
+        let e = fit(&[vec![
+            o(0.0, 10.0),
+            o(1.0, f64::NAN),
+            o(2.0, 10.0),
+            o(3.0, 10.0),
+        ]])
+        .unwrap_err();
+        assert!(e.contains("run 1 job 2: measured run time"), "{e}");
     }
 }

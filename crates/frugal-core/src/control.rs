@@ -310,7 +310,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
             boot_latency_s: s.config().boot_latency_s,
         });
         Controller {
-            fluid: driver.duration.contention.map(crate::contention::Fluid::new),
+            fluid: driver
+                .duration
+                .contention
+                .map(crate::contention::Fluid::new),
             ends: Vec::new(),
             duration: driver.duration,
             boot_latency_s: driver.boot_latency_s,
@@ -673,7 +676,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
         };
         let running: Vec<usize> = f.jobs().collect();
         for idx in running {
-            if let Some(p) = self.records[idx].as_ref().and_then(|r| r.placement.as_ref()) {
+            if let Some(p) = self.records[idx]
+                .as_ref()
+                .and_then(|r| r.placement.as_ref())
+            {
                 let demand = self.jobs.as_ref()[idx].executor_demand;
                 f.set_load(idx, f.model().load_of(&self.cluster, p, &demand));
             }

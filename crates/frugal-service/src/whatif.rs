@@ -78,6 +78,9 @@ pub struct WhatIf {
     /// `until`: what the simulator predicted before the run (the live experiments'
     /// prediction), `frugal simulate` on the exported jobs. The actual row is unchanged.
     pub estimates_only: bool,
+    /// Replay under this contention model instead of the recorded one (frugal's
+    /// extension: what the bill would be with jobs slowing each other).
+    pub contention: Option<frugal_core::ContentionModel>,
 }
 
 /// One line of the answer: what happened, or one replay.
@@ -299,7 +302,10 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         },
         charge_decision_time: false,
         backfill: scheduler.backfill,
-        duration: scheduler.duration,
+        duration: frugal_core::DurationModel {
+            contention: w.contention.or(scheduler.duration.contention),
+            ..scheduler.duration
+        },
         boot_latency_s: scheduler.boot_latency_s,
         keep_alive: record.keep_alive,
         budget_per_hour: record.budget_per_hour,

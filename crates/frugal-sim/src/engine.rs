@@ -354,7 +354,8 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                 EventKind::Cancel(j) => {
                     if self.ctl.get(j).is_some() {
                         self.changed_now = true;
-                        self.ctl.cancel(j, t);
+                        let effects = self.ctl.cancel(j, t).unwrap_or_default();
+                        self.follow(&effects);
                     }
                 }
                 EventKind::Vm(vm, what) => {

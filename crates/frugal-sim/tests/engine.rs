@@ -318,7 +318,11 @@ fn contention_stretches_co_located_jobs_and_moves_their_ends() {
     assert!((a.finish.unwrap() - 165.0).abs() < 1e-9, "{:?}", a.finish);
     // The bill follows: local on [0, 165], cloud on [10, 140].
     let expect = 165.0 * 0.001 + 130.0 * 0.004;
-    assert!((r.summary.total_cost - expect).abs() < 1e-9, "{}", r.summary.total_cost);
+    assert!(
+        (r.summary.total_cost - expect).abs() < 1e-9,
+        "{}",
+        r.summary.total_cost
+    );
     // Per site, κ = 1 job each: a and b do not share, as without the model.
     c.scheduler.duration.contention = Some(ContentionModel {
         scope: Scope::Site,

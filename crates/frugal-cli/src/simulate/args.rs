@@ -120,7 +120,7 @@ pub struct ComparisonArgs {
     #[arg(long, default_value_t = 0.3)]
     pub kind_penalty: f64,
     /// Jobs slow each other: a contention model file (TOML `scope`, `load`, `capacity`;
-    /// `frugal contention fit` writes one from live runs). frugal's extension, off by
+    /// `frugal contention` fits one on live runs). frugal's extension, off by
     /// default; the model chapter states it.
     #[arg(long, value_name = "FILE")]
     pub contention: Option<PathBuf>,

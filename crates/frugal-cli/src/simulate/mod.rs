@@ -91,3 +91,9 @@ pub fn run(a: &SimulateArgs, matches: Option<&ArgMatches>) -> Result<()> {
     }
     Ok(())
 }
+
+/// `--contention FILE` of `serve` and `whatif`: the file read and checked (errors name
+/// the file and field).
+pub fn contention_file(path: &str) -> Result<frugal_core::ContentionModel, String> {
+    frugal_core::ContentionModel::read(std::path::Path::new(path))
+}

@@ -233,7 +233,9 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
             hybrid_rule: a.hybrid_rule.rule(),
             kind_penalty: a.kind_penalty,
             contention: match &a.contention {
-                Some(p) => Some(frugal_core::ContentionModel::read(p).map_err(|m| field("contention", m))?),
+                Some(p) => Some(
+                    frugal_core::ContentionModel::read(p).map_err(|m| field("contention", m))?,
+                ),
                 None => None,
             },
         },
