@@ -618,30 +618,23 @@ fn contention_is_calibrated_on_live_jobs_and_read_by_simulate() {
         "{stdout}"
     );
     // Bad input names the file, line and field.
-    std::fs::write(&jobs, "workload,policy,state,submitted_s,wait_s,run_s\n").unwrap();
-    let (code, _, err) = frugal(&["contention", "--live-jobs", jobs.to_str().unwrap()]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("live-jobs.csv: no column `estimated_s`"),
-        "{err}"
-    );
-    std::fs::write(
+    let refused = |file: &Path, text: &str, cmd: [&str; 2], want: &str| {
+        std::fs::write(file, text).unwrap();
+        let (code, _, err) = frugal(&[cmd[0], cmd[1], file.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(want), "{err}");
+    };
+    let fit = ["contention", "--live-jobs"];
+    let header = "workload,policy,state,submitted_s,wait_s,run_s";
+    refused(&jobs, header, fit, "live-jobs.csv: no column `estimated_s`");
+    let nan = format!("{header},estimated_s\nh,ff,completed,0,0,NaN,60\n");
+    refused(
         &jobs,
-        "workload,policy,state,submitted_s,wait_s,run_s,estimated_s\nh,ff,completed,0,0,NaN,60\n",
-    )
-    .unwrap();
-    let (code, _, err) = frugal(&["contention", "--live-jobs", jobs.to_str().unwrap()]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("live-jobs.csv: line 2: run_s: not a number"),
-        "{err}"
+        &nan,
+        fit,
+        "live-jobs.csv: line 2: run_s: not a number",
     );
-    std::fs::write(&out, "capacity = 0\n").unwrap();
-    let (code, _, err) = frugal(&["simulate", "--contention", out.to_str().unwrap()]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("--contention") && err.contains("capacity"),
-        "{err}"
-    );
+    let zero = "capacity = 0\n";
+    refused(&out, zero, ["simulate", "--contention"], "c.toml: capacity");
     std::fs::remove_dir_all(&t).ok();
 }

@@ -582,6 +582,17 @@ mod tests {
 
     const ONE: [f64; DOMAINS] = [1.0, 0.0];
 
+    /// A fluid at κ = `capacity` jobs from t = 0, job k starting at `jobs[k].0` with
+    /// `jobs[k].1` seconds of work.
+    fn started(capacity: f64, jobs: &[(f64, f64)]) -> Fluid {
+        let mut f = Fluid::new(model(capacity));
+        f.advance(0.0);
+        for (k, &(start, work)) in jobs.iter().enumerate() {
+            f.add(k, start, work, ONE);
+        }
+        f
+    }
+
     fn ends(f: &mut Fluid) -> Vec<(usize, f64)> {
         let mut out = Vec::new();
         f.project(&mut out);
@@ -599,10 +610,7 @@ mod tests {
     #[test]
     fn two_jobs_share_one_capacity() {
         // κ = 1 job: each of two runs at 1/2, so 10 s of work each takes 20 s.
-        let mut f = Fluid::new(model(1.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
-        f.add(1, 0.0, 10.0, ONE);
+        let mut f = started(1.0, &[(0.0, 10.0), (0.0, 10.0)]);
         close(&ends(&mut f), &[(0, 20.0), (1, 20.0)]);
     }
 
@@ -610,19 +618,13 @@ mod tests {
     fn a_job_leaving_mid_run_speeds_up_the_other() {
         // κ = 1: both at 1/2 until B's 4 s are done at t = 8; A has 10 − 4 = 6 s left
         // and runs alone at full speed: it ends at 14.
-        let mut f = Fluid::new(model(1.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
-        f.add(1, 0.0, 4.0, ONE);
+        let mut f = started(1.0, &[(0.0, 10.0), (0.0, 4.0)]);
         close(&ends(&mut f), &[(0, 14.0), (1, 8.0)]);
     }
 
     #[test]
     fn below_capacity_there_is_no_contention() {
-        let mut f = Fluid::new(model(2.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
-        f.add(1, 0.0, 30.0, ONE);
+        let mut f = started(2.0, &[(0.0, 10.0), (0.0, 30.0)]);
         close(&ends(&mut f), &[(0, 10.0), (1, 30.0)]);
     }
 
@@ -644,9 +646,7 @@ mod tests {
     #[test]
     fn an_arrival_rescales_the_remaining_work() {
         // κ = 1: A alone for 4 s (6 s left); B (6 s) starts at 4; both at 1/2 end at 16.
-        let mut f = Fluid::new(model(1.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
+        let mut f = started(1.0, &[(0.0, 10.0)]);
         close(&ends(&mut f), &[(0, 10.0)]);
         f.advance(4.0);
         f.add(1, 4.0, 6.0, ONE);
@@ -657,20 +657,13 @@ mod tests {
     fn a_booting_job_loads_its_domain_from_its_start() {
         // κ = 1: A alone 0–5 (5 s left), then A and B at 1/2: A ends at 15 with B at 5 s
         // done; B's last 5 s alone end at 20.
-        let mut f = Fluid::new(model(1.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
-        f.add(1, 5.0, 10.0, ONE);
+        let mut f = started(1.0, &[(0.0, 10.0), (5.0, 10.0)]);
         close(&ends(&mut f), &[(0, 15.0), (1, 20.0)]);
     }
 
     #[test]
     fn restored_jobs_keep_their_stored_ends() {
-        let mut f = Fluid::new(model(1.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
-        f.add(1, 5.0, 10.0, ONE);
-        f.add(2, 3.0, 2.0, ONE);
+        let mut f = started(1.0, &[(0.0, 10.0), (5.0, 10.0), (3.0, 2.0)]);
         f.advance(7.0);
         let before = ends(&mut f);
         let mut g = Fluid::new(model(1.0));
@@ -692,9 +685,7 @@ mod tests {
     fn an_overrunning_job_loads_its_domain_until_it_is_ended() {
         // κ = 1: A's 10 s are done at 10 but it still runs at 12 when B (5 s) starts: A is
         // predicted to end now (12), and B then runs alone: 17.
-        let mut f = Fluid::new(model(1.0));
-        f.advance(0.0);
-        f.add(0, 0.0, 10.0, ONE);
+        let mut f = started(1.0, &[(0.0, 10.0)]);
         f.advance(12.0);
         f.add(1, 12.0, 5.0, ONE);
         close(&ends(&mut f), &[(0, 12.0), (1, 17.0)]);

@@ -300,18 +300,17 @@ fn contention_stretches_co_located_jobs_and_moves_their_ends() {
     // model a ends at 100 and b at 75.
     use frugal_core::contention::{ContentionModel, LoadUnit, Scope};
     let jobs = vec![job("a", 2, 0.0, 100.0), job("b", 2, 10.0, 50.0)];
-    let mut c = cfg(BillingGranularity::PerSecond, 0.0, 0.0);
-    c.scheduler.duration.contention = Some(ContentionModel {
-        scope: Scope::Cluster,
-        load: LoadUnit::Jobs,
-        capacity: 1.0,
-    });
-    let r = simulate(
-        &two_vm_cluster(),
-        &jobs,
-        PolicyKind::FirstFit.build(&PolicyParams::default()),
-        c,
-    );
+    let run = |scope| {
+        let mut c = cfg(BillingGranularity::PerSecond, 0.0, 0.0);
+        c.scheduler.duration.contention = Some(ContentionModel {
+            scope,
+            load: LoadUnit::Jobs,
+            capacity: 1.0,
+        });
+        let ff = PolicyKind::FirstFit.build(&PolicyParams::default());
+        simulate(&two_vm_cluster(), &jobs, ff, c)
+    };
+    let r = run(Scope::Cluster);
     let [a, b] = &r.jobs[..] else { panic!() };
     assert_eq!((b.start, b.finish), (Some(10.0), Some(140.0)));
     assert_eq!(a.start, Some(0.0));
@@ -324,17 +323,7 @@ fn contention_stretches_co_located_jobs_and_moves_their_ends() {
         r.summary.total_cost
     );
     // Per site, κ = 1 job each: a and b do not share, as without the model.
-    c.scheduler.duration.contention = Some(ContentionModel {
-        scope: Scope::Site,
-        load: LoadUnit::Jobs,
-        capacity: 1.0,
-    });
-    let r = simulate(
-        &two_vm_cluster(),
-        &jobs,
-        PolicyKind::FirstFit.build(&PolicyParams::default()),
-        c,
-    );
+    let r = run(Scope::Site);
     assert_eq!(r.jobs[0].finish, Some(100.0));
     assert_eq!(r.jobs[1].finish, Some(75.0));
 }
