@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use frugal_core::contention::{Observed, fit};
+use frugal_core::contention::{Fit, Observed, fit};
 
 use crate::Usage;
 
@@ -27,12 +27,26 @@ pub struct ContentionArgs {
 
 /// Fits and prints (and writes the file).
 pub fn run(a: &ContentionArgs) -> Result<()> {
-    let mut runs: BTreeMap<(String, String), Vec<Observed>> = BTreeMap::new();
-    for path in &a.live_jobs {
-        read_live_jobs(path, &mut runs).map_err(|e| Usage(anyhow::anyhow!("--live-jobs: {e}")))?;
+    let f = fit_files(&a.live_jobs).map_err(|e| Usage(anyhow::anyhow!("--live-jobs: {e}")))?;
+    report(&f, &a.live_jobs, a.out.as_deref())
+}
+
+/// The model fitted on the completed jobs of `live-jobs.csv` files, each workload,
+/// policy and repetition one run.
+///
+/// # Errors
+/// A file unreadable or malformed (named with its line and field), or too little to fit.
+pub fn fit_files(paths: &[PathBuf]) -> Result<Fit, String> {
+    let mut runs: BTreeMap<(String, String, String), Vec<Observed>> = BTreeMap::new();
+    for path in paths {
+        read_live_jobs(path, &mut runs)?;
     }
     let runs: Vec<Vec<Observed>> = runs.into_values().collect();
-    let f = fit(&runs).map_err(|e| Usage(anyhow::anyhow!("--live-jobs: {e}")))?;
+    fit(&runs)
+}
+
+/// Prints the fit `f` made on `paths`, and writes it to `out`.
+pub fn report(f: &Fit, paths: &[PathBuf], out: Option<&Path>) -> Result<()> {
     println!(
         "contention model: {} scope, capacity {:.2} jobs (fitted on {} runs, {} jobs)",
         "cluster", f.model.capacity, f.runs, f.jobs
@@ -41,10 +55,10 @@ pub fn run(a: &ContentionArgs) -> Result<()> {
         "mean |predicted − measured| / measured run time: {:.1} % with the model, {:.1} % without",
         f.error_pct, f.error_without_pct
     );
-    if let Some(out) = &a.out {
+    if let Some(out) = out {
         let text = format!(
             "# frugal contention --live-jobs {}\n{}\n[fit]\nruns = {}\njobs = {}\nerror_pct = {:.2}\nerror_without_pct = {:.2}\n",
-            a.live_jobs
+            paths
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
@@ -61,10 +75,11 @@ pub fn run(a: &ContentionArgs) -> Result<()> {
     Ok(())
 }
 
-/// Adds the completed jobs of a `live-jobs.csv` to `runs`, keyed by workload and policy.
+/// Adds the completed jobs of a `live-jobs.csv` to `runs`, keyed by workload, policy and
+/// repetition.
 fn read_live_jobs(
     path: &Path,
-    runs: &mut BTreeMap<(String, String), Vec<Observed>>,
+    runs: &mut BTreeMap<(String, String, String), Vec<Observed>>,
 ) -> Result<(), String> {
     let name = path.display();
     let mut rd = csv::Reader::from_path(path).map_err(|e| format!("{name}: {e}"))?;
@@ -75,6 +90,8 @@ fn read_live_jobs(
             .position(|h| h == c)
             .ok_or_else(|| format!("{name}: no column `{c}` (a live-jobs.csv of frugal live)"))
     };
+    // Files of older versions have no repetition: one each.
+    let repetition = headers.iter().position(|h| h == "repetition");
     let [workload, policy, state, submitted, wait, run_s, estimated] = [
         "workload",
         "policy",
@@ -106,7 +123,8 @@ fn read_live_jobs(
             solo: num(estimated, "estimated_s")?,
             measured: num(run_s, "run_s")?,
         };
-        runs.entry((rec[workload].to_string(), rec[policy].to_string()))
+        let rep = repetition.map_or("1", |k| &rec[k]).to_string();
+        runs.entry((rec[workload].to_string(), rec[policy].to_string(), rep))
             .or_default()
             .push(o);
     }

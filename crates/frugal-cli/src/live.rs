@@ -94,9 +94,27 @@ pub struct LiveArgs {
     /// Longest one run may take, seconds.
     #[arg(long, default_value_t = 3600.0, value_parser = number_in(1.0, 7.0 * 86_400.0))]
     pub timeout: f64,
-    /// Output directory: live.csv (one row per workload and policy), live-jobs.csv (one
-    /// per job) and each run's folder <workload>/<policy> (database, service and Spark
-    /// logs).
+    /// Runs of each workload under each policy, in [1, 100]: repetition k runs the
+    /// policies in the order given for odd k and reversed for even k, so no policy always
+    /// runs first on a cold machine; rows carry `repetition`.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repetitions: u32,
+    /// A contention model file (as `frugal simulate --contention`): each row also gets
+    /// the prediction with it (`contended_cost_usd`, `contended_error_pct`).
+    #[arg(long, value_name = "FILE", value_parser = crate::simulate::contention_file,
+          conflicts_with = "contention_levels")]
+    pub contention: Option<frugal_core::ContentionModel>,
+    /// Calibrate the contention model after profiling: one run per level of K jobs
+    /// submitted at once (comma-separated, e.g. 2,4; classes mixed, each with its profiled
+    /// estimate, or the CSV's with --profile 0), fitted as `frugal contention` does
+    /// (contention-jobs.csv, contention.toml); the rows' contended prediction uses it.
+    #[arg(long, value_name = "K", value_delimiter = ',',
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub contention_levels: Vec<u32>,
+    /// Output directory: live.csv (one row per workload, policy and repetition),
+    /// live-jobs.csv (one per job) and each run's folder <workload>/<policy> (database,
+    /// service and Spark logs; <policy>-r<k> for repetition k ≥ 2).
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -157,6 +175,7 @@ pub fn live_rows(a: &LiveArgs) -> Result<Vec<LiveRow>> {
         subnet: a.subnet,
         dir: a.out.clone(),
         timeout: Duration::from_secs_f64(a.timeout),
+        contention: a.contention,
     };
     preflight(&settings)?;
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
@@ -171,6 +190,22 @@ pub fn live_rows(a: &LiveArgs) -> Result<Vec<LiveRow>> {
         for (_, jobs) in &mut workloads {
             *jobs = profile::apply(jobs, &rows);
         }
+    }
+    let mut settings = settings;
+    if !a.contention_levels.is_empty() {
+        let calibrating = LiveSettings {
+            dir: a.out.join("contention"),
+            ..settings.clone()
+        };
+        let every: Vec<Job> = workloads.iter().flat_map(|(_, j)| j.clone()).collect();
+        let rows = profile::at_once(&calibrating, &every, &a.contention_levels)
+            .context("calibrating contention")?;
+        let jobs = a.out.join("contention-jobs.csv");
+        write_csv(&jobs, &rows)?;
+        let fitted = crate::contention::fit_files(std::slice::from_ref(&jobs))
+            .map_err(|e| anyhow!("calibrating contention: {e}"))?;
+        crate::contention::report(&fitted, &[jobs], Some(&a.out.join("contention.toml")))?;
+        settings.contention = Some(fitted.model);
     }
     if let Some(factor) = a.deadline_factor {
         for (_, jobs) in &mut workloads {
@@ -190,23 +225,40 @@ pub fn live_rows(a: &LiveArgs) -> Result<Vec<LiveRow>> {
     let mut job_rows: Vec<LiveJobRow> = Vec::new();
     for (name, jobs) in &workloads {
         let mut of_workload = Vec::new();
-        for policy in &a.policies {
-            let (row, jobs) = run(
-                &settings,
-                &LiveRun {
-                    workload: name.clone(),
-                    policy: policy.clone(),
-                    jobs: jobs.clone(),
-                    one_at_a_time: false,
-                },
-            )
-            .with_context(|| format!("live run of {policy} on {name}"))?;
-            of_workload.push(row);
-            job_rows.extend(jobs);
+        for repetition in 1..=a.repetitions {
+            let mut order: Vec<&PolicySpec> = a.policies.iter().collect();
+            if repetition % 2 == 0 {
+                order.reverse();
+            }
+            for policy in order {
+                let (row, jobs) = run(
+                    &settings,
+                    &LiveRun {
+                        workload: name.clone(),
+                        repetition,
+                        policy: policy.clone(),
+                        jobs: jobs.clone(),
+                        one_at_a_time: false,
+                    },
+                )
+                .with_context(|| format!("live run {repetition} of {policy} on {name}"))?;
+                of_workload.push(row);
+                job_rows.extend(jobs);
+            }
         }
-        let bills: Vec<(f64, f64)> = of_workload
+        // Per policy: the mean measured bill over the repetitions against the prediction
+        // (the same in every repetition: the estimates do not change).
+        let bills: Vec<(f64, f64)> = a
+            .policies
             .iter()
-            .map(|r| (r.cost_usd, r.predicted_cost_usd))
+            .map(|p| {
+                let mine: Vec<&LiveRow> = of_workload
+                    .iter()
+                    .filter(|r| r.policy == p.to_string())
+                    .collect();
+                let mean = mine.iter().map(|r| r.cost_usd).sum::<f64>() / mine.len() as f64;
+                (mean, mine[0].predicted_cost_usd)
+            })
             .collect();
         if let Some(tau) = kendall_tau(&bills) {
             eprintln!(

@@ -86,7 +86,11 @@ fn live_runs_write_rows_whose_bill_whatif_reproduces_and_leave_nothing() {
         return;
     }
     let out = scratch("run");
+    let contention = out.join("testbed-contention.toml");
+    std::fs::write(&contention, "capacity = 2.5\n").unwrap();
     let run = live("fglt1", "11", "first-fit,round-robin", &out)
+        .arg("--contention")
+        .arg(&contention)
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", stderr(&run));
@@ -112,6 +116,10 @@ fn live_runs_write_rows_whose_bill_whatif_reproduces_and_leave_nothing() {
         assert!(f("predicted_cost_usd") > 0.0);
         let error = (f("predicted_cost_usd") - f("cost_usd")) / f("cost_usd") * 100.0;
         assert!((error - f("cost_error_pct")).abs() < 1e-6, "{r:?}");
+        // The prediction with the contention model, beside it.
+        assert_eq!(r["repetition"], "1");
+        let error = (f("contended_cost_usd") - f("cost_usd")) / f("cost_usd") * 100.0;
+        assert!((error - f("contended_error_pct")).abs() < 1e-6, "{r:?}");
         // `frugal whatif` on the run's database: the same measured bill.
         let db = out.join("live-smoke").join(&r["policy"]).join("state.db");
         let whatif = Command::new(env!("CARGO_BIN_EXE_frugal"))
@@ -128,6 +136,21 @@ fn live_runs_write_rows_whose_bill_whatif_reproduces_and_leave_nothing() {
         let billed: f64 = actual["cost_usd"].parse().unwrap();
         assert!((billed - f("cost_usd")).abs() < 1e-12, "{billed} {r:?}");
     }
+    // A smoke calibration: the six measured jobs (three at once at most) give a model
+    // that simulate reads.
+    let fitted = out.join("fitted.toml");
+    let fit = Command::new(env!("CARGO_BIN_EXE_frugal"))
+        .args(["contention", "--live-jobs"])
+        .arg(out.join("live-jobs.csv"))
+        .arg("--out")
+        .arg(&fitted)
+        .output()
+        .unwrap();
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    let said = String::from_utf8_lossy(&fit.stdout).into_owned();
+    assert!(said.contains("fitted on 2 runs, 6 jobs"), "{said}");
+    let model = frugal_core::ContentionModel::read(&fitted).unwrap();
+    assert!(model.capacity > 0.0, "{model:?}");
     // Round robin spreads each 2-executor job over both sites; first fit keeps the first
     // job on the local VM.
     let jobs = read_csv(&out.join("live-jobs.csv"));

@@ -77,7 +77,10 @@ pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)
     if run.jobs.is_empty() {
         bail!("a live run needs at least one job");
     }
-    let name = run.policy.to_string().replace(['/', ':'], "_");
+    let mut name = run.policy.to_string().replace(['/', ':'], "_");
+    if run.repetition > 1 {
+        name = format!("{name}-r{}", run.repetition);
+    }
     let dir = std::path::absolute(s.dir.join(&run.workload).join(&name))?;
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
@@ -106,7 +109,7 @@ pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)
     if !left.is_empty() {
         bail!("the run left behind: {}", left.join(", "));
     }
-    rows(run, &history, started.elapsed().as_secs_f64())
+    rows(run, &history, started.elapsed().as_secs_f64(), s.contention)
 }
 
 /// SIGINT and SIGTERM handled by setting [`INTERRUPTED`] while this lives; the previous
@@ -422,7 +425,12 @@ fn wait(api: &Api, open: &mut Vec<String>, p: &mut Progress) -> Result<()> {
 }
 
 /// The run's rows from its stored history.
-fn rows(run: &LiveRun, history: &Path, wall_s: f64) -> Result<(LiveRow, Vec<LiveJobRow>)> {
+fn rows(
+    run: &LiveRun,
+    history: &Path,
+    wall_s: f64,
+    contention: Option<frugal_core::ContentionModel>,
+) -> Result<(LiveRow, Vec<LiveJobRow>)> {
     let url = format!("sqlite:{}", history.display());
     let agents =
         |_: &Path, _: &frugal_core::Cluster| -> Result<Box<dyn frugal_core::PlacementPolicy>> {
@@ -440,16 +448,32 @@ fn rows(run: &LiveRun, history: &Path, wall_s: f64) -> Result<(LiveRow, Vec<Live
         },
         &agents,
     ))?;
+    let contended = match contention {
+        Some(model) => Some(tokio.block_on(whatif(
+            &url,
+            &WhatIf {
+                estimates_only: true,
+                contention: Some(model),
+                ..WhatIf::default()
+            },
+            &agents,
+        ))?),
+        None => None,
+    };
+    let contended = contended.as_ref().map(|c| &c.rows[1]);
     let (actual, replayed, prediction) = (&measured.rows[0], &measured.rows[1], &predicted.rows[1]);
     let mut row = LiveRow {
         workload: run.workload.clone(),
         policy: run.policy.to_string(),
+        repetition: run.repetition,
         jobs: actual.jobs,
         completed: actual.completed,
         cost_usd: actual.cost_usd,
         replayed_cost_usd: replayed.cost_usd,
         predicted_cost_usd: prediction.cost_usd,
         cost_error_pct: error_pct(prediction, actual),
+        contended_cost_usd: contended.map(|c| c.cost_usd),
+        contended_error_pct: contended.and_then(|c| error_pct(c, actual)),
         deadline_met_pct: actual.deadline_met_pct,
         predicted_deadline_met_pct: prediction.deadline_met_pct,
         mean_jct_s: actual.mean_jct_s,
@@ -512,6 +536,7 @@ fn job_row(run: &LiveRun, j: &StoredJob, origin: f64, now: f64) -> LiveJobRow {
     LiveJobRow {
         workload: run.workload.clone(),
         policy: run.policy.to_string(),
+        repetition: run.repetition,
         job: sub.id.clone(),
         application: Application::of(kind).name().to_string(),
         state: j.state.to_string(),

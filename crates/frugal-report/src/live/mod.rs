@@ -139,13 +139,19 @@ pub struct LiveSettings {
     pub dir: PathBuf,
     /// Longest a run may take, from the service's start to its last job's end.
     pub timeout: Duration,
+    /// A contention model the rows' second prediction uses (`contended_cost_usd`;
+    /// frugal's extension), or none.
+    pub contention: Option<frugal_core::ContentionModel>,
 }
 
 /// One live run: a policy and the jobs (arrival, kind, executors, estimates, deadline).
 #[derive(Clone, Debug)]
 pub struct LiveRun {
-    /// The workload's name (rows' `workload`; the run's folder is `<dir>/<workload>/<policy>`).
+    /// The workload's name (rows' `workload`; the run's folder is `<dir>/<workload>/<policy>`,
+    /// `<policy>-r<k>` for repetition k ≥ 2).
     pub workload: String,
+    /// Which repetition of the workload and policy this is, from 1.
+    pub repetition: u32,
     /// The policy `frugal serve` runs.
     pub policy: PolicySpec,
     /// The jobs; their estimates are the submitted ones.
@@ -162,6 +168,8 @@ pub struct LiveRow {
     pub workload: String,
     /// The policy.
     pub policy: String,
+    /// Which repetition of the workload and policy, from 1.
+    pub repetition: u32,
     /// Jobs submitted.
     pub jobs: usize,
     /// Jobs completed.
@@ -174,6 +182,10 @@ pub struct LiveRow {
     pub predicted_cost_usd: f64,
     /// (predicted − measured) / measured, percent.
     pub cost_error_pct: Option<f64>,
+    /// The prediction with the contention model (`frugal live --contention`), dollars.
+    pub contended_cost_usd: Option<f64>,
+    /// (contended − measured) / measured, percent.
+    pub contended_error_pct: Option<f64>,
     /// Deadline jobs that met their deadline, percent (measured).
     pub deadline_met_pct: Option<f64>,
     /// The same, predicted.
@@ -269,6 +281,8 @@ pub struct LiveJobRow {
     pub workload: String,
     /// The policy.
     pub policy: String,
+    /// Which repetition of the workload and policy, from 1.
+    pub repetition: u32,
     /// Job id.
     pub job: String,
     /// Its application.

@@ -95,6 +95,7 @@ pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRo
         }
         let live = LiveRun {
             workload: String::new(),
+            repetition: 1,
             policy: PolicySpec::Builtin(kind),
             jobs: runs,
             one_at_a_time: true,
@@ -143,6 +144,46 @@ pub fn profile(s: &LiveSettings, jobs: &[Job], n: usize) -> Result<Vec<ProfileRo
             }
         })
         .collect())
+}
+
+/// Calibration runs for the contention model (frugal's extension): for each level k of
+/// `levels`, one run under first fit of k jobs submitted at once, dealt over the classes
+/// of `jobs` in turn (class 1, 2, …, 1, …: mixed), each with its class's estimate as
+/// submitted (the profiled solo run time, when `jobs` carry it). A job that does not fit
+/// at once waits; calibration uses the measured starts. The rows' `workload` is
+/// `<k>-at-once`; the folders are `<dir>/<k>-at-once/first-fit`.
+///
+/// # Errors
+/// A level of 0, or a live run's error.
+pub fn at_once(s: &LiveSettings, jobs: &[Job], levels: &[u32]) -> Result<Vec<super::LiveJobRow>> {
+    let mut classes: Vec<&Job> = Vec::new();
+    for j in jobs {
+        if !classes.iter().any(|c| class(c) == class(j)) {
+            classes.push(j);
+        }
+    }
+    let mut rows = Vec::new();
+    for &k in levels {
+        anyhow::ensure!(k > 0, "a concurrency level must be at least 1");
+        let runs: Vec<Job> = (0..k as usize)
+            .map(|i| Job {
+                id: format!("k{k}-{i}"),
+                arrival: 0.0,
+                deadline: None,
+                ..classes[i % classes.len()].clone()
+            })
+            .collect();
+        let live = LiveRun {
+            workload: format!("{k}-at-once"),
+            repetition: 1,
+            policy: PolicySpec::Builtin(PolicyKind::FirstFit),
+            jobs: runs,
+            one_at_a_time: false,
+        };
+        let (_, of_level) = run(s, &live).with_context(|| format!("{k} jobs at once"))?;
+        rows.extend(of_level);
+    }
+    Ok(rows)
 }
 
 /// The cluster of `config`'s first VM of each site, if it has both sites.
