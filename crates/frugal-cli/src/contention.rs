@@ -48,8 +48,8 @@ pub fn fit_files(paths: &[PathBuf]) -> Result<Fit, String> {
 /// Prints the fit `f` made on `paths`, and writes it to `out`.
 pub fn report(f: &Fit, paths: &[PathBuf], out: Option<&Path>) -> Result<()> {
     println!(
-        "contention model: {} scope, capacity {:.2} jobs (fitted on {} runs, {} jobs)",
-        "cluster", f.model.capacity, f.runs, f.jobs
+        "contention model: cluster scope, capacity {:.2} jobs (fitted on {} runs, {} jobs)",
+        f.model.capacity, f.runs, f.jobs
     );
     println!(
         "mean |predicted − measured| / measured run time: {:.1} % with the model, {:.1} % without",

@@ -250,7 +250,8 @@ impl Fluid {
 
     /// Accounts every job's progress up to `t` (never back).
     pub fn advance(&mut self, t: f64) {
-        if !(t > self.at) {
+        // NaN never moves the clock either.
+        if t.partial_cmp(&self.at) != Some(std::cmp::Ordering::Greater) {
             return;
         }
         if self.at.is_finite() {
@@ -426,8 +427,8 @@ fn fill_rates(
     let mut load = [0.0; DOMAINS];
     for (k, j) in jobs.iter().enumerate() {
         if active(k, j) {
-            for d in 0..DOMAINS {
-                load[d] += j.load[d];
+            for (l, w) in load.iter_mut().zip(j.load) {
+                *l += w;
             }
         }
     }
