@@ -32,7 +32,7 @@ pub mod text_serde;
 pub use billing::BillingGranularity;
 pub use cluster::{Cluster, InstanceType, PowerState, Site, Vm, VmId};
 pub use config::{Capacity, ClusterConfig, Preset, PricingModel};
-pub use contention::{ContentionModel, LoadUnit, Scope};
+pub use contention::ContentionModel;
 pub use control::{ControlConfig, Controller, Effect, JobRecord};
 pub use duration::{DurationModel, HybridRule};
 pub use fleet::{Fleet, KeepAlive};
