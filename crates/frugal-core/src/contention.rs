@@ -305,11 +305,10 @@ impl Fluid {
     pub fn project(&mut self, ends: &mut Vec<(usize, f64)>) {
         ends.clear();
         self.settle();
+        // The sweep writes each job's end at the job's own position.
+        ends.extend(self.jobs.iter().map(|j| (j.idx, f64::NAN)));
         let mut jobs = self.jobs.clone();
         self.sweep(&mut jobs, self.at, f64::INFINITY, Some(ends));
-        // Back to the order of the jobs (the sweep writes them by end).
-        let order: Vec<usize> = self.jobs.iter().map(|j| j.idx).collect();
-        ends.sort_by_key(|&(idx, _)| order.iter().position(|&i| i == idx));
     }
 
     /// Solves restored jobs' work from their stored ends: forward from the accounted
@@ -357,8 +356,9 @@ impl Fluid {
         }
     }
 
-    /// Moves `jobs` from `from` to `until`. With `ends` (a projection), a job whose work
-    /// runs out leaves its domains at that instant and its end is written there; without,
+    /// Moves `jobs` from `from` to `until`. With `ends` (a projection, one entry per job in
+    /// `jobs`' order), a job whose work runs out leaves its domains at that instant and
+    /// its end is written at its position; without,
     /// it keeps its load (the driver has not ended it).
     fn sweep(
         &mut self,
@@ -376,7 +376,7 @@ impl Fluid {
                 for (k, j) in jobs.iter().enumerate() {
                     if !gone[k] && j.start <= t && j.work <= DONE_S {
                         gone[k] = true;
-                        out.push((j.idx, t.max(j.start)));
+                        out[k].1 = t.max(j.start);
                     }
                 }
             }
