@@ -116,6 +116,11 @@ fn live_runs_write_rows_whose_bill_whatif_reproduces_and_leave_nothing() {
         assert!(f("predicted_cost_usd") > 0.0);
         let error = (f("predicted_cost_usd") - f("cost_usd")) / f("cost_usd") * 100.0;
         assert!((error - f("cost_error_pct")).abs() < 1e-6, "{r:?}");
+        // What the run's control plane and VMs used of the machine, from their cpuacct
+        // groups: both worked, and the VMs (the executors) did most of it.
+        let (control, vms) = (f("control_cpu_s"), f("vm_cpu_s"));
+        assert!(control > 0.0 && vms > control, "{r:?}");
+        assert!(control + vms < 2.0 * f("wall_s") + 1.0, "{r:?}");
         // The prediction with the contention model, beside it.
         assert_eq!(r["repetition"], "1");
         let error = (f("contended_cost_usd") - f("cost_usd")) / f("cost_usd") * 100.0;
@@ -365,6 +370,30 @@ fn an_interrupted_live_run_leaves_no_namespace_cgroup_or_process() {
             .unwrap()
             .trim(),
         "-1"
+    );
+    // A VM weighs 1024 per core of its instance type (2 cores); the control plane, where
+    // the service runs, weighs as much as both VMs together.
+    let shares = |g: &str| {
+        std::fs::read_to_string(
+            Path::new("/sys/fs/cgroup/cpu/fglt2")
+                .join(g)
+                .join("cpu.shares"),
+        )
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+    };
+    assert_eq!(shares("vm0"), "2048");
+    assert_eq!(shares("control"), "4096");
+    let control = std::fs::read_to_string("/sys/fs/cgroup/cpu/fglt2/control/cgroup.procs")
+        .unwrap_or_default();
+    let serves = control.lines().any(|pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"serve"))
+    });
+    assert!(
+        serves,
+        "frugal serve is not in the control plane's group: {control}"
     );
     std::thread::sleep(Duration::from_secs(2));
     assert!(

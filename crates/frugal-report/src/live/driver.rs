@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use frugal_core::lifecycle::{DeadlineOutcome, JobState, deadline_outcome};
-use frugal_service::provision::testbed::{check_machine, leftovers, purge};
+use frugal_service::provision::testbed::{check_machine, cpu_seconds, leftovers, purge};
 use frugal_service::whatif::{WhatIf, WhatIfRow, whatif};
 use frugal_service::{Durability, Store, StoreLimits, StoredJob};
 
@@ -101,15 +101,24 @@ pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)
         // SIGINT and SIGTERM set a flag the run checks, for the run's length only (between
         // runs the previous handlers act): an interruption stops the run and cleans up.
         let _signals = Signals::catch()?;
-        Service::start(s, run, &dir).and_then(|service| service.drive(s, run, &input, &dir))
+        Service::start(s, run, &dir).and_then(|service| {
+            service.drive(s, run, &input, &dir)?;
+            // Read before the service stops: its shutdown removes the groups.
+            Ok(cpu_seconds(&s.prefix))
+        })
     };
-    driven?;
+    let cpu = driven?;
     let history = dir.join("state.db");
     let left = leftovers(&s.prefix);
     if !left.is_empty() {
         bail!("the run left behind: {}", left.join(", "));
     }
-    rows(run, &history, started.elapsed().as_secs_f64(), s.contention)
+    let (mut row, jobs) = rows(run, &history, started.elapsed().as_secs_f64(), s.contention)?;
+    if let Some((control, all)) = cpu {
+        row.control_cpu_s = Some(control);
+        row.vm_cpu_s = Some((all - control).max(0.0));
+    }
+    Ok((row, jobs))
 }
 
 /// SIGINT and SIGTERM handled by setting [`INTERRUPTED`] while this lives; the previous
@@ -482,6 +491,8 @@ fn rows(
         sort_mean_jct_s: None,
         pagerank_mean_jct_s: None,
         wall_s,
+        control_cpu_s: None,
+        vm_cpu_s: None,
     };
     let store = tokio.block_on(Store::open(
         &url,

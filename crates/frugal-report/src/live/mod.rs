@@ -202,6 +202,11 @@ pub struct LiveRow {
     pub pagerank_mean_jct_s: Option<f64>,
     /// Wall-clock seconds from the service's start to the last job's end.
     pub wall_s: f64,
+    /// CPU seconds the testbed's control plane (the service, the Spark master, the
+    /// drivers) used over the run, from its `cpuacct` group; `None` if unreadable.
+    pub control_cpu_s: Option<f64>,
+    /// CPU seconds the VMs (agents, workers, executors) used over the run.
+    pub vm_cpu_s: Option<f64>,
 }
 
 /// Kendall's τ_b between the measured and the predicted bills, one `(measured,

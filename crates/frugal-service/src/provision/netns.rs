@@ -61,7 +61,8 @@ pub struct Netns {
 impl Netns {
     /// Sets up the bridge (if missing) for namespaces named after `prefix` on the /24
     /// `subnet` (its last octet is ignored), and with `testbed` the cloud site's bridge
-    /// and the link between the sites.
+    /// and the link between the sites; with `testbed` this process (the service) moves
+    /// into the testbed's control-plane groups ([`Testbed::enter_control_plane`]).
     ///
     /// # Errors
     /// [`ProvisionError`] for a bad prefix or testbed, or if the bridges cannot be made
@@ -75,6 +76,7 @@ impl Netns {
         check_prefix(prefix).map_err(|e| ProvisionError::Failed(format!("--netns-prefix {e}")))?;
         if let Some(t) = &testbed {
             t.check()?;
+            t.enter_control_plane(prefix)?;
         }
         let n = Netns {
             prefix: prefix.to_string(),

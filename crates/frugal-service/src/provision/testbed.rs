@@ -25,6 +25,20 @@
 //!   the share — so the agent is never throttled behind its executors (it would miss
 //!   heartbeats). The agents enter their namespace with `nsenter --net` (not `ip netns
 //!   exec`, which remounts `/sys` and hides the cgroup file system from them).
+//! - **What shares what.** The caps add up to the VMs' cores × the share, which can exceed
+//!   this machine (8 VM cores at 0.25 are its 2 cores), so busy VMs also compete for the
+//!   physical cores, which VMs of a real cloud do not. Two choices make that competition
+//!   fair. Each VM's `cpu` group weighs [`SHARES_PER_CORE`] × its cores (`cpu.shares`),
+//!   so a 4-core VM is entitled to twice a 2-core VM's time, as in a cloud, where a VM's
+//!   vCPUs are its own. With the kernel's default, every VM weighs the same, and two jobs
+//!   packed on a 4-core VM ran 1.8× their solo time where jobs alone on 2-core VMs beside
+//!   them ran 1.5×. The control plane (the service, and the Spark master and drivers it
+//!   starts) runs in a group of its own, `<P>/control`, which weighs as much as all the
+//!   VMs together ([`Testbed::enter_control_plane`]). It then gets the CPU it asks for,
+//!   which is far less than its share, and does not slow down behind the executors. What
+//!   remains of the machine is shared by the VMs in proportion to their cores. The
+//!   `cpuacct` groups `<P>` and `<P>/control` count the CPU time of the whole testbed and
+//!   of its control plane ([`cpu_seconds`]).
 //!
 //! [`purge`] removes everything a testbed (or a plain netns cluster) of a prefix left
 //! behind: processes, namespaces, links, bridges and cgroups. The live driver calls it
@@ -44,6 +58,39 @@ use crate::process::kill_listed;
 /// The cgroup v1 hierarchies a testbed uses.
 const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 
+/// The controllers whose groups a testbed makes (and [`purge`] removes).
+const CONTROLLERS: [&str; 3] = ["cpu", "cpuacct", "memory"];
+
+/// CFS weight (`cpu.shares`) of a VM's `cpu` group per core of its instance type (1024 is
+/// the kernel's default weight of one group).
+pub const SHARES_PER_CORE: u64 = 1024;
+
+/// The name of the control plane's groups below the prefix's.
+const CONTROL: &str = "control";
+
+/// One testbed group in each controller it uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// The `cpu` group (weight and caps).
+    pub cpu: PathBuf,
+    /// The `cpuacct` group (CPU time used).
+    pub cpuacct: PathBuf,
+    /// The `memory` group (limit).
+    pub memory: PathBuf,
+}
+
+impl Groups {
+    /// Group `name` below `prefix` in each controller.
+    fn named(prefix: &str, name: &str) -> Groups {
+        let dir = |c: &str| Path::new(CGROUP_ROOT).join(c).join(prefix).join(name);
+        Groups {
+            cpu: dir("cpu"),
+            cpuacct: dir("cpuacct"),
+            memory: dir("memory"),
+        }
+    }
+}
+
 /// Scale and links of a testbed: what a VM of the cluster gets of this machine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Testbed {
@@ -61,7 +108,7 @@ pub struct Testbed {
 
 impl Testbed {
     /// Checks the scale and that this machine has what the testbed needs: root, the cgroup
-    /// v1 `cpu` and `memory` controllers and `tc`.
+    /// v1 `cpu`, `cpuacct` and `memory` controllers and `tc`.
     ///
     /// # Errors
     /// [`ProvisionError`] naming the bad setting or the missing piece.
@@ -95,15 +142,35 @@ impl Testbed {
         self.vms.get(vm as usize).map_or(Site::Local, |v| v.0)
     }
 
-    /// The cgroup directories of VM `vm` under `prefix`: (cpu, memory).
-    pub fn cgroups(prefix: &str, vm: VmId) -> (PathBuf, PathBuf) {
-        let dir = |c: &str| {
-            Path::new(CGROUP_ROOT)
-                .join(c)
-                .join(prefix)
-                .join(format!("vm{vm}"))
-        };
-        (dir("cpu"), dir("memory"))
+    /// The cgroups of VM `vm` under `prefix`.
+    pub fn cgroups(prefix: &str, vm: VmId) -> Groups {
+        Groups::named(prefix, &format!("vm{vm}"))
+    }
+
+    /// The `cpu.shares` of VM `vm`'s group: [`SHARES_PER_CORE`] × its cores (at least 2,
+    /// the kernel's minimum).
+    pub fn shares(&self, vm: VmId) -> u64 {
+        let cores = self.vms.get(vm as usize).map_or(0, |v| v.1.cores());
+        (SHARES_PER_CORE * u64::from(cores)).max(2)
+    }
+
+    /// Moves this process (the service that runs the testbed) into the control plane's
+    /// groups `<prefix>/control`, whose `cpu.shares` are the sum of the VMs' (see the
+    /// module doc); what it starts from now on (the Spark master, the drivers) is in them
+    /// too. The groups are created if missing.
+    ///
+    /// # Errors
+    /// [`ProvisionError`] naming the cgroup file that cannot be written.
+    pub fn enter_control_plane(&self, prefix: &str) -> Result<(), ProvisionError> {
+        let g = Groups::named(prefix, CONTROL);
+        let failed = |e: std::io::Error| ProvisionError::Failed(e.to_string());
+        let shares: u64 = (0..self.vms.len() as VmId).map(|vm| self.shares(vm)).sum();
+        set(&g.cpu.join("cpu.shares"), &shares.max(2).to_string()).map_err(failed)?;
+        let me = std::process::id().to_string();
+        for dir in [&g.cpu, &g.cpuacct] {
+            set(&dir.join("cgroup.procs"), &me).map_err(failed)?;
+        }
+        Ok(())
     }
 
     /// Creates VM `vm`'s cgroups with its limits; returns the wrapper that starts VM
@@ -119,16 +186,19 @@ impl Testbed {
         ns: &str,
     ) -> Result<(Vec<String>, Vec<String>), ProvisionError> {
         let capacity = self.vms.get(vm as usize).map_or(Resources::ZERO, |v| v.1);
-        let (cpu, memory) = Testbed::cgroups(prefix, vm);
+        let g = Testbed::cgroups(prefix, vm);
         let bytes =
             (capacity.memory_gib() * f64::from(self.mib_per_gib) * 1_048_576.0).round() as u64;
         let failed = |e: std::io::Error| ProvisionError::Failed(e.to_string());
         // The VM's own group is not capped: its workers' caps add up to at most its cores
         // × the share, and its agent must not be throttled behind its executors (a starved
         // agent misses heartbeats and the service takes the VM for lost).
-        set(&cpu.join("cpu.cfs_quota_us"), "-1").map_err(failed)?;
-        set(&memory.join("memory.limit_in_bytes"), &bytes.to_string()).map_err(failed)?;
-        let mut wrapper = entering(&[&cpu, &memory]);
+        set(&g.cpu.join("cpu.cfs_quota_us"), "-1").map_err(failed)?;
+        set(&g.cpu.join("cpu.shares"), &self.shares(vm).to_string()).map_err(failed)?;
+        set(&g.memory.join("memory.limit_in_bytes"), &bytes.to_string()).map_err(failed)?;
+        std::fs::create_dir_all(&g.cpuacct)
+            .map_err(|e| ProvisionError::Failed(format!("{}: {e}", g.cpuacct.display())))?;
+        let mut wrapper = entering(&[&g.cpu, &g.cpuacct, &g.memory]);
         wrapper.extend([
             "nsenter".into(),
             format!("--net=/run/netns/{ns}"),
@@ -221,7 +291,7 @@ impl Testbed {
 }
 
 /// Checks that this machine can host a testbed: root, iproute2's `ip` and `tc`, and the
-/// cgroup v1 `cpu` and `memory` controllers.
+/// cgroup v1 `cpu`, `cpuacct` and `memory` controllers.
 ///
 /// # Errors
 /// The first missing piece (e.g. "iproute2's `tc`").
@@ -238,7 +308,7 @@ pub fn check_machine() -> Result<(), String> {
     if Command::new("nsenter").arg("-V").output().is_err() {
         return missing("util-linux's `nsenter`".into());
     }
-    for controller in ["cpu", "memory"] {
+    for controller in CONTROLLERS {
         let dir = Path::new(CGROUP_ROOT).join(controller);
         if !dir.join("cgroup.procs").exists() {
             return missing(format!(
@@ -253,9 +323,52 @@ pub fn check_machine() -> Result<(), String> {
 /// Removes VM `vm`'s cgroups and its workers' (killing what they still hold: the VM is
 /// off).
 pub fn remove_cgroups(prefix: &str, vm: VmId) {
-    let (cpu, memory) = Testbed::cgroups(prefix, vm);
-    remove_tree(&cpu, &kill_listed);
-    remove_tree(&memory, &kill_listed);
+    let g = Testbed::cgroups(prefix, vm);
+    for dir in [&g.cpu, &g.cpuacct, &g.memory] {
+        remove_tree(dir, &kill_listed);
+    }
+}
+
+/// CPU time used so far by the testbed of `prefix` and by its control plane, seconds:
+/// `(control plane, everything)`, from the `cpuacct` groups `<prefix>/control` and
+/// `<prefix>` (a VM's time stays counted in `<prefix>` after its group is removed: the
+/// kernel charges every ancestor). `None` if the testbed has no such groups.
+pub fn cpu_seconds(prefix: &str) -> Option<(f64, f64)> {
+    let read = |dir: &Path| -> Option<f64> {
+        let ns: u64 = std::fs::read_to_string(dir.join("cpuacct.usage"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(ns as f64 / 1e9)
+    };
+    let all = Path::new(CGROUP_ROOT).join("cpuacct").join(prefix);
+    Some((read(&all.join(CONTROL))?, read(&all)?))
+}
+
+/// Moves this process back to the root groups if it is in one of `prefix`'s (a service
+/// purging its own testbed at shutdown must not kill itself).
+fn leave(prefix: &str) {
+    let Ok(table) = std::fs::read_to_string("/proc/self/cgroup") else {
+        return;
+    };
+    let me = std::process::id().to_string();
+    for line in table.lines() {
+        let mut fields = line.splitn(3, ':').skip(1);
+        let (Some(controllers), Some(path)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let ours = path
+            .strip_prefix('/')
+            .and_then(|p| p.strip_prefix(prefix))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+        if !ours {
+            continue;
+        }
+        for c in controllers.split(',').filter(|c| CONTROLLERS.contains(c)) {
+            let _ = std::fs::write(Path::new(CGROUP_ROOT).join(c).join("cgroup.procs"), &me);
+        }
+    }
 }
 
 /// The network namespaces `<prefix>-…`.
@@ -290,7 +403,7 @@ pub fn leftovers(prefix: &str) -> Vec<String> {
         .map(|ns| format!("namespace {ns}"))
         .collect();
     found.extend(links(prefix).into_iter().map(|l| format!("link {l}")));
-    for controller in ["cpu", "memory"] {
+    for controller in CONTROLLERS {
         let dir = Path::new(CGROUP_ROOT).join(controller).join(prefix);
         if dir.exists() {
             found.push(format!("cgroup {}", dir.display()));
@@ -311,15 +424,17 @@ fn is_ours(prefix: &str, name: &str) -> bool {
             .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Kills every process in the namespaces and cgroups of `prefix` and removes the
-/// namespaces, links, bridges and cgroups. Idempotent; errors are ignored (what cannot
+/// Kills every process in the namespaces and cgroups of `prefix` (but the calling process,
+/// which first leaves them) and removes the namespaces, links, bridges and cgroups.
+/// Idempotent; errors are ignored (what cannot
 /// be removed is what [`leftovers`] then reports).
 pub fn purge(prefix: &str) {
     for ns in namespaces(prefix) {
         kill_in_namespace(&ns);
         let _ = ip(&["netns", "del", &ns]);
     }
-    for controller in ["cpu", "memory"] {
+    leave(prefix);
+    for controller in CONTROLLERS {
         remove_tree(
             &Path::new(CGROUP_ROOT).join(controller).join(prefix),
             &kill_listed,
@@ -362,5 +477,24 @@ mod tests {
         };
         let e = t.check().unwrap_err().to_string();
         assert!(e.contains("--testbed-cross-site-mbit 0"), "{e}");
+    }
+
+    #[test]
+    fn a_vm_weighs_1024_per_core_and_a_vm_with_no_cores_the_kernels_minimum() {
+        let vm = |cores: u32| (Site::Local, Resources::new(cores, 2048));
+        let t = Testbed {
+            core_share: 0.25,
+            mib_per_gib: 512,
+            in_site_mbit: 200.0,
+            cross_site_mbit: 60.0,
+            vms: vec![vm(2), vm(4), vm(0)],
+        };
+        assert_eq!((t.shares(0), t.shares(1), t.shares(2)), (2048, 4096, 2));
+        // A VM the cluster does not list has no cores.
+        assert_eq!(t.shares(7), 2);
+        let g = Testbed::cgroups("fg", 1);
+        assert_eq!(g.cpu, Path::new("/sys/fs/cgroup/cpu/fg/vm1"));
+        assert_eq!(g.cpuacct, Path::new("/sys/fs/cgroup/cpuacct/fg/vm1"));
+        assert_eq!(g.memory, Path::new("/sys/fs/cgroup/memory/fg/vm1"));
     }
 }
