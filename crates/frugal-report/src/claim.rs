@@ -164,6 +164,15 @@ fn policy() -> String {
     "policy".to_string()
 }
 
+/// What a table's rows are, for the width of a one-row series' interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// Deterministic runs (the simulator): one run is the value, interval 0.
+    Exact,
+    /// Noisy measurements (live runs): one run has no known spread.
+    Measured,
+}
+
 /// A claim evaluated on a table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
@@ -267,11 +276,23 @@ impl Claim {
         Region::new(lo, hi, self.stated_direction())
     }
 
-    /// Evaluates the claim on `table`.
+    /// Evaluates the claim on `table`, whose rows are exact: a series of one row (a
+    /// deterministic run) has an interval of width 0.
     ///
     /// # Errors
     /// A column named by the claim that the table lacks, or a non-numeric metric cell.
     pub fn evaluate(&self, table: &Table) -> Result<Outcome, String> {
+        self.evaluate_runs(table, Runs::Exact)
+    }
+
+    /// Evaluates the claim on `table`, whose rows are `runs`. With [`Runs::Measured`] a
+    /// series of one row has no known spread: its interval is unbounded, and every value
+    /// computed from it is graded **inconclusive** (a single live run cannot tell a
+    /// difference from run-to-run noise; repetitions can).
+    ///
+    /// # Errors
+    /// As [`Claim::evaluate`].
+    pub fn evaluate_runs(&self, table: &Table, runs: Runs) -> Result<Outcome, String> {
         let rows = table.select(&self.filter)?;
         let mut groups: Vec<(String, Vec<&[String]>)> = Vec::new();
         let per: Vec<usize> = self
@@ -308,7 +329,15 @@ impl Claim {
             .transpose()?;
         let estimate = |rows: &[&[String]], series: &str| -> Result<Option<Estimate>, String> {
             let of: Vec<&[String]> = rows.iter().copied().filter(|r| r[by] == series).collect();
-            table.estimate(&of, &self.metric)
+            Ok(table
+                .estimate(&of, &self.metric)?
+                .map(|e| match (e.ci95, runs) {
+                    (None, Runs::Measured) => Estimate {
+                        ci95: Some(f64::INFINITY),
+                        ..e
+                    },
+                    _ => e,
+                }))
         };
         // With `paired`: the two series' values run by run, if each pairing value has one
         // run of each (else the claim falls back to the series' own intervals).
@@ -393,9 +422,13 @@ impl Claim {
                     (_, _, Some(a)) => {
                         let of: Vec<&[String]> =
                             rows.iter().copied().filter(|r| r[by] == *a).collect();
+                        let half = match runs {
+                            Runs::Measured if of.len() < 2 => f64::INFINITY,
+                            _ => 0.0,
+                        };
                         table
                             .median(&of, &self.metric)?
-                            .map(|value| Measured { value, half: 0.0 })
+                            .map(|value| Measured { value, half })
                     }
                     _ => unreachable!("checked"),
                 };
@@ -477,7 +510,9 @@ impl Claim {
     /// The value with its interval, if there is one.
     fn show_measured(&self, m: Measured) -> String {
         let v = self.show(m.value);
-        if m.half > 0.0 {
+        if m.half.is_infinite() {
+            format!("{v} (one run)")
+        } else if m.half > 0.0 {
             match self.unit() {
                 "" => format!("{v} ± {:.3}", m.half),
                 u => format!("{v} ± {:.1} {u}", m.half),
@@ -697,6 +732,39 @@ mod tests {
         // "About 14 % more" (paper 002) must say it is an increase, and then a saving fails.
         let c = claim("change=['a','b']\nat_most=14\ndirection='higher'\npaired='repetition'");
         assert_eq!(c.evaluate(&t).unwrap().verdict, Verdict::DoesNotHold);
+    }
+
+    /// Live rows: a series of one run has no known spread, so a change, a mean, a median
+    /// and an ordering on it are inconclusive whatever their value (on exact rows the same
+    /// single runs are graded); three runs each are graded on their interval.
+    #[test]
+    fn a_single_live_run_is_inconclusive_and_repetitions_are_graded() {
+        let one = Table::from_csv(b"policy,cost_usd\na,5\nb,10\n").unwrap();
+        for (text, exact) in [
+            ("change=['a','b']\nat_most=-30", Verdict::Holds),
+            (
+                "change=['a','b']\nbetween=[-5,5]\ndirection='either'",
+                Verdict::DoesNotHold,
+            ),
+            ("mean='a'\nbetween=[4,6]", Verdict::Holds),
+            ("median='a'\nbetween=[4,6]", Verdict::Holds),
+            ("order=['a','<','b']", Verdict::Holds),
+        ] {
+            let c = claim(text);
+            assert_eq!(c.evaluate(&one).unwrap().verdict, exact, "{text}");
+            let o = c.evaluate_runs(&one, Runs::Measured).unwrap();
+            assert_eq!(o.verdict, Verdict::Inconclusive, "{text}: {o:?}");
+        }
+        let o = claim("change=['a','b']\nat_most=-30")
+            .evaluate_runs(&one, Runs::Measured)
+            .unwrap();
+        assert_eq!(o.frugal, "-50.0 % (one run)");
+        let three =
+            Table::from_csv(b"policy,cost_usd\na,5\na,5.1\na,4.9\nb,10\nb,10.2\nb,9.8\n").unwrap();
+        let o = claim("change=['a','b']\nat_most=-30")
+            .evaluate_runs(&three, Runs::Measured)
+            .unwrap();
+        assert_eq!(o.verdict, Verdict::Holds, "{o:?}");
     }
 
     #[test]

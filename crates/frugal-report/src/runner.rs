@@ -465,7 +465,12 @@ pub fn write(
             .claims
             .iter()
             .map(|c| {
-                c.evaluate(&table)
+                // Live rows are measurements: one run per series tells no spread.
+                let runs = match e.system {
+                    System::Live => crate::claim::Runs::Measured,
+                    _ => crate::claim::Runs::Exact,
+                };
+                c.evaluate_runs(&table, runs)
                     .map(|o| (c.clone(), o))
                     .map_err(|m| InputError(anyhow!("{id}: claim {:?}: {m}", c.claim)))
             })

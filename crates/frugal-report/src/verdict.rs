@@ -15,6 +15,9 @@
 //! - **does not hold** otherwise: the interval excludes the claim, and either the claim
 //!   states no direction or the sign is not the published one.
 //!
+//! A value whose interval is unknown (h = ∞ or not a number: one run of a noisy
+//! measurement) is **inconclusive**, whatever the value.
+//!
 //! An ordering link `a < b` is a claim of direction on the difference b − a (its region:
 //! above 0); `a ≤ b` allows b − a ≥ −tolerance · b.
 
@@ -67,7 +70,8 @@ pub enum Direction {
 pub struct Measured {
     /// The point estimate.
     pub value: f64,
-    /// Half-width of the 95 % interval, ≥ 0.
+    /// Half-width of the 95 % interval, ≥ 0; ∞ when the spread is unknown (one run of a
+    /// noisy measurement).
     pub half: f64,
 }
 
@@ -107,6 +111,9 @@ impl Region {
 
 /// The verdict on `m` for a claim allowing `region` with `direction` (module doc).
 pub fn grade(m: Measured, region: Region, direction: Direction) -> Verdict {
+    if !m.half.is_finite() {
+        return Verdict::Inconclusive;
+    }
     let (lo, hi) = (m.value - m.half, m.value + m.half);
     let on_side = match direction {
         Direction::Higher => lo > 0.0,

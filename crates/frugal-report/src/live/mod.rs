@@ -32,6 +32,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use frugal_core::{Job, JobKind, PolicySpec};
+use frugal_sim::stats::Estimate;
 
 pub use driver::{preflight, run};
 
@@ -236,17 +237,25 @@ pub fn kendall_tau(bills: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// The simulator against the testbed in a live experiment's rows (columns `workload`,
-/// `policy`, `cost_usd`, `predicted_cost_usd`, `cost_error_pct`), per workload: Kendall's
-/// τ between the measured and predicted bills ([`kendall_tau`]) and the range of the
-/// prediction errors, as one sentence for the report; `None` if a column is missing.
+/// `policy`, `cost_usd`, `predicted_cost_usd`; optional `contended_cost_usd`), per
+/// workload, as one sentence for the report; `None` if a column is missing.
+///
+/// A policy's rows are its repetitions. Per policy the sentence gives the measured bill's
+/// mean with its 95 % interval over repetitions (Student t, [`Estimate`]) and its
+/// run-to-run standard deviation in percent of the mean; then, for the papers' model and
+/// (where the rows have it) the contention model, Kendall's τ between the policies' mean
+/// measured and mean predicted bills ([`kendall_tau`]) and the errors (mean predicted −
+/// mean measured) / mean measured: their range and their median |error| over policies.
 pub fn prediction_summary(table: &crate::table::Table) -> Option<String> {
     let col = |name: &str| table.column(name).ok();
-    let (w, m, p, e) = (
+    let (w, pol, m, p) = (
         col("workload")?,
+        col("policy")?,
         col("cost_usd")?,
         col("predicted_cost_usd")?,
-        col("cost_error_pct")?,
     );
+    let c = col("contended_cost_usd");
+    let num = |r: &Vec<String>, i: usize| r[i].parse::<f64>().unwrap_or(f64::NAN);
     let mut workloads: Vec<&str> = Vec::new();
     for r in &table.rows {
         if !workloads.contains(&r[w].as_str()) {
@@ -257,26 +266,95 @@ pub fn prediction_summary(table: &crate::table::Table) -> Option<String> {
         .iter()
         .map(|name| {
             let rows: Vec<&Vec<String>> = table.rows.iter().filter(|r| r[w] == *name).collect();
-            let num = |r: &Vec<String>, c: usize| r[c].parse::<f64>().unwrap_or(f64::NAN);
-            let bills: Vec<(f64, f64)> = rows.iter().map(|r| (num(r, m), num(r, p))).collect();
-            let errors: Vec<f64> = rows.iter().map(|r| num(r, e)).collect();
-            let (lo, hi) = errors
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-                    (a.min(x), b.max(x))
+            let mut policies: Vec<&str> = Vec::new();
+            for r in &rows {
+                if !policies.contains(&r[pol].as_str()) {
+                    policies.push(&r[pol]);
+                }
+            }
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let mut measured = Vec::new();
+            let mut shown = Vec::new();
+            let mut predicted = Vec::new();
+            let mut contended = Vec::new();
+            let mut repetitions = Vec::new();
+            for policy in &policies {
+                let runs: Vec<&&Vec<String>> = rows.iter().filter(|r| r[pol] == *policy).collect();
+                let bills: Vec<f64> = runs.iter().map(|r| num(r, m)).collect();
+                let e = Estimate::of(&bills).expect("a policy has a row");
+                let sd = spread_pct(&bills);
+                shown.push(match (e.ci95, sd) {
+                    (Some(h), Some(sd)) => {
+                        format!("{policy} ${:.5} ± {h:.5} (sd {sd:.1} %)", e.mean)
+                    }
+                    _ => format!("{policy} ${:.5}", e.mean),
                 });
-            let tau =
-                kendall_tau(&bills).map_or_else(|| "undefined".into(), |t| format!("{t:+.2}"));
-            format!(
-                "{name}: τ {tau} over {} policies, prediction errors {lo:+.1} % to {hi:+.1} %",
-                rows.len()
-            )
+                measured.push(e.mean);
+                repetitions.push(bills.len());
+                predicted.push(mean(&runs.iter().map(|r| num(r, p)).collect::<Vec<_>>()));
+                let with: Vec<f64> = c
+                    .map(|c| runs.iter().filter_map(|r| r[c].parse().ok()).collect())
+                    .unwrap_or_default();
+                contended.push((with.len() == runs.len()).then(|| mean(&with)));
+            }
+            let runs = match (repetitions.iter().min(), repetitions.iter().max()) {
+                (Some(1), Some(1)) => "one run per policy".to_string(),
+                (Some(a), Some(b)) if a == b => format!("{a} repetitions per policy"),
+                (Some(a), Some(b)) => format!("{a}–{b} repetitions per policy"),
+                _ => String::new(),
+            };
+            let mut text = format!(
+                "{name} ({runs}): measured {}; the papers' model {}",
+                shown.join(", "),
+                fit(&measured, &predicted)
+            );
+            if let Some(with) = contended.iter().copied().collect::<Option<Vec<f64>>>() {
+                text += &format!("; with the contention model {}", fit(&measured, &with));
+            }
+            text
         })
         .collect();
     Some(format!(
-        "the simulator against the testbed (Kendall's τ between measured and predicted bills, +1: the same order of policies; error = (predicted − measured) / measured) — {}.",
+        "the simulator against the testbed (bills: mean ± 95 % interval over repetitions; τ: Kendall's τ between measured and predicted bills, +1: the same order of policies; error = (predicted − measured) / measured) — {}.",
         parts.join("; ")
     ))
+}
+
+/// The sample standard deviation of `values` in percent of their mean; `None` for fewer
+/// than two values.
+fn spread_pct(values: &[f64]) -> Option<f64> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some(100.0 * var.sqrt() / mean)
+}
+
+/// "τ +0.33, errors −13.1 % to +9.3 % (median |error| 8.0 %)" for the policies' mean
+/// measured and predicted bills.
+fn fit(measured: &[f64], predicted: &[f64]) -> String {
+    let pairs: Vec<(f64, f64)> = measured
+        .iter()
+        .copied()
+        .zip(predicted.iter().copied())
+        .collect();
+    let errors: Vec<f64> = pairs.iter().map(|(m, p)| 100.0 * (p - m) / m).collect();
+    let (lo, hi) = errors
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    let mut abs: Vec<f64> = errors.iter().map(|e| e.abs()).collect();
+    abs.sort_by(f64::total_cmp);
+    let median = match abs.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => abs[n / 2],
+        n => (abs[n / 2 - 1] + abs[n / 2]) / 2.0,
+    };
+    let tau = kendall_tau(&pairs).map_or_else(|| "undefined".into(), |t| format!("{t:+.2}"));
+    format!("τ {tau}, errors {lo:+.1} % to {hi:+.1} % (median |error| {median:.1} %)")
 }
 
 /// One job of a live run, as measured.
@@ -333,8 +411,10 @@ mod tests {
         assert_eq!(kendall_tau(&same[..1]), None);
     }
 
-    /// Two workloads of two policies: one ordered alike (τ +1), one reversed (τ −1), and
-    /// each one's range of errors.
+    /// Two workloads of two policies: one ordered alike (τ +1), one reversed (τ −1), each
+    /// one's errors; the light hour repeated: a policy's bill is the mean of its runs with
+    /// its interval (bills 1 and 3: mean 2, s = √2, t₀.₉₇₅,₁ = 12.706, half-width 12.706 ·
+    /// √2 / √2 = 12.706; sd 70.7 % of the mean) and the error is the mean prediction's.
     #[test]
     fn the_prediction_summary_gives_tau_and_the_errors_per_workload() {
         let csv = "workload,policy,cost_usd,predicted_cost_usd,cost_error_pct\n\
@@ -343,8 +423,23 @@ mod tests {
         let s = prediction_summary(&table).unwrap();
         assert!(
             s.ends_with(
-                "light: τ +1.00 over 2 policies, prediction errors +5.0 % to +10.0 %; \
-                 loaded: τ -1.00 over 2 policies, prediction errors -50.0 % to +100.0 %."
+                "light (one run per policy): measured a $1.00000, b $2.00000; the papers' \
+                 model τ +1.00, errors +5.0 % to +10.0 % (median |error| 7.5 %); \
+                 loaded (one run per policy): measured a $1.00000, b $2.00000; the papers' \
+                 model τ -1.00, errors -50.0 % to +100.0 % (median |error| 75.0 %)."
+            ),
+            "{s}"
+        );
+        let csv = "workload,policy,cost_usd,predicted_cost_usd,contended_cost_usd\n\
+                   light,a,1,1.5,1.8\nlight,a,3,1.5,1.8\nlight,b,4,3,4.4\nlight,b,4,3,4.4\n";
+        let table = crate::table::Table::from_csv(csv.as_bytes()).unwrap();
+        let s = prediction_summary(&table).unwrap();
+        assert!(
+            s.ends_with(
+                "light (2 repetitions per policy): measured a $2.00000 ± 12.70620 (sd 70.7 %), \
+                 b $4.00000 ± 0.00000 (sd 0.0 %); the papers' model τ +1.00, errors -25.0 % \
+                 to -25.0 % (median |error| 25.0 %); with the contention model τ +1.00, \
+                 errors -10.0 % to +10.0 % (median |error| 10.0 %)."
             ),
             "{s}"
         );
