@@ -249,7 +249,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         },
     };
     let header = format!(
-        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}{}",
+        "cluster {}{} ({} VMs, {}), {}, {} billing\nadmission control {}, seed {}, {} repetition(s){}{}{}",
         a.cluster,
         if a.cluster_scale > 1 {
             format!(" × {}", a.cluster_scale)
@@ -276,6 +276,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         if a.admission_control { "on" } else { "off" },
         a.seed,
         a.repetitions,
+        run_times_line(setup.duration.kind_penalty),
         match &setup.duration.contention {
             Some(c) => format!(
                 "\ncontention (frugal's extension, not the papers' model): {} scope, capacity {} {} per domain",
@@ -783,4 +784,37 @@ fn swf_workload(
         jobs: probe.jobs.len(),
         source: Source::Swf(Box::new(log), limit, mapping),
     })
+}
+
+/// The header line that says when a job's run time is not its `t_local_s`/`t_hybrid_s`:
+/// the job-kind penalty (paper 002 §7.1) with the flag that turns it off; nothing when it
+/// is 0.
+fn run_times_line(kind_penalty: f64) -> String {
+    if kind_penalty > 0.0 {
+        format!(
+            "\nrun times: t_local_s/t_hybrid_s, × {:.2} when a placement ignores the job's kind (paper 002 §7.1; --kind-penalty 0: off)",
+            1.0 + kind_penalty
+        )
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_times_line;
+
+    /// The header names the factor a mismatched placement runs at (1 + 0.3) and the flag
+    /// that turns it off, within 120 columns; with the penalty at 0 it says nothing.
+    #[test]
+    fn the_header_says_when_run_times_are_not_the_jobs_own() {
+        let line = run_times_line(0.3);
+        assert_eq!(
+            line,
+            "\nrun times: t_local_s/t_hybrid_s, × 1.30 when a placement ignores the job's kind \
+             (paper 002 §7.1; --kind-penalty 0: off)"
+        );
+        assert!(line.trim().chars().count() <= 120);
+        assert_eq!(run_times_line(0.0), "");
+    }
 }
