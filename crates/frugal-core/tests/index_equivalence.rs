@@ -163,8 +163,9 @@ fn run(
     Ok(())
 }
 
-const INDEXED: [PolicyKind; 8] = [
+const INDEXED: [PolicyKind; 9] = [
     PolicyKind::RoundRobinConsolidate,
+    PolicyKind::SparkConsolidate,
     PolicyKind::FirstFit,
     PolicyKind::BestFitDecreasing,
     PolicyKind::Gio,

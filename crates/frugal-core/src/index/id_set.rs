@@ -104,6 +104,50 @@ impl IdSet {
     pub fn first(&self) -> Option<VmId> {
         self.next_from(0)
     }
+
+    /// The largest id < `below`, if any: O(1) plus a scan of the summary, as
+    /// [`IdSet::next_from`].
+    pub fn prev_before(&self, below: usize) -> Option<VmId> {
+        let below = below.min(self.words.len() * 64);
+        if below == 0 {
+            return None;
+        }
+        let last = below - 1;
+        let w = last / 64;
+        let here = self.words[w] & (u64::MAX >> (63 - last % 64));
+        if here != 0 {
+            return Some((w * 64 + 63 - here.leading_zeros() as usize) as VmId);
+        }
+        // The previous non-zero word before `w`, through the summary.
+        if w == 0 {
+            return None;
+        }
+        let w = w - 1;
+        let mut s = w / 64;
+        let mut bits = self.summary[s] & (u64::MAX >> (63 - w % 64));
+        loop {
+            if bits != 0 {
+                let word = s * 64 + 63 - bits.leading_zeros() as usize;
+                let top = 63 - self.words[word].leading_zeros() as usize;
+                return Some((word * 64 + top) as VmId);
+            }
+            if s == 0 {
+                return None;
+            }
+            s -= 1;
+            bits = self.summary[s];
+        }
+    }
+
+    /// The ids, descending.
+    pub fn iter_rev(&self) -> impl Iterator<Item = VmId> + '_ {
+        let mut next = self.prev_before(usize::MAX);
+        std::iter::from_fn(move || {
+            let id = next?;
+            next = self.prev_before(id as usize);
+            Some(id)
+        })
+    }
 }
 
 #[cfg(test)]
@@ -131,8 +175,26 @@ mod tests {
             }
             let from = ((x >> 20) % (bound as u64 + 10)) as usize;
             assert_eq!(a.next_from(from), b.range(from as u32..).next().copied());
+            assert_eq!(
+                a.prev_before(from),
+                b.range(..from.min(u32::MAX as usize) as u32)
+                    .next_back()
+                    .copied()
+            );
             assert_eq!(a.len(), b.len());
         }
         assert!(a.iter().eq(b.iter().copied()));
+        assert!(a.iter_rev().eq(b.iter().rev().copied()));
+        // A sparse set: one id per summary word apart, and the ends.
+        let mut sparse = IdSet::new(bound);
+        for id in [0, 4_095, 4_096, 8_999] {
+            sparse.insert(id);
+        }
+        assert_eq!(
+            sparse.iter_rev().collect::<Vec<_>>(),
+            [8_999, 4_096, 4_095, 0]
+        );
+        assert_eq!(sparse.prev_before(0), None);
+        assert_eq!(IdSet::new(bound).prev_before(bound), None);
     }
 }

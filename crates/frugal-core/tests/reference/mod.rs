@@ -103,6 +103,17 @@ fn first_fit(job: &Job, c: &Cluster) -> Option<Placement> {
     (rem == 0).then_some(p)
 }
 
+/// Spark standalone's `spreadOut = false`, as written: every VM with room for one
+/// executor (on or off), by free cores descending, equal free cores higher id first.
+fn spark_consolidate(job: &Job, c: &Cluster) -> Option<Placement> {
+    let d = &job.executor_demand;
+    let mut order: Vec<&Vm> = c.vms.iter().filter(|v| v.free.fits(d)).collect();
+    order.sort_by(|a, b| (b.free.cores(), b.id).cmp(&(a.free.cores(), a.id)));
+    let mut p = Placement::default();
+    let rem = fill(&mut p, c, d, job.executors, order.iter().map(|v| v.id));
+    (rem == 0).then_some(p)
+}
+
 fn best_fit_decreasing(job: &Job, c: &Cluster) -> Option<Placement> {
     let rut = Rut::default();
     let (mut p, rem) = fill_by_score(
@@ -367,6 +378,7 @@ impl Reference {
     pub fn place(&mut self, job: &Job, c: &Cluster, now: f64) -> Option<Placement> {
         match self.kind {
             PolicyKind::FirstFit => first_fit(job, c),
+            PolicyKind::SparkConsolidate => spark_consolidate(job, c),
             PolicyKind::BestFitDecreasing => best_fit_decreasing(job, c),
             PolicyKind::Morpheus => morpheus(job, c),
             PolicyKind::Gio => gio(job, c, now),
