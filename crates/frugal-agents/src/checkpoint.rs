@@ -9,7 +9,7 @@ use frugal_env::observation::{ObservationScale, observation_len};
 use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 
 use crate::mlp::{Mlp, PARAMETER_NAMES};
-use crate::{AgentError, AgentKind};
+use crate::{AgentKind, TrainingError};
 
 /// What a checkpoint holds besides the weights.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,20 +56,20 @@ impl Checkpoint {
     /// The learning curve stored with the checkpoint (`training.curve`; empty if none).
     ///
     /// # Errors
-    /// [`AgentError::Checkpoint`] if the curve is malformed.
-    pub fn curve(&self) -> Result<Vec<CurvePoint>, AgentError> {
+    /// [`TrainingError::Checkpoint`] if the curve is malformed.
+    pub fn curve(&self) -> Result<Vec<CurvePoint>, TrainingError> {
         match self.training.get("curve") {
             None => Ok(Vec::new()),
             Some(v) => serde_json::from_value(v.clone())
-                .map_err(|e| AgentError::Checkpoint(format!("training.curve: {e}"))),
+                .map_err(|e| TrainingError::Checkpoint(format!("training.curve: {e}"))),
         }
     }
 
     /// Writes `net` to `path` and this description to `path.json`.
     ///
     /// # Errors
-    /// [`AgentError`] on I/O errors.
-    pub fn save(&self, net: &Mlp, path: &Path) -> Result<(), AgentError> {
+    /// [`TrainingError`] on I/O errors.
+    pub fn save(&self, net: &Mlp, path: &Path) -> Result<(), TrainingError> {
         save_weights(net, path)?;
         let meta = json!({
             "agent": self.agent,
@@ -80,17 +80,17 @@ impl Checkpoint {
         });
         let text = serde_json::to_string_pretty(&meta).expect("JSON values serialise");
         std::fs::write(meta_path(path), text + "\n")
-            .map_err(|e| AgentError::Checkpoint(format!("{}: {e}", meta_path(path).display())))
+            .map_err(|e| TrainingError::Checkpoint(format!("{}: {e}", meta_path(path).display())))
     }
 
     /// Reads `path.json` and the weights at `path`.
     ///
     /// # Errors
-    /// [`AgentError::Checkpoint`] naming the file and field (or tensor) that is missing
+    /// [`TrainingError::Checkpoint`] naming the file and field (or tensor) that is missing
     /// or invalid.
-    pub fn load(path: &Path) -> Result<(Checkpoint, Mlp), AgentError> {
+    pub fn load(path: &Path) -> Result<(Checkpoint, Mlp), TrainingError> {
         let mp = meta_path(path);
-        let err = |m: String| AgentError::Checkpoint(format!("{}: {m}", mp.display()));
+        let err = |m: String| TrainingError::Checkpoint(format!("{}: {m}", mp.display()));
         let text = std::fs::read_to_string(&mp).map_err(|e| err(e.to_string()))?;
         let v: Value = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
         let agent: AgentKind =
@@ -118,8 +118,8 @@ impl Checkpoint {
 }
 
 /// Writes the four parameter blocks as little-endian f32 safetensors.
-fn save_weights(net: &Mlp, path: &Path) -> Result<(), AgentError> {
-    let err = |m: String| AgentError::Checkpoint(format!("{}: {m}", path.display()));
+fn save_weights(net: &Mlp, path: &Path) -> Result<(), TrainingError> {
+    let err = |m: String| TrainingError::Checkpoint(format!("{}: {m}", path.display()));
     let bytes: Vec<(&str, Vec<u8>, Vec<usize>)> = PARAMETER_NAMES
         .iter()
         .map(|&name| {
@@ -139,8 +139,8 @@ fn save_weights(net: &Mlp, path: &Path) -> Result<(), AgentError> {
 }
 
 /// Reads a network of widths `dims` from a safetensors file holding the four blocks.
-fn load_weights(path: &Path, dims: (usize, usize, usize)) -> Result<Mlp, AgentError> {
-    let err = |m: String| AgentError::Checkpoint(format!("{}: {m}", path.display()));
+fn load_weights(path: &Path, dims: (usize, usize, usize)) -> Result<Mlp, TrainingError> {
+    let err = |m: String| TrainingError::Checkpoint(format!("{}: {m}", path.display()));
     let data = std::fs::read(path).map_err(|e| err(e.to_string()))?;
     let file = SafeTensors::deserialize(&data).map_err(|e| err(e.to_string()))?;
     let mut net = Mlp::new(dims.0, dims.1, dims.2, 0);

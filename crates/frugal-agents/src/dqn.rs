@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use frugal_env::SparkPlacementEnv;
 
 use crate::mlp::{Adam, Mlp, Weights, masked_argmax, parameter_count};
-use crate::{AgentError, IterationStats, TrainConfig};
+use crate::{IterationStats, TrainConfig, TrainingError};
 
 /// One transition (s, a, r, s', done) with the feasible actions of s'.
 struct Transition {
@@ -26,7 +26,7 @@ pub(crate) fn train(
     env: &mut SparkPlacementEnv,
     cfg: &TrainConfig,
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
-) -> Result<Mlp, AgentError> {
+) -> Result<Mlp, TrainingError> {
     let (d, a) = (env.observation_len(), env.action_count());
     let mut online = Mlp::new(d, cfg.hidden, a, cfg.seed);
     let mut adam = Adam::new(parameter_count(online.dims), cfg.learning_rate);

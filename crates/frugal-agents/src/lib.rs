@@ -100,7 +100,7 @@ pub struct IterationStats {
 
 /// Errors of training, checkpoints and trained policies.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentError {
+pub enum TrainingError {
     /// The environment was misused.
     #[error("environment: {0}")]
     Env(#[from] frugal_env::EnvError),
@@ -116,16 +116,16 @@ pub enum AgentError {
 /// progress bar). Returns the trained network.
 ///
 /// # Errors
-/// [`AgentError`] if candle or the environment fails.
+/// [`TrainingError`] if candle or the environment fails.
 pub fn train(
     env: &mut SparkPlacementEnv,
     cfg: &TrainConfig,
     on_iteration: impl FnMut(&IterationStats, &Mlp),
-) -> Result<Mlp, AgentError> {
+) -> Result<Mlp, TrainingError> {
     match cfg.agent {
         AgentKind::Dqn => dqn::train(env, cfg, on_iteration),
         AgentKind::Reinforce => reinforce::train(env, cfg, on_iteration),
-        AgentKind::Ppo => Err(AgentError::NotTrainable(cfg.agent)),
+        AgentKind::Ppo => Err(TrainingError::NotTrainable(cfg.agent)),
     }
 }
 
@@ -133,12 +133,12 @@ pub fn train(
 /// its KPIs and undiscounted return.
 ///
 /// # Errors
-/// [`AgentError`] if candle or the environment fails.
+/// [`TrainingError`] if candle or the environment fails.
 pub fn evaluate(
     env: &mut SparkPlacementEnv,
     net: &Mlp,
     seed: u64,
-) -> Result<(EpisodeKpis, f64), AgentError> {
+) -> Result<(EpisodeKpis, f64), TrainingError> {
     let mut w = net.weights();
     let mut out = vec![0.0; env.action_count()];
     env.reset(Some(seed));

@@ -9,7 +9,7 @@ use frugal_core::policy::{PlacementPolicy, PolicySpec};
 use frugal_core::queue::QueueDiscipline;
 use frugal_env::observation::{ObservationScale, encode, observation_len};
 
-use crate::AgentError;
+use crate::TrainingError;
 use crate::checkpoint::Checkpoint;
 use crate::mlp::{Weights, masked_argmax};
 
@@ -32,8 +32,8 @@ impl RlPolicy {
     /// Loads a checkpoint written by `frugal train`.
     ///
     /// # Errors
-    /// [`AgentError::Checkpoint`] if the files are missing or invalid.
-    pub fn load(path: &Path) -> Result<RlPolicy, AgentError> {
+    /// [`TrainingError::Checkpoint`] if the files are missing or invalid.
+    pub fn load(path: &Path) -> Result<RlPolicy, TrainingError> {
         let (ck, net) = Checkpoint::load(path)?;
         Ok(RlPolicy {
             weights: net.weights(),

@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use frugal_env::SparkPlacementEnv;
 
 use crate::mlp::{Adam, Mlp, parameter_count};
-use crate::{AgentError, IterationStats, TrainConfig};
+use crate::{IterationStats, TrainConfig, TrainingError};
 
 /// What one iteration's collection keeps per step: the input, the hidden activations and
 /// the sampling probabilities, so the gradient needs no second forward pass.
@@ -33,7 +33,7 @@ pub(crate) fn train(
     env: &mut SparkPlacementEnv,
     cfg: &TrainConfig,
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
-) -> Result<Mlp, AgentError> {
+) -> Result<Mlp, TrainingError> {
     let (d, a) = (env.observation_len(), env.action_count());
     let mut net = Mlp::new(d, cfg.hidden, a, cfg.seed);
     let mut adam = Adam::new(parameter_count(net.dims), cfg.learning_rate);

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use frugal_spot::experiment::{self, SpotRow, SpotSpec};
 use frugal_spot::summary::{PolicySummary, Statistic, gap_closure, summarise};
-use frugal_spot::{LastTick, PolicySpec, SpotError};
+use frugal_spot::{LastTick, SpotError, SpotPolicySpec};
 
 use crate::Usage;
 use crate::progress::Progress;
@@ -45,7 +45,7 @@ pub struct SpotArgs {
         value_delimiter = ',',
         default_value = "on-demand,greedy,uniform-progress,omniscient"
     )]
-    pub policies: Vec<PolicySpec>,
+    pub policies: Vec<SpotPolicySpec>,
     /// C(0): the job's work, hours.
     #[arg(long, default_value_t = 48.0)]
     pub work_h: f64,

@@ -127,8 +127,8 @@ pub struct RunConfig<'a> {
 
 /// What a run measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Outcome {
-    /// Mean over the jobs of [`Outcome::job_times_s`], seconds.
+pub struct RunMetrics {
+    /// Mean over the jobs of [`RunMetrics::job_times_s`], seconds.
     pub job_time_s: f64,
     /// Per job, from t₀ to the end of its last reduce, seconds.
     pub job_times_s: Vec<f64>,
@@ -204,12 +204,12 @@ struct Sim<'a, 'b> {
     served: Vec<f64>,
     /// The next check of [`RunConfig::control_step_s`] (∞ without it).
     next_check: f64,
-    out: Outcome,
+    out: RunMetrics,
 }
 
 /// Simulates the jobs and returns what it measured; `None` if they have not all ended
 /// after 30 simulated days (a plan or configuration that cannot make progress).
-pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
+pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<RunMetrics> {
     let t0 = f64::from(STEP_S) * c.t0_step as f64;
     let ids: Vec<TaskId> = c
         .jobs
@@ -264,7 +264,7 @@ pub fn run(c: &RunConfig<'_>, mut driver: Driver<'_>) -> Option<Outcome> {
         pending: Vec::new(),
         served: vec![f64::NEG_INFINITY; c.hosts.len()],
         next_check: c.control_step_s.map_or(f64::INFINITY, |dt| t0 + dt),
-        out: Outcome {
+        out: RunMetrics {
             job_time_s: 0.0,
             job_times_s: vec![f64::NAN; c.jobs.len()],
             kills: 0,

@@ -175,7 +175,7 @@ pub enum Runs {
 
 /// A claim evaluated on a table.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
+pub struct ClaimOutcome {
     /// The verdict.
     pub verdict: Verdict,
     /// frugal's value as shown beside the published one.
@@ -281,7 +281,7 @@ impl Claim {
     ///
     /// # Errors
     /// A column named by the claim that the table lacks, or a non-numeric metric cell.
-    pub fn evaluate(&self, table: &Table) -> Result<Outcome, String> {
+    pub fn evaluate(&self, table: &Table) -> Result<ClaimOutcome, String> {
         self.evaluate_runs(table, Runs::Exact)
     }
 
@@ -292,7 +292,7 @@ impl Claim {
     ///
     /// # Errors
     /// As [`Claim::evaluate`].
-    pub fn evaluate_runs(&self, table: &Table, runs: Runs) -> Result<Outcome, String> {
+    pub fn evaluate_runs(&self, table: &Table, runs: Runs) -> Result<ClaimOutcome, String> {
         let rows = table.select(&self.filter)?;
         let mut groups: Vec<(String, Vec<&[String]>)> = Vec::new();
         let per: Vec<usize> = self
@@ -314,7 +314,7 @@ impl Claim {
             }
         }
         if groups.is_empty() {
-            return Ok(Outcome {
+            return Ok(ClaimOutcome {
                 verdict: Verdict::NoData,
                 frugal: "no rows".into(),
                 groups: vec![],
@@ -477,7 +477,7 @@ impl Claim {
                 (shown, worst)
             }
         };
-        Ok(Outcome {
+        Ok(ClaimOutcome {
             verdict,
             frugal,
             groups: evaluated

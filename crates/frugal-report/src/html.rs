@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::claim::{Claim, Outcome, Setting, Verdict};
+use crate::claim::{Claim, ClaimOutcome, Setting, Verdict};
 use crate::experiment::{Experiment, System};
 
 /// One experiment's part of the report.
@@ -14,7 +14,7 @@ pub struct Section {
     /// The experiment.
     pub experiment: Experiment,
     /// Its claims and their outcomes.
-    pub claims: Vec<(Claim, Outcome)>,
+    pub claims: Vec<(Claim, ClaimOutcome)>,
     /// Its plots: caption, inline SVG text, PNG path relative to the report.
     pub plots: Vec<(String, String, String)>,
     /// Runs (rows).
@@ -350,7 +350,7 @@ pub fn verdicts_of_markdown(md: &str) -> Vec<(String, String)> {
 /// that differ from the shipped ones name both.
 pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> String {
     let mut t = String::new();
-    let all: Vec<&(Claim, Outcome)> = sections.iter().flat_map(|s| &s.claims).collect();
+    let all: Vec<&(Claim, ClaimOutcome)> = sections.iter().flat_map(|s| &s.claims).collect();
     let mut differ = 0;
     for (paper, secs) in by_paper(sections) {
         let title = paper_title(paper).map_or_else(|| format!("Experiments {paper}"), String::from);

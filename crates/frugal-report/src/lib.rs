@@ -20,7 +20,7 @@ pub mod runner;
 pub mod table;
 pub mod verdict;
 
-pub use claim::{Claim, Outcome, Verdict};
+pub use claim::{Claim, ClaimOutcome, Verdict};
 pub use experiment::{Configuration, Experiment, System};
 pub use plot::{Figure, PlotKind, PlotSpec};
 pub use table::Table;

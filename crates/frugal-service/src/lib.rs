@@ -44,7 +44,7 @@ pub use submission::{Invalid, Submission};
 
 use agent::Runtime;
 use backend::{
-    Backend, BackendEvent, Emulated, Fleet, HostsConfig, Launch, SparkConfig, SparkStandalone,
+    Backend, BackendEvent, Emulated, HostFleet, HostsConfig, Launch, SparkConfig, SparkStandalone,
 };
 use clock::Clock;
 use frugal_core::billing::BillingGranularity;
@@ -372,7 +372,7 @@ pub async fn start(
                 Some(h) => {
                     let (vms, tx) = (cfg.cluster.len(), tx.clone());
                     let fleet = tokio::task::spawn_blocking(move || {
-                        Fleet::start(&h, Runtime::Emulated, vms, tx)
+                        HostFleet::start(&h, Runtime::Emulated, vms, tx)
                     })
                     .await
                     .map_err(std::io::Error::other)?;

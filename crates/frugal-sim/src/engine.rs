@@ -28,7 +28,7 @@ use frugal_core::policy::PlacementPolicy;
 use frugal_core::queue::OrdF64;
 use frugal_core::scheduler::{Scheduler, SchedulerConfig};
 
-use crate::metrics::{JobRecord, RunResult, VmRecord};
+use crate::metrics::{JobResult, RunResult, VmRecord};
 
 /// Settings of one simulation run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -489,7 +489,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         // the records' buffer (a metrics record is no larger, which the assertion below
         // keeps true), so a run of a million jobs does not hold both tables at once.
         const _: () = assert!(
-            std::mem::size_of::<JobRecord>()
+            std::mem::size_of::<JobResult>()
                 <= std::mem::size_of::<Option<frugal_core::control::JobRecord>>()
         );
         let records = self
@@ -498,7 +498,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             .into_iter()
             .enumerate()
             .map(|(j, c)| {
-                let mut r = JobRecord::waiting(self.ctl.job(j));
+                let mut r = JobResult::waiting(self.ctl.job(j));
                 if let Some(c) = c {
                     r.status = c.state;
                     r.start = c.start;

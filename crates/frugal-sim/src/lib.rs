@@ -15,4 +15,4 @@ pub mod workload;
 pub use engine::{
     Batch, Inputs, RunTime, SimConfig, Simulation, VmEvent, VmEventKind, simulate, simulate_with,
 };
-pub use metrics::{JobRecord, RunResult, Summary, VmRecord};
+pub use metrics::{JobResult, RunResult, Summary, VmRecord};

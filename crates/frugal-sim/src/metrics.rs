@@ -11,7 +11,7 @@ use crate::engine::SimConfig;
 
 /// What happened to one job. Times in seconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct JobRecord {
+pub struct JobResult {
     /// Job id.
     pub id: String,
     /// Application class.
@@ -38,10 +38,10 @@ pub struct JobRecord {
     pub placement: Vec<(VmId, u32)>,
 }
 
-impl JobRecord {
+impl JobResult {
     /// The record of a job that has not started.
-    pub fn waiting(job: &Job) -> JobRecord {
-        JobRecord {
+    pub fn waiting(job: &Job) -> JobResult {
+        JobResult {
             id: job.id.clone(),
             kind: job.kind,
             executors: job.executors,
@@ -166,7 +166,7 @@ pub struct RunResult {
     /// Summary metrics.
     pub summary: Summary,
     /// Per-job records, in workload order.
-    pub jobs: Vec<JobRecord>,
+    pub jobs: Vec<JobResult>,
     /// Per-VM records, in id order.
     pub vms: Vec<VmRecord>,
     /// Billing granularity used.
@@ -197,7 +197,7 @@ impl RunResult {
     pub fn new(
         policy: &str,
         cfg: SimConfig,
-        mut jobs: Vec<JobRecord>,
+        mut jobs: Vec<JobResult>,
         vms: Vec<VmRecord>,
         utilisation: [f64; 2],
         mut decision_seconds: Vec<f64>,
@@ -220,7 +220,7 @@ impl RunResult {
         for r in &jobs {
             deadlines.add(r.deadline_outcome());
         }
-        let mut jct: Vec<f64> = jobs.iter().filter_map(JobRecord::jct).collect();
+        let mut jct: Vec<f64> = jobs.iter().filter_map(JobResult::jct).collect();
         let waits: Vec<f64> = jobs
             .iter()
             .filter_map(|r| r.start.map(|s| s - r.arrival))

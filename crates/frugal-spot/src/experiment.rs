@@ -12,7 +12,7 @@ use frugal_core::progress::Progress;
 use crate::SpotError;
 use crate::generator;
 use crate::model::{Job, Prices};
-use crate::policy::{PolicySpec, SpotPolicy};
+use crate::policy::{SpotPolicy, SpotPolicySpec};
 use crate::sim::{self, LastTick};
 use crate::trace::{self, Trace};
 
@@ -37,7 +37,7 @@ pub struct SpotSpec {
     /// Only the traces of these zones (file stems, e.g. `us-west-2a_v100_1`); all if empty.
     pub zones: Vec<String>,
     /// The policies, each run on every window.
-    pub policies: Vec<PolicySpec>,
+    pub policies: Vec<SpotPolicySpec>,
     /// C(0): the job's work, hours.
     pub work_h: f64,
     /// f = C(0)/R(0); R(0) = C(0)/f. Give this or `deadline_h`.
@@ -74,10 +74,10 @@ impl Default for SpotSpec {
             ticks: None,
             zones: Vec::new(),
             policies: vec![
-                PolicySpec::OnDemand,
-                PolicySpec::Greedy,
-                PolicySpec::UniformProgress,
-                PolicySpec::Omniscient,
+                SpotPolicySpec::OnDemand,
+                SpotPolicySpec::Greedy,
+                SpotPolicySpec::UniformProgress,
+                SpotPolicySpec::Omniscient,
             ],
             work_h: 48.0,
             job_fraction: None,
@@ -559,7 +559,7 @@ fn windows_of(spec: &SpotSpec, source: &Source, job: &Job) -> Result<Windows, Sp
     let exact = spec.policies.iter().any(|p| {
         matches!(
             p,
-            PolicySpec::Omniscient | PolicySpec::OmniscientLookahead(_)
+            SpotPolicySpec::Omniscient | SpotPolicySpec::OmniscientLookahead(_)
         )
     });
     let (mut windows, mut avails) = (Vec::new(), Vec::new());
@@ -581,12 +581,12 @@ fn windows_of(spec: &SpotSpec, source: &Source, job: &Job) -> Result<Windows, Sp
 /// Each row's gap to the omniscient optimum of its window and to the quick-optimal
 /// heuristic, when they ran.
 fn gaps(rows: &mut [SpotRow]) {
-    let cost_of = |rows: &[SpotRow], p: PolicySpec| {
+    let cost_of = |rows: &[SpotRow], p: SpotPolicySpec| {
         let name = p.to_string();
         rows.iter().find(|r| r.policy == name).map(|r| r.cost_usd)
     };
-    let best = cost_of(rows, PolicySpec::Omniscient);
-    let quick = cost_of(rows, PolicySpec::QuickOptimal(1));
+    let best = cost_of(rows, SpotPolicySpec::Omniscient);
+    let quick = cost_of(rows, SpotPolicySpec::QuickOptimal(1));
     for r in rows {
         r.gap_pct = best.map(|b| round(100.0 * (r.cost_usd / b - 1.0), 4));
         r.quick_gap_pct = quick.map(|q| round(100.0 * (r.cost_usd / q - 1.0), 4));
@@ -602,7 +602,7 @@ fn gaps(rows: &mut [SpotRow]) {
 /// [`SpotError::Policy`] naming the window and the policy: a bug of the optimum, never a
 /// row to report.
 fn check_optimum(rows: &[SpotRow], horizon_s: f64, last_tick: LastTick) -> Result<(), SpotError> {
-    let name = PolicySpec::Omniscient.to_string();
+    let name = SpotPolicySpec::Omniscient.to_string();
     let Some(best) = rows.iter().find(|r| r.policy == name) else {
         return Ok(());
     };

@@ -10,7 +10,7 @@
 //! - [`sim::run`]: one policy on one window of availability, under the authors' simulator's
 //!   discrete-time rules (the module doc states them);
 //! - [`policy`]: the [`SpotPolicy`] trait and every policy of the paper behind one
-//!   [`PolicySpec`] (on-demand, greedy, Time Sliced, Uniform Progress and its variants);
+//!   [`SpotPolicySpec`] (on-demand, greedy, Time Sliced, Uniform Progress and its variants);
 //! - [`optimum::omniscient`] and [`optimum::lookahead`]: the exact optimum (a DP over ticks)
 //!   and the partial-lookahead optimum;
 //! - [`trace`] (the public trace format) and [`generator`] (synthetic stand-ins);
@@ -34,8 +34,8 @@ pub mod trace;
 
 pub use experiment::{SpotRow, SpotSpec};
 pub use model::{Job, Mode, Prices};
-pub use policy::{Observation, PolicySpec, SpotPolicy};
-pub use sim::{LastTick, Outcome};
+pub use policy::{Observation, SpotPolicy, SpotPolicySpec};
+pub use sim::{LastTick, WindowOutcome};
 pub use trace::Trace;
 
 /// What can go wrong.

@@ -39,7 +39,7 @@ pub enum LastTick {
 
 /// What one run of a policy on one window cost and did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Outcome {
+pub struct WindowOutcome {
     /// The bill, dollars.
     pub cost_usd: f64,
     /// Billed on-demand hours (per instance; changeovers included).
@@ -91,7 +91,7 @@ pub fn run(
     window: &[bool],
     gap_s: f64,
     last_tick: LastTick,
-) -> Result<Outcome, SpotError> {
+) -> Result<WindowOutcome, SpotError> {
     run_traced(policy, job, prices, window, gap_s, last_tick, None)
 }
 
@@ -107,10 +107,10 @@ pub fn run_traced(
     gap_s: f64,
     last_tick: LastTick,
     mut ticks: Option<&mut Vec<Tick>>,
-) -> Result<Outcome, SpotError> {
+) -> Result<WindowOutcome, SpotError> {
     policy.reset(job, window, gap_s)?;
     let n = f64::from(job.instances);
-    let mut out = Outcome::default();
+    let mut out = WindowOutcome::default();
     let mut mode = Mode::Idle;
     let mut done_s = 0.0;
     let mut overhead_s = 0.0;

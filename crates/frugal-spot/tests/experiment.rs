@@ -2,11 +2,11 @@
 
 use frugal_spot::experiment::{SpotSpec, run, run_with};
 use frugal_spot::model::Mode;
-use frugal_spot::policy::{Observation, PolicySpec, SpotPolicy};
+use frugal_spot::policy::{Observation, SpotPolicy, SpotPolicySpec};
 
 fn small() -> SpotSpec {
     SpotSpec {
-        policies: PolicySpec::ALL.to_vec(),
+        policies: SpotPolicySpec::ALL.to_vec(),
         windows: Some(3),
         ticks: Some(1781),
         ..SpotSpec::default()
@@ -26,7 +26,7 @@ fn rows_are_the_same_on_one_thread_or_many_and_the_optimum_is_cheapest() {
         .build()
         .unwrap();
     assert_eq!(rows, many.install(|| run(&spec, &())).unwrap());
-    assert_eq!(rows.len(), 8 * 3 * PolicySpec::ALL.len());
+    assert_eq!(rows.len(), 8 * 3 * SpotPolicySpec::ALL.len());
     assert!(
         rows.iter()
             .all(|r| r.traces == "synthetic" && r.deadline_met)
@@ -59,7 +59,7 @@ impl SpotPolicy for SpotElseOnDemand {
 #[test]
 fn a_users_policy_runs_beside_the_built_in_ones() {
     let spec = SpotSpec {
-        policies: vec![PolicySpec::Greedy, PolicySpec::Omniscient],
+        policies: vec![SpotPolicySpec::Greedy, SpotPolicySpec::Omniscient],
         ..small()
     };
     let mut mine: Vec<Box<dyn SpotPolicy>> = vec![Box::new(SpotElseOnDemand)];
@@ -145,7 +145,7 @@ fn an_optimum_too_large_to_compute_is_refused_naming_the_changeover_never_replac
     // (it used to play on-demand in the optimum's row, below every other policy's bill).
     let spec = SpotSpec {
         changeover_h: 0.1234,
-        policies: vec![PolicySpec::Greedy, PolicySpec::Omniscient],
+        policies: vec![SpotPolicySpec::Greedy, SpotPolicySpec::Omniscient],
         windows: Some(1),
         ..SpotSpec::default()
     };
@@ -157,7 +157,7 @@ fn an_optimum_too_large_to_compute_is_refused_naming_the_changeover_never_replac
     // Without the exact policies the same setting runs.
     let rows = run(
         &SpotSpec {
-            policies: vec![PolicySpec::Greedy],
+            policies: vec![SpotPolicySpec::Greedy],
             ..spec
         },
         &(),
@@ -175,7 +175,10 @@ fn absurd_trace_values_are_refused_not_panicked_on() {
         r#"{"metadata": {"gap_seconds": 1e300}, "data": [1, 1, 1, 1]}"#,
     )
     .unwrap();
-    for policies in [vec![PolicySpec::Omniscient], vec![PolicySpec::Greedy]] {
+    for policies in [
+        vec![SpotPolicySpec::Omniscient],
+        vec![SpotPolicySpec::Greedy],
+    ] {
         let e = run(
             &SpotSpec {
                 traces: file.display().to_string(),
@@ -207,7 +210,7 @@ fn one_instance_has_spot_whenever_any_of_a_gangs_instances_could_be_had() {
     .unwrap();
     let spec = |instances| SpotSpec {
         traces: file.display().to_string(),
-        policies: vec![PolicySpec::Greedy],
+        policies: vec![SpotPolicySpec::Greedy],
         instances,
         work_h: 8.0,
         windows: Some(1),
@@ -230,7 +233,7 @@ fn a_named_trace_set_that_is_absent_is_refused_unless_a_fallback_is_asked_for() 
     unsafe { std::env::set_var("FRUGAL_SPOT_TRACES", &missing) };
     let spec = SpotSpec {
         traces: "2-week".into(),
-        policies: vec![PolicySpec::Greedy],
+        policies: vec![SpotPolicySpec::Greedy],
         windows: Some(1),
         ..SpotSpec::default()
     };
@@ -287,7 +290,7 @@ fn a_fixed_start_and_the_per_tick_history() {
     .unwrap();
     let spec = SpotSpec {
         traces: file.display().to_string(),
-        policies: vec![PolicySpec::Greedy],
+        policies: vec![SpotPolicySpec::Greedy],
         work_h: 2.0,
         changeover_h: 0.0,
         start_h: Some(1.0),

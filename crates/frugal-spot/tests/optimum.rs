@@ -8,7 +8,7 @@ mod common;
 use common::Script;
 use frugal_spot::model::{Job, Mode, Prices};
 use frugal_spot::optimum::{lookahead, omniscient};
-use frugal_spot::policy::PolicySpec;
+use frugal_spot::policy::SpotPolicySpec;
 use frugal_spot::sim::{LastTick, run};
 
 const G: f64 = 600.0;
@@ -109,7 +109,7 @@ proptest! {
         let Some((best, _)) = omniscient(&job, &P, &avail, G).unwrap() else {
             return Ok(());
         };
-        for p in PolicySpec::ALL.into_iter().chain([PolicySpec::TimeSliced(3)]) {
+        for p in SpotPolicySpec::ALL.into_iter().chain([SpotPolicySpec::TimeSliced(3)]) {
             let mut policy = p.build(&P);
             let o = run(policy.as_mut(), &job, &P, &avail, G, LastTick::Whole).unwrap();
             if o.deadline_met {

@@ -2,7 +2,7 @@
 //! `--ignored`, run by CI where the folder is beside the project; skipped without it).
 
 use frugal_spot::experiment::{SpotSpec, run};
-use frugal_spot::policy::PolicySpec;
+use frugal_spot::policy::SpotPolicySpec;
 use frugal_spot::summary::{Statistic, gap_closure, summarise};
 
 /// The traces: `$FRUGAL_SHARED_DATA/spot-traces` (which must then exist: CI sets it), else
@@ -37,10 +37,10 @@ fn table_3_on_the_two_week_traces() {
             .to_string(),
         ticks: Some(1781),
         policies: vec![
-            PolicySpec::OnDemand,
-            PolicySpec::Greedy,
-            PolicySpec::UniformProgress,
-            PolicySpec::Omniscient,
+            SpotPolicySpec::OnDemand,
+            SpotPolicySpec::Greedy,
+            SpotPolicySpec::UniformProgress,
+            SpotPolicySpec::Omniscient,
         ],
         job_fraction: Some(0.8),
         ..SpotSpec::default()

@@ -4,8 +4,8 @@ mod common;
 
 use common::Script;
 use frugal_spot::model::{Job, Mode, Prices};
-use frugal_spot::policy::PolicySpec;
-use frugal_spot::sim::{LastTick, Outcome, run};
+use frugal_spot::policy::SpotPolicySpec;
+use frugal_spot::sim::{LastTick, WindowOutcome, run};
 
 const G: f64 = 600.0;
 const P: Prices = Prices {
@@ -26,7 +26,7 @@ fn avail(s: &str) -> Vec<bool> {
     s.chars().map(|c| c == '1').collect()
 }
 
-fn play(modes: &[Mode], j: &Job, window: &[bool]) -> Outcome {
+fn play(modes: &[Mode], j: &Job, window: &[bool]) -> WindowOutcome {
     run(
         &mut Script(modes.to_vec()),
         j,
@@ -38,8 +38,8 @@ fn play(modes: &[Mode], j: &Job, window: &[bool]) -> Outcome {
     .unwrap()
 }
 
-fn spec(p: &str, j: &Job, window: &[bool]) -> Outcome {
-    let mut policy = p.parse::<PolicySpec>().unwrap().build(&P);
+fn spec(p: &str, j: &Job, window: &[bool]) -> WindowOutcome {
+    let mut policy = p.parse::<SpotPolicySpec>().unwrap().build(&P);
     run(policy.as_mut(), j, &P, window, G, LastTick::Whole).unwrap()
 }
 
@@ -117,7 +117,7 @@ fn picking_spot_where_there_is_none_is_an_error() {
 fn on_demand_only_pays_work_plus_one_changeover_in_whole_ticks() {
     // The spec's example: 48 h, d = 0.2 h, g = 600 s, $3.06/h → 290 ticks, $147.90.
     let j = Job::from_hours(48.0, 60.0, 0.2);
-    let mut p = PolicySpec::OnDemand.build(&Prices::PAPER);
+    let mut p = SpotPolicySpec::OnDemand.build(&Prices::PAPER);
     let o = run(p.as_mut(), &j, &Prices::PAPER, &[], G, LastTick::Whole).unwrap();
     assert!((o.cost_usd - 147.90).abs() < 1e-9, "{}", o.cost_usd);
     assert_eq!(o.on_demand_h, 290.0 / 6.0);

@@ -108,7 +108,7 @@ fn first_fit(job: &Job, c: &Cluster) -> Option<Placement> {
 fn spark_consolidate(job: &Job, c: &Cluster) -> Option<Placement> {
     let d = &job.executor_demand;
     let mut order: Vec<&Vm> = c.vms.iter().filter(|v| v.free.fits(d)).collect();
-    order.sort_by(|a, b| (b.free.cores(), b.id).cmp(&(a.free.cores(), a.id)));
+    order.sort_by_key(|v| std::cmp::Reverse((v.free.cores(), v.id)));
     let mut p = Placement::default();
     let rem = fill(&mut p, c, d, job.executors, order.iter().map(|v| v.id));
     (rem == 0).then_some(p)

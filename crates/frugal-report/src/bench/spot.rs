@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use frugal_spot::generator::two_week_set;
-use frugal_spot::policy::PolicySpec;
+use frugal_spot::policy::SpotPolicySpec;
 use frugal_spot::sim::{LastTick, run};
 use frugal_spot::trace::window_starts;
 use frugal_spot::{Job, Prices};
@@ -40,12 +40,12 @@ pub fn bench(out: &mut impl Write, seed: u64) -> Result<()> {
         "policy", "wall s", "windows/s/core", "µs/window"
     )?;
     for p in [
-        PolicySpec::Greedy,
-        PolicySpec::UniformProgress,
-        PolicySpec::TimeSliced(8),
-        PolicySpec::UniformProgressOracle,
-        PolicySpec::Omniscient,
-        PolicySpec::OmniscientLookahead(8),
+        SpotPolicySpec::Greedy,
+        SpotPolicySpec::UniformProgress,
+        SpotPolicySpec::TimeSliced(8),
+        SpotPolicySpec::UniformProgressOracle,
+        SpotPolicySpec::Omniscient,
+        SpotPolicySpec::OmniscientLookahead(8),
     ] {
         let start = Instant::now();
         let mut cost = 0.0;

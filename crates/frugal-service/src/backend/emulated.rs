@@ -3,7 +3,7 @@
 //! time `start + duration`.
 //!
 //! Without hosts it is all in-process: power changes do nothing, nothing can fail, and
-//! nothing survives a restart, so restarted jobs run again. With hosts (a [`Fleet`]) the
+//! nothing survives a restart, so restarted jobs run again. With hosts (a [`HostFleet`]) the
 //! VMs are powered on and off by the provisioner and each job's executors are held by
 //! placeholder reservation workers that the VMs' node agents start, report and lose
 //! exactly as on the Spark backend: a killed worker or a silent host is lost and its
@@ -20,7 +20,7 @@ use tokio::task::AbortHandle;
 
 use frugal_core::cluster::VmId;
 
-use super::{Backend, BackendEvent, Fleet, Launch};
+use super::{Backend, BackendEvent, HostFleet, Launch};
 use crate::agent::protocol::{Heartbeat, Orders};
 use crate::clock::Clock;
 
@@ -32,7 +32,7 @@ const OBSERVE_INTERVAL_MS: u64 = 500;
 pub struct Emulated {
     speedup: f64,
     events: UnboundedSender<BackendEvent>,
-    fleet: Option<Arc<Fleet>>,
+    fleet: Option<Arc<HostFleet>>,
     /// Running jobs by index: their timer and id.
     running: Arc<Mutex<HashMap<usize, (AbortHandle, String)>>>,
 }
@@ -44,7 +44,7 @@ impl Emulated {
     pub fn new(
         speedup: f64,
         events: UnboundedSender<BackendEvent>,
-        fleet: Option<Arc<Fleet>>,
+        fleet: Option<Arc<HostFleet>>,
     ) -> Emulated {
         Emulated {
             speedup,
@@ -99,7 +99,7 @@ impl Emulated {
 /// Until `end`, every [`OBSERVE_INTERVAL_MS`]: reports job `id`'s executors per VM as its
 /// hosts' agents report its workers, whenever that changes (and is known).
 async fn report_observed_until(
-    fleet: &Fleet,
+    fleet: &HostFleet,
     id: &str,
     idx: usize,
     events: &UnboundedSender<BackendEvent>,

@@ -98,7 +98,7 @@ impl HostsConfig {
 }
 
 /// A backend's VMs and their hosts.
-pub struct Fleet {
+pub struct HostFleet {
     hosts: Hosts,
     provisioner: Arc<dyn Provisioner>,
     power: PowerQueue,
@@ -106,7 +106,7 @@ pub struct Fleet {
     events: UnboundedSender<BackendEvent>,
 }
 
-impl Fleet {
+impl HostFleet {
     /// Sets up the provisioner for `vms` VMs whose agents run `runtime` workers, and
     /// starts checking for lost hosts (until the fleet is dropped); events go to
     /// `events`.
@@ -119,7 +119,7 @@ impl Fleet {
         runtime: Runtime,
         vms: usize,
         events: UnboundedSender<BackendEvent>,
-    ) -> Result<Arc<Fleet>, ProvisionError> {
+    ) -> Result<Arc<HostFleet>, ProvisionError> {
         if vms > 253 {
             return Err(ProvisionError::Failed(format!(
                 "{vms} VMs: at most 253 addresses fit in one /24 (…2 to …254)"
@@ -157,7 +157,7 @@ impl Fleet {
                 reason: format!("power-on failed: {why}"),
             });
         });
-        let fleet = Arc::new(Fleet {
+        let fleet = Arc::new(HostFleet {
             hosts: Hosts::new(cfg.timeouts),
             power: PowerQueue::new(Arc::clone(&provisioner), vms, failed),
             provisioner,
@@ -304,7 +304,7 @@ fn ec2(
 
 /// Reconciles the provider's machines with the VMs at once and then every
 /// [`RECONCILE_INTERVAL_S`], until the fleet is dropped.
-fn reconcile(fleet: &Weak<Fleet>) {
+fn reconcile(fleet: &Weak<HostFleet>) {
     loop {
         {
             let Some(fleet) = fleet.upgrade() else {
@@ -320,7 +320,7 @@ fn reconcile(fleet: &Weak<Fleet>) {
 }
 
 /// Every [`CHECK_INTERVAL_MS`] until the fleet is dropped: reports the VMs found lost.
-fn check_hosts(fleet: &Weak<Fleet>) {
+fn check_hosts(fleet: &Weak<HostFleet>) {
     loop {
         std::thread::sleep(Duration::from_millis(CHECK_INTERVAL_MS));
         let Some(fleet) = fleet.upgrade() else {

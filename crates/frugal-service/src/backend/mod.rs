@@ -8,7 +8,7 @@ pub mod hosts;
 mod spark;
 
 pub use emulated::Emulated;
-pub use fleet::{CHECK_INTERVAL_MS, Fleet, HostsConfig, ProvisionerKind};
+pub use fleet::{CHECK_INTERVAL_MS, HostFleet, HostsConfig, ProvisionerKind};
 pub use hosts::HostTimeouts;
 pub use spark::{NETWORK_TIMEOUT_S, SparkConfig, SparkError, SparkStandalone, WORKER_TIMEOUT_S};
 

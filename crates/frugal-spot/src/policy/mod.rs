@@ -1,5 +1,5 @@
 //! Spot policies: the [`SpotPolicy`] trait, what a policy sees each tick, and every policy of
-//! the paper behind one [`PolicySpec`] (name and parameters, parsed and printed here only).
+//! the paper behind one [`SpotPolicySpec`] (name and parameters, parsed and printed here only).
 //!
 //! | name | paper | follows |
 //! | --- | --- | --- |
@@ -152,7 +152,7 @@ pub fn spot_or_idle(o: &Observation<'_>) -> Mode {
 /// One of the paper's policies with its parameters; parsed from and printed as its name
 /// (`greedy`, `time-sliced:8`, …; the table in the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PolicySpec {
+pub enum SpotPolicySpec {
     /// On-demand from the start (the baseline every saving is against).
     OnDemand,
     /// Greedy: spot whenever available, on-demand for good at the last safe moment.
@@ -174,33 +174,37 @@ pub enum PolicySpec {
     QuickOptimal(u32),
 }
 
-impl PolicySpec {
+impl SpotPolicySpec {
     /// Every policy of the paper, with the parameters of its figures (8 slices).
-    pub const ALL: [PolicySpec; 10] = [
-        PolicySpec::OnDemand,
-        PolicySpec::Greedy,
-        PolicySpec::TimeSliced(8),
-        PolicySpec::UniformProgress,
-        PolicySpec::UniformProgressPlain,
-        PolicySpec::UniformProgressOracle,
-        PolicySpec::Omniscient,
-        PolicySpec::OmniscientLookahead(8),
-        PolicySpec::QuickOptimal(1),
-        PolicySpec::QuickOptimal(8),
+    pub const ALL: [SpotPolicySpec; 10] = [
+        SpotPolicySpec::OnDemand,
+        SpotPolicySpec::Greedy,
+        SpotPolicySpec::TimeSliced(8),
+        SpotPolicySpec::UniformProgress,
+        SpotPolicySpec::UniformProgressPlain,
+        SpotPolicySpec::UniformProgressOracle,
+        SpotPolicySpec::Omniscient,
+        SpotPolicySpec::OmniscientLookahead(8),
+        SpotPolicySpec::QuickOptimal(1),
+        SpotPolicySpec::QuickOptimal(8),
     ];
 
     /// A fresh policy of this spec, for the prices `prices` (the oracle's thresholds need k).
     pub fn build(self, prices: &crate::model::Prices) -> Box<dyn SpotPolicy + Send> {
         match self {
-            PolicySpec::OnDemand => Box::new(OnDemandOnly),
-            PolicySpec::Greedy => Box::new(Greedy),
-            PolicySpec::TimeSliced(n) => Box::new(TimeSliced::new(n)),
-            PolicySpec::UniformProgress => Box::new(UniformProgress { hysteresis: true }),
-            PolicySpec::UniformProgressPlain => Box::new(UniformProgress { hysteresis: false }),
-            PolicySpec::UniformProgressOracle => Box::new(UniformProgressOracle { k: prices.k() }),
-            PolicySpec::Omniscient => Box::new(OptimumPlan::new(*prices)),
-            PolicySpec::OmniscientLookahead(n) => Box::new(LookaheadPlan::new(*prices, n)),
-            PolicySpec::QuickOptimal(n) => Box::new(crate::quick::QuickOptimal::new(*prices, n)),
+            SpotPolicySpec::OnDemand => Box::new(OnDemandOnly),
+            SpotPolicySpec::Greedy => Box::new(Greedy),
+            SpotPolicySpec::TimeSliced(n) => Box::new(TimeSliced::new(n)),
+            SpotPolicySpec::UniformProgress => Box::new(UniformProgress { hysteresis: true }),
+            SpotPolicySpec::UniformProgressPlain => Box::new(UniformProgress { hysteresis: false }),
+            SpotPolicySpec::UniformProgressOracle => {
+                Box::new(UniformProgressOracle { k: prices.k() })
+            }
+            SpotPolicySpec::Omniscient => Box::new(OptimumPlan::new(*prices)),
+            SpotPolicySpec::OmniscientLookahead(n) => Box::new(LookaheadPlan::new(*prices, n)),
+            SpotPolicySpec::QuickOptimal(n) => {
+                Box::new(crate::quick::QuickOptimal::new(*prices, n))
+            }
         }
     }
 
@@ -208,36 +212,36 @@ impl PolicySpec {
     pub fn sees_the_future(self) -> bool {
         matches!(
             self,
-            PolicySpec::Omniscient
-                | PolicySpec::OmniscientLookahead(_)
-                | PolicySpec::QuickOptimal(_)
-                | PolicySpec::UniformProgressOracle
+            SpotPolicySpec::Omniscient
+                | SpotPolicySpec::OmniscientLookahead(_)
+                | SpotPolicySpec::QuickOptimal(_)
+                | SpotPolicySpec::UniformProgressOracle
         )
     }
 }
 
-impl fmt::Display for PolicySpec {
+impl fmt::Display for SpotPolicySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PolicySpec::OnDemand => f.write_str("on-demand"),
-            PolicySpec::Greedy => f.write_str("greedy"),
-            PolicySpec::TimeSliced(n) => write!(f, "time-sliced:{n}"),
-            PolicySpec::UniformProgress => f.write_str("uniform-progress"),
-            PolicySpec::UniformProgressPlain => f.write_str("uniform-progress-plain"),
-            PolicySpec::UniformProgressOracle => f.write_str("uniform-progress-oracle"),
-            PolicySpec::Omniscient => f.write_str("omniscient"),
-            PolicySpec::OmniscientLookahead(n) => write!(f, "omniscient-lookahead:{n}"),
-            PolicySpec::QuickOptimal(1) => f.write_str("quick-optimal"),
-            PolicySpec::QuickOptimal(n) => write!(f, "quick-optimal:{n}"),
+            SpotPolicySpec::OnDemand => f.write_str("on-demand"),
+            SpotPolicySpec::Greedy => f.write_str("greedy"),
+            SpotPolicySpec::TimeSliced(n) => write!(f, "time-sliced:{n}"),
+            SpotPolicySpec::UniformProgress => f.write_str("uniform-progress"),
+            SpotPolicySpec::UniformProgressPlain => f.write_str("uniform-progress-plain"),
+            SpotPolicySpec::UniformProgressOracle => f.write_str("uniform-progress-oracle"),
+            SpotPolicySpec::Omniscient => f.write_str("omniscient"),
+            SpotPolicySpec::OmniscientLookahead(n) => write!(f, "omniscient-lookahead:{n}"),
+            SpotPolicySpec::QuickOptimal(1) => f.write_str("quick-optimal"),
+            SpotPolicySpec::QuickOptimal(n) => write!(f, "quick-optimal:{n}"),
         }
     }
 }
 
-impl FromStr for PolicySpec {
+impl FromStr for SpotPolicySpec {
     type Err = String;
 
     /// Parses a name of the module table; the error lists the names.
-    fn from_str(s: &str) -> Result<PolicySpec, String> {
+    fn from_str(s: &str) -> Result<SpotPolicySpec, String> {
         let (name, param) = match s.trim().split_once(':') {
             Some((n, p)) => (n, Some(p)),
             None => (s.trim(), None),
@@ -249,22 +253,22 @@ impl FromStr for PolicySpec {
                 _ => Err(format!("{s}: the slice count must be a whole number ≥ 1")),
             }
         };
-        let plain = |spec: PolicySpec| match param {
+        let plain = |spec: SpotPolicySpec| match param {
             None => Ok(spec),
             Some(_) => Err(format!("{name} takes no parameter")),
         };
         match name {
-            "on-demand" => plain(PolicySpec::OnDemand),
-            "greedy" => plain(PolicySpec::Greedy),
-            "time-sliced" => slices(param).map(PolicySpec::TimeSliced),
-            "uniform-progress" => plain(PolicySpec::UniformProgress),
-            "uniform-progress-plain" => plain(PolicySpec::UniformProgressPlain),
-            "uniform-progress-oracle" => plain(PolicySpec::UniformProgressOracle),
-            "omniscient" => plain(PolicySpec::Omniscient),
-            "omniscient-lookahead" => slices(param).map(PolicySpec::OmniscientLookahead),
+            "on-demand" => plain(SpotPolicySpec::OnDemand),
+            "greedy" => plain(SpotPolicySpec::Greedy),
+            "time-sliced" => slices(param).map(SpotPolicySpec::TimeSliced),
+            "uniform-progress" => plain(SpotPolicySpec::UniformProgress),
+            "uniform-progress-plain" => plain(SpotPolicySpec::UniformProgressPlain),
+            "uniform-progress-oracle" => plain(SpotPolicySpec::UniformProgressOracle),
+            "omniscient" => plain(SpotPolicySpec::Omniscient),
+            "omniscient-lookahead" => slices(param).map(SpotPolicySpec::OmniscientLookahead),
             "quick-optimal" => match param {
-                None => Ok(PolicySpec::QuickOptimal(1)),
-                Some(_) => slices(param).map(PolicySpec::QuickOptimal),
+                None => Ok(SpotPolicySpec::QuickOptimal(1)),
+                Some(_) => slices(param).map(SpotPolicySpec::QuickOptimal),
             },
             _ => Err(format!(
                 "unknown spot policy {s:?}; the policies: on-demand, greedy, time-sliced:N, \
@@ -275,7 +279,7 @@ impl FromStr for PolicySpec {
     }
 }
 
-frugal_core::serde_as_text!(PolicySpec);
+frugal_core::serde_as_text!(SpotPolicySpec);
 
 #[cfg(test)]
 mod tests {
@@ -283,31 +287,31 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_errors_list_the_policies() {
-        for p in PolicySpec::ALL {
-            assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
+        for p in SpotPolicySpec::ALL {
+            assert_eq!(p.to_string().parse::<SpotPolicySpec>().unwrap(), p);
         }
-        assert_eq!("time-sliced:3".parse(), Ok(PolicySpec::TimeSliced(3)));
+        assert_eq!("time-sliced:3".parse(), Ok(SpotPolicySpec::TimeSliced(3)));
         assert!(
             "time-sliced"
-                .parse::<PolicySpec>()
+                .parse::<SpotPolicySpec>()
                 .unwrap_err()
                 .contains(":8")
         );
         assert!(
             "time-sliced:0"
-                .parse::<PolicySpec>()
+                .parse::<SpotPolicySpec>()
                 .unwrap_err()
                 .contains("≥ 1")
         );
         assert!(
             "greedy:2"
-                .parse::<PolicySpec>()
+                .parse::<SpotPolicySpec>()
                 .unwrap_err()
                 .contains("no parameter")
         );
         assert!(
             "gredy"
-                .parse::<PolicySpec>()
+                .parse::<SpotPolicySpec>()
                 .unwrap_err()
                 .contains("uniform-progress")
         );

@@ -42,7 +42,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use frugal_core::cluster::VmId;
 
-use super::{Backend, BackendEvent, Fleet, HostsConfig, Launch};
+use super::{Backend, BackendEvent, HostFleet, HostsConfig, Launch};
 use crate::agent::Runtime;
 use crate::agent::protocol::{Heartbeat, Orders};
 use crate::agent::worker::{FAST_JVM, spark_class};
@@ -158,7 +158,7 @@ struct Shared {
     cfg: SparkConfig,
     events: UnboundedSender<BackendEvent>,
     runs: Mutex<HashMap<usize, Run>>,
-    fleet: Arc<Fleet>,
+    fleet: Arc<HostFleet>,
     control: Ipv4Addr,
 }
 
@@ -195,7 +195,7 @@ pub struct SparkStandalone {
 }
 
 impl SparkStandalone {
-    /// Sets up the hosts ([`Fleet`]), starts the master on the control address (or
+    /// Sets up the hosts ([`HostFleet`]), starts the master on the control address (or
     /// reuses one already answering on the configured UI port, e.g. after a service
     /// restart) and waits until it is ALIVE. Blocks for up to two minutes.
     ///
@@ -212,7 +212,7 @@ impl SparkStandalone {
         let runtime = Runtime::Spark {
             spark_home: cfg.spark_home.clone(),
         };
-        let fleet = Fleet::start(&cfg.hosts, runtime, vms, events.clone())
+        let fleet = HostFleet::start(&cfg.hosts, runtime, vms, events.clone())
             .map_err(|e| SparkError::Setup(e.to_string()))?;
         let control = fleet.control_address();
         let http = monitor::agent();
