@@ -47,17 +47,33 @@ pub fn fit_files(paths: &[PathBuf]) -> Result<Fit, String> {
 
 /// Prints the fit `f` made on `paths`, and writes it to `out`.
 pub fn report(f: &Fit, paths: &[PathBuf], out: Option<&Path>) -> Result<()> {
+    let form = |m: &frugal_core::ContentionModel| match m.slope {
+        None => format!("processor sharing, capacity {:.2} jobs", m.capacity),
+        Some(b) => format!(
+            "capacity {:.2} jobs, slope {b:.2} per job above it",
+            m.capacity
+        ),
+    };
     println!(
-        "contention model: cluster scope, capacity {:.2} jobs (fitted on {} runs, {} jobs)",
-        f.model.capacity, f.runs, f.jobs
+        "contention model: cluster scope, {} (fitted on {} runs, {} jobs)",
+        form(&f.model),
+        f.runs,
+        f.jobs
     );
     println!(
         "mean |predicted − measured| / measured run time: {:.1} % with the model, {:.1} % without",
         f.error_pct, f.error_without_pct
     );
+    if f.model.slope.is_some() {
+        println!(
+            "  the best processor sharing ({}) is off by {:.1} %",
+            form(&f.sharing.0),
+            f.sharing.1
+        );
+    }
     if let Some(out) = out {
         let text = format!(
-            "# frugal contention --live-jobs {}\n{}\n[fit]\nruns = {}\njobs = {}\nerror_pct = {:.2}\nerror_without_pct = {:.2}\n",
+            "# frugal contention --live-jobs {}\n{}\n[fit]\nruns = {}\njobs = {}\nerror_pct = {:.2}\nerror_without_pct = {:.2}\nsharing_capacity = {:.2}\nsharing_error_pct = {:.2}\n",
             paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -67,7 +83,9 @@ pub fn report(f: &Fit, paths: &[PathBuf], out: Option<&Path>) -> Result<()> {
             f.runs,
             f.jobs,
             f.error_pct,
-            f.error_without_pct
+            f.error_without_pct,
+            f.sharing.0.capacity,
+            f.sharing.1
         );
         std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
         println!("wrote {}", out.display());

@@ -13,10 +13,16 @@
 //! (`cores`). A job j progresses at the rate
 //!
 //! ```text
-//! r_j(t) = min over the domains d holding its executors of min(1, κ / L_d(t))
+//! r_j(t) = min over the domains d holding its executors of ρ(L_d(t)),
+//! ρ(L)   = 1 / (1 + β · max(0, L − κ))
 //! ```
 //!
-//! solo seconds per second. Its work is the run time the duration model gives its
+//! solo seconds per second. Without a slope β ([`ContentionModel::slope`]), β = 1/κ and
+//! ρ(L) = min(1, κ / L): processor sharing of the capacity. With a slope, each load unit
+//! above κ adds β to the run time's multiplier: the additive co-runner form of
+//! interference models (Pythia, Middleware'18, one term per co-runner; κ = 1, β = 0.13
+//! is 1.13× with two jobs and 1.39× with four), which a testbed whose slowdown grows
+//! gradually with every job (start-ups, drivers) fits better than a hard capacity. Its work is the run time the duration model gives its
 //! placement ([`crate::DurationModel::duration`]: T_C^L or T_C^H with the kind penalty),
 //! so a job alone, or on a domain at or below capacity, runs exactly that long; above
 //! capacity the domain's capacity is shared in proportion to load (processor sharing, as
@@ -105,13 +111,17 @@ pub struct ContentionModel {
     pub load: LoadUnit,
     /// κ: the load a domain carries at full speed, in `load` units (> 0).
     pub capacity: f64,
+    /// β: how much each load unit above κ adds to a job's run-time multiplier (≥ 0);
+    /// `None`: 1/κ, processor sharing (module doc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slope: Option<f64>,
 }
 
 impl ContentionModel {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// Names the field: `capacity` must be finite and positive.
+    /// Names the field: `capacity` must be finite and positive, `slope` finite and ≥ 0.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.capacity.is_finite() && self.capacity > 0.0) {
             return Err(format!(
@@ -119,11 +129,29 @@ impl ContentionModel {
                 self.capacity
             ));
         }
+        if let Some(b) = self.slope
+            && !(b.is_finite() && b >= 0.0)
+        {
+            return Err(format!(
+                "slope: must be a number ≥ 0 (run-time multiplier per load unit above capacity), got {b}"
+            ));
+        }
         Ok(())
     }
 
-    /// Parses a contention file (TOML: `scope`, `load`, `capacity`, and an optional
-    /// `[fit]` table that calibration writes for the reader).
+    /// ρ(L): the rate of a job in a domain of load `load` (module doc), in (0, 1].
+    #[inline]
+    pub fn rate(&self, load: f64) -> f64 {
+        let over = (load - self.capacity).max(0.0);
+        match self.slope {
+            None if over > 0.0 => self.capacity / load,
+            None => 1.0,
+            Some(b) => 1.0 / (1.0 + b * over),
+        }
+    }
+
+    /// Parses a contention file (TOML: `scope`, `load`, `capacity`, an optional `slope`,
+    /// and an optional `[fit]` table that calibration writes for the reader).
     ///
     /// # Errors
     /// Names `what` (the file) and the field at fault.
@@ -136,6 +164,8 @@ impl ContentionModel {
             #[serde(default)]
             load: LoadUnit,
             capacity: f64,
+            #[serde(default)]
+            slope: Option<f64>,
             /// What calibration found (read by people, not by the model).
             #[serde(default)]
             #[allow(dead_code)]
@@ -146,6 +176,7 @@ impl ContentionModel {
             scope: f.scope,
             load: f.load,
             capacity: f.capacity,
+            slope: f.slope,
         };
         m.validate().map_err(|e| format!("{what}: {e}"))?;
         Ok(m)
@@ -184,11 +215,11 @@ impl ContentionModel {
         load
     }
 
-    /// The solo-run-time multiplier of `n` identical jobs, each of load 1 in one domain,
-    /// running together from start to end: max(1, n / κ) (the module doc's rate,
-    /// constant while the set does not change).
+    /// The solo-run-time multiplier of jobs running together from start to end in a
+    /// domain of load `load`: 1 / ρ(load) (the module doc's rate, constant while the set
+    /// does not change); max(1, load / κ) without a slope.
     pub fn slowdown(&self, load: f64) -> f64 {
-        (load / self.capacity).max(1.0)
+        1.0 / self.rate(load)
     }
 }
 
@@ -341,7 +372,7 @@ impl Fluid {
             fill_rates(
                 &self.jobs,
                 |_, j| active(j, t),
-                self.model.capacity,
+                &self.model,
                 &mut self.rates,
             );
             for (k, j) in self.jobs.iter_mut().enumerate() {
@@ -381,7 +412,7 @@ impl Fluid {
                 }
             }
             let active = |k: usize, j: &FluidJob| j.start <= t && !gone[k];
-            fill_rates(jobs, active, self.model.capacity, &mut self.rates);
+            fill_rates(jobs, active, &self.model, &mut self.rates);
             let mut next = until;
             for (k, j) in jobs.iter().enumerate() {
                 if gone[k] {
@@ -417,11 +448,11 @@ impl Fluid {
 }
 
 /// Each job's rate (module doc) into `rates`: 0 for a job not `active`, else the
-/// bottleneck min(1, κ / L_d) over its domains, L_d summed over the active jobs.
+/// bottleneck ρ(L_d) over its domains, L_d summed over the active jobs.
 fn fill_rates(
     jobs: &[FluidJob],
     active: impl Fn(usize, &FluidJob) -> bool,
-    capacity: f64,
+    model: &ContentionModel,
     rates: &mut Vec<f64>,
 ) {
     let mut load = [0.0; DOMAINS];
@@ -439,7 +470,7 @@ fn fill_rates(
         }
         (0..DOMAINS)
             .filter(|&d| j.load[d] > 0.0)
-            .map(|d| (capacity / load[d]).min(1.0))
+            .map(|d| model.rate(load[d]))
             .fold(1.0, f64::min)
     }));
 }
@@ -466,6 +497,9 @@ pub struct Fit {
     pub error_pct: f64,
     /// The same without contention (each job at its solo run time).
     pub error_without_pct: f64,
+    /// The best processor-sharing model (no slope) and its error, percent: the fitted
+    /// model when no knee-and-slope model beats it.
+    pub sharing: (ContentionModel, f64),
     /// Runs and jobs fitted on.
     pub runs: usize,
     /// Jobs fitted on.
@@ -474,7 +508,12 @@ pub struct Fit {
 
 /// The capacities [`fit`] tries, in `jobs`: 0.5 to 16 in steps of 0.05.
 pub fn capacity_grid() -> impl Iterator<Item = f64> {
-    (10..=320).map(|k| f64::from(k) * 0.05)
+    (10..=320).map(|k| f64::from(k) / 20.0)
+}
+
+/// The slopes [`fit`] tries: 0.01 to 1 in steps of 0.01.
+pub fn slope_grid() -> impl Iterator<Item = f64> {
+    (1..=100).map(|k| f64::from(k) / 100.0)
 }
 
 /// Each job's run time the model predicts for a run whose jobs start at their measured
@@ -491,11 +530,14 @@ pub fn predict_run_times(model: ContentionModel, run: &[Observed]) -> Vec<f64> {
     ends.iter().map(|&(k, end)| end - run[k].start).collect()
 }
 
-/// Calibrates κ of a one-domain (`cluster`), per-job (`jobs`) model on measured runs: the
-/// capacity on [`capacity_grid`] whose replay of every run (each job started when it
-/// really started, with its solo run time as its work) gives the least mean relative
-/// error of the run times; ties go to the larger κ (less contention). Its cost: grid ×
-/// runs × O(k²) for k jobs per run.
+/// Calibrates a one-domain (`cluster`), per-job (`jobs`) model on measured runs: the
+/// model whose replay of every run (each job started when it really started, with its
+/// solo run time as its work) gives the least mean relative error of the run times, among
+/// processor sharing (κ on [`capacity_grid`], no slope) and a knee with a slope (κ ≥ 1 on
+/// the same grid — a job alone runs its solo time — × β on [`slope_grid`]). Ties go to
+/// processor sharing (one parameter), then to the larger κ and the smaller β (less
+/// contention). Its cost: (311 + 301 × 100) replays × runs × O(k²) for k jobs per run,
+/// about a second for a hundred jobs.
 ///
 /// # Errors
 /// Too few jobs to fit (fewer than 4, or no run with two jobs overlapping), or a time
@@ -548,22 +590,37 @@ pub fn fit(runs: &[Vec<Observed>]) -> Result<Fit, String> {
         }
         100.0 * sum / jobs as f64
     };
-    let model = |capacity| ContentionModel {
+    let model = |capacity, slope| ContentionModel {
         scope: Scope::Cluster,
         load: LoadUnit::Jobs,
         capacity,
+        slope,
     };
-    let mut best = (f64::INFINITY, 0.0);
+    let mut sharing = (model(0.5, None), f64::INFINITY);
     for c in capacity_grid() {
-        let e = error(Some(model(c)));
-        if e <= best.0 {
-            best = (e, c);
+        let e = error(Some(model(c, None)));
+        if e <= sharing.1 {
+            sharing = (model(c, None), e);
+        }
+    }
+    let mut best = sharing;
+    for c in capacity_grid().filter(|&c| c >= 1.0) {
+        for b in slope_grid() {
+            let e = error(Some(model(c, Some(b))));
+            // Strictly better than processor sharing and than a knee found before (a
+            // smaller κ, or a larger β at this κ): ties keep less contention.
+            if e < best.1 - 1e-9
+                || (best.0.slope.is_some() && e < best.1 + 1e-9 && c > best.0.capacity)
+            {
+                best = (model(c, Some(b)), e);
+            }
         }
     }
     Ok(Fit {
-        model: model(best.1),
-        error_pct: best.0,
+        model: best.0,
+        error_pct: best.1,
         error_without_pct: error(None),
+        sharing,
         runs: runs.len(),
         jobs,
     })
@@ -578,6 +635,7 @@ mod tests {
             scope: Scope::Cluster,
             load: LoadUnit::Jobs,
             capacity,
+            slope: None,
         }
     }
 
@@ -704,6 +762,7 @@ mod tests {
             scope: Scope::Site,
             load: LoadUnit::Cores,
             capacity: 2.0,
+            slope: None,
         };
         let mut f = Fluid::new(m);
         f.advance(0.0);
@@ -714,8 +773,44 @@ mod tests {
         close(&ends(&mut f), &[(0, 30.0), (1, 30.0), (2, 30.0)]);
     }
 
+    /// A knee with a slope: κ = 1, β = 0.13: two jobs of 100 s together run 1 + 0.13 × 1
+    /// = 1.13× (113 s), four 1 + 0.13 × 3 = 1.39× (139 s); κ = 2, β = 0.5: two jobs run
+    /// at full speed, three at 1 / (1 + 0.5 × 1) (150 s). Without a slope the same κ is
+    /// processor sharing: three jobs at κ = 2 run 1.5× as well, four 2×.
+    #[test]
+    fn a_knee_with_a_slope_adds_beta_per_load_unit_above_capacity() {
+        let knee = |capacity, slope| ContentionModel {
+            slope: Some(slope),
+            ..model(capacity)
+        };
+        let together = |m: ContentionModel, n: usize| {
+            let mut f = Fluid::new(m);
+            f.advance(0.0);
+            for k in 0..n {
+                f.add(k, 0.0, 100.0, ONE);
+            }
+            ends(&mut f)[0].1
+        };
+        assert!((together(knee(1.0, 0.13), 2) - 113.0).abs() < 1e-9);
+        assert!((together(knee(1.0, 0.13), 4) - 139.0).abs() < 1e-9);
+        assert!((together(knee(2.0, 0.5), 2) - 100.0).abs() < 1e-9);
+        assert!((together(knee(2.0, 0.5), 3) - 150.0).abs() < 1e-9);
+        assert!((together(model(2.0), 3) - 150.0).abs() < 1e-9);
+        assert!((together(model(2.0), 4) - 200.0).abs() < 1e-9);
+        assert!((knee(1.0, 0.13).slowdown(4.0) - 1.39).abs() < 1e-12);
+        assert_eq!(model(2.0).slowdown(1.0), 1.0);
+    }
+
     #[test]
     fn bad_files_name_the_file_and_field() {
+        let e = ContentionModel::from_toml("capacity = 1\nslope = -0.1", "c.toml").unwrap_err();
+        assert!(e.contains("c.toml") && e.contains("slope"), "{e}");
+        let m = ContentionModel::from_toml("capacity = 1\nslope = 0.13", "c.toml").unwrap();
+        assert_eq!(m.slope, Some(0.13));
+        assert_eq!(
+            m,
+            ContentionModel::from_toml(&m.to_toml(), "again").unwrap()
+        );
         let e = ContentionModel::from_toml("capacity = 0.0", "c.toml").unwrap_err();
         assert!(e.contains("c.toml") && e.contains("capacity"), "{e}");
         let e = ContentionModel::from_toml("capacity = nan", "c.toml").unwrap_err();
@@ -768,6 +863,46 @@ mod tests {
         assert!(f.error_pct < 1e-6, "{f:?}");
         assert!(f.error_without_pct > 5.0, "{f:?}");
         assert_eq!((f.runs, f.jobs), (2, 7));
+    }
+
+    /// Runs made by a knee at κ = 1.5 with β = 0.2: the fit finds that model, with less
+    /// error than the best processor sharing.
+    #[test]
+    fn calibration_recovers_a_knee_with_a_slope() {
+        let truth = ContentionModel {
+            slope: Some(0.2),
+            ..model(1.5)
+        };
+        let runs: Vec<Vec<Observed>> = [
+            vec![(0.0, 60.0), (0.0, 60.0)],
+            vec![(0.0, 60.0), (0.0, 60.0), (0.0, 60.0), (0.0, 60.0)],
+            vec![(0.0, 30.0), (1.0, 45.0), (3.0, 60.0), (20.0, 60.0)],
+        ]
+        .iter()
+        .map(|run| {
+            let solo: Vec<Observed> = run
+                .iter()
+                .map(|&(start, solo)| Observed {
+                    start,
+                    solo,
+                    measured: solo,
+                })
+                .collect();
+            let times = predict_run_times(truth, &solo);
+            solo.iter()
+                .zip(times)
+                .map(|(o, m)| Observed { measured: m, ..*o })
+                .collect()
+        })
+        .collect();
+        let f = fit(&runs).unwrap();
+        assert!((f.model.capacity - 1.5).abs() < 1e-9, "{f:?}");
+        assert!(
+            f.model.slope.is_some_and(|b| (b - 0.2).abs() < 1e-9),
+            "{f:?}"
+        );
+        assert!(f.error_pct < 1e-6, "{f:?}");
+        assert!(f.sharing.1 > 1.0 && f.sharing.0.slope.is_none(), "{f:?}");
     }
 
     #[test]

@@ -114,6 +114,7 @@ fn history() -> impl Strategy<Value = History> {
                 prop_oneof![Just(Scope::Cluster), Just(Scope::Site)],
                 prop_oneof![Just(LoadUnit::Jobs), Just(LoadUnit::Cores)],
                 prop_oneof![Just(1.0), Just(2.5), Just(6.0)],
+                prop_oneof![Just(None), Just(Some(0.13)), Just(Some(0.5))],
             ),
         ),
     )
@@ -146,10 +147,11 @@ fn history() -> impl Strategy<Value = History> {
                     boot_s,
                     policy,
                     admission_control: ac,
-                    contention: contention.map(|(scope, load, capacity)| ContentionModel {
+                    contention: contention.map(|(scope, load, capacity, slope)| ContentionModel {
                         scope,
                         load,
                         capacity,
+                        slope,
                     }),
                 }
             },

@@ -306,6 +306,7 @@ fn contention_stretches_co_located_jobs_and_moves_their_ends() {
             scope,
             load: LoadUnit::Jobs,
             capacity: 1.0,
+            slope: None,
         });
         let ff = PolicyKind::FirstFit.build(&PolicyParams::default());
         simulate(&two_vm_cluster(), &jobs, ff, c)
