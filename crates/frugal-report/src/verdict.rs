@@ -7,9 +7,13 @@
 //! 95 % half-width h (0 for a single run):
 //!
 //! - **holds** if v is in the region and, for a claimed direction, the interval
-//!   [v − h, v + h] lies on that side of 0 (the sign is established);
+//!   [v − h, v + h] lies on that side of 0 (the sign is established); for a claim without
+//!   a direction (a level, or a band such as "within 5 %"), if the whole interval lies in
+//!   the region (a band is established only when the runs exclude leaving it, on either
+//!   side alike);
 //! - **inconclusive** if it does not hold but the interval reaches the region (the runs
-//!   cannot reject the claim), or v is in the region but the interval crosses 0;
+//!   cannot reject the claim), or v is in the region but the interval crosses 0 (a claimed
+//!   direction) or leaves the region (no direction);
 //! - **direction only** if the interval lies outside the region, on the claimed side of 0
 //!   (an effect of the published sign, not of the published size);
 //! - **does not hold** otherwise: the interval excludes the claim, and either the claim
@@ -118,7 +122,7 @@ pub fn grade(m: Measured, region: Region, direction: Direction) -> Verdict {
     let on_side = match direction {
         Direction::Higher => lo > 0.0,
         Direction::Lower => hi < 0.0,
-        Direction::Either => true,
+        Direction::Either => region.contains(lo) && region.contains(hi),
     };
     if region.contains(m.value) {
         return if on_side {
@@ -142,6 +146,33 @@ mod tests {
 
     fn m(value: f64, half: f64) -> Measured {
         Measured { value, half }
+    }
+
+    /// A band without a direction ("within 5 %") holds only when the whole interval is
+    /// in it, on either side alike: +2.6 ± 26.8 (the live loaded hour's three runs) and
+    /// −2.6 ± 26.8 are inconclusive, ± 1.0 holds; outside it, an interval that reaches it
+    /// is inconclusive and one that does not is a failure. A level ("at most 20") too.
+    #[test]
+    fn a_band_holds_only_when_its_interval_stays_inside_it() {
+        let band = Region::new(-5.0, 5.0, Direction::Either);
+        let g = |v, h| grade(m(v, h), band, Direction::Either);
+        assert_eq!(g(2.6, 26.8), Verdict::Inconclusive);
+        assert_eq!(g(-2.6, 26.8), Verdict::Inconclusive);
+        assert_eq!(g(2.6, 1.0), Verdict::Holds);
+        assert_eq!(g(-2.6, 1.0), Verdict::Holds);
+        assert_eq!(g(2.6, 0.0), Verdict::Holds);
+        assert_eq!(g(8.0, 4.0), Verdict::Inconclusive);
+        assert_eq!(g(-8.0, 4.0), Verdict::Inconclusive);
+        assert_eq!(g(8.0, 1.0), Verdict::DoesNotHold);
+        let level = Region::new(f64::NEG_INFINITY, 20.0, Direction::Either);
+        assert_eq!(
+            grade(m(15.0, 3.0), level, Direction::Either),
+            Verdict::Holds
+        );
+        assert_eq!(
+            grade(m(15.0, 6.0), level, Direction::Either),
+            Verdict::Inconclusive
+        );
     }
 
     #[test]
