@@ -832,32 +832,39 @@ mod tests {
         );
     }
 
+    /// Runs of jobs `(start, solo run time)` as `truth` makes them: each job's measured
+    /// run time is the model's prediction.
+    fn made_by(truth: ContentionModel, runs: &[Vec<(f64, f64)>]) -> Vec<Vec<Observed>> {
+        runs.iter()
+            .map(|run| {
+                let solo: Vec<Observed> = run
+                    .iter()
+                    .map(|&(start, solo)| Observed {
+                        start,
+                        solo,
+                        measured: solo,
+                    })
+                    .collect();
+                let times = predict_run_times(truth, &solo);
+                solo.iter()
+                    .zip(times)
+                    .map(|(o, m)| Observed { measured: m, ..*o })
+                    .collect()
+            })
+            .collect()
+    }
+
     #[test]
     fn calibration_recovers_the_capacity_that_made_the_runs() {
         // Runs made by the model at κ = 2.5: the fit finds 2.5 with no error, and the
         // solo run times alone are off.
-        let truth = model(2.5);
-        let runs: Vec<Vec<Observed>> = [
-            vec![(0.0, 60.0), (2.0, 60.0), (4.0, 50.0), (5.0, 40.0)],
-            vec![(0.0, 30.0), (1.0, 45.0), (20.0, 60.0)],
-        ]
-        .iter()
-        .map(|run| {
-            let solo: Vec<Observed> = run
-                .iter()
-                .map(|&(start, solo)| Observed {
-                    start,
-                    solo,
-                    measured: solo,
-                })
-                .collect();
-            let times = predict_run_times(truth, &solo);
-            solo.iter()
-                .zip(times)
-                .map(|(o, m)| Observed { measured: m, ..*o })
-                .collect()
-        })
-        .collect();
+        let runs = made_by(
+            model(2.5),
+            &[
+                vec![(0.0, 60.0), (2.0, 60.0), (4.0, 50.0), (5.0, 40.0)],
+                vec![(0.0, 30.0), (1.0, 45.0), (20.0, 60.0)],
+            ],
+        );
         let f = fit(&runs).unwrap();
         assert!((f.model.capacity - 2.5).abs() < 1e-9, "{f:?}");
         assert!(f.error_pct < 1e-6, "{f:?}");
@@ -873,28 +880,14 @@ mod tests {
             slope: Some(0.2),
             ..model(1.5)
         };
-        let runs: Vec<Vec<Observed>> = [
-            vec![(0.0, 60.0), (0.0, 60.0)],
-            vec![(0.0, 60.0), (0.0, 60.0), (0.0, 60.0), (0.0, 60.0)],
-            vec![(0.0, 30.0), (1.0, 45.0), (3.0, 60.0), (20.0, 60.0)],
-        ]
-        .iter()
-        .map(|run| {
-            let solo: Vec<Observed> = run
-                .iter()
-                .map(|&(start, solo)| Observed {
-                    start,
-                    solo,
-                    measured: solo,
-                })
-                .collect();
-            let times = predict_run_times(truth, &solo);
-            solo.iter()
-                .zip(times)
-                .map(|(o, m)| Observed { measured: m, ..*o })
-                .collect()
-        })
-        .collect();
+        let runs = made_by(
+            truth,
+            &[
+                vec![(0.0, 60.0), (0.0, 60.0)],
+                vec![(0.0, 60.0), (0.0, 60.0), (0.0, 60.0), (0.0, 60.0)],
+                vec![(0.0, 30.0), (1.0, 45.0), (3.0, 60.0), (20.0, 60.0)],
+            ],
+        );
         let f = fit(&runs).unwrap();
         assert!((f.model.capacity - 1.5).abs() < 1e-9, "{f:?}");
         assert!(
