@@ -32,15 +32,26 @@ impl Estimate {
             });
         }
         let mean = values.iter().sum::<f64>() / n as f64;
-        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let sd = sample_sd(values).expect("n ≥ 2");
         let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
             .expect("n ≥ 2 gives a valid Student t")
             .inverse_cdf(0.975);
         Some(Estimate {
             mean,
-            ci95: Some(t * (var / n as f64).sqrt()),
+            ci95: Some(t * sd / (n as f64).sqrt()),
         })
     }
+}
+
+/// The sample standard deviation s of `values` (n − 1 in the denominator); `None` for
+/// fewer than two values.
+pub fn sample_sd(values: &[f64]) -> Option<f64> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    Some((values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt())
 }
 
 #[cfg(test)]

@@ -323,13 +323,8 @@ pub fn prediction_summary(table: &crate::table::Table) -> Option<String> {
 /// The sample standard deviation of `values` in percent of their mean; `None` for fewer
 /// than two values.
 fn spread_pct(values: &[f64]) -> Option<f64> {
-    let n = values.len();
-    if n < 2 {
-        return None;
-    }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    Some(100.0 * var.sqrt() / mean)
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    frugal_sim::stats::sample_sd(values).map(|sd| 100.0 * sd / mean)
 }
 
 /// "τ +0.33, errors −13.1 % to +9.3 % (median |error| 8.0 %)" for the policies' mean
