@@ -11,6 +11,10 @@ pub const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
 /// Upper bound on the executors of one job.
 pub const MAX_EXECUTORS: u32 = 100_000;
 
+/// How much longer a job runs when its executors span both sites, when nothing says
+/// otherwise: T_C^H = T_C^L · (1 + 0.3) (paper 000 §6.1: a 30 % penalty).
+pub const HYBRID_PENALTY: f64 = 0.3;
+
 /// Application class, which decides the preferred executor spread (paper 002 §6–7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

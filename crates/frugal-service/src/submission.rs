@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use frugal_core::job::{Job, JobKind, MAX_EXECUTORS, MAX_SECONDS};
+use frugal_core::job::{HYBRID_PENALTY, Job, JobKind, MAX_EXECUTORS, MAX_SECONDS};
 use frugal_core::resources::{MIB_PER_GIB, Resources};
 
 /// Most cores per executor.
@@ -302,7 +302,7 @@ impl Submission {
             t_local: self.estimated_duration_s,
             t_hybrid: self
                 .hybrid_duration_s
-                .unwrap_or(1.3 * self.estimated_duration_s),
+                .unwrap_or((1.0 + HYBRID_PENALTY) * self.estimated_duration_s),
         }
     }
 

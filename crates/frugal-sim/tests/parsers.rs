@@ -67,7 +67,7 @@ proptest! {
     fn job_csv_round_trips(n in 1usize..20, seed in any::<u64>()) {
         let jobs = frugal_sim::workload::synthetic(&frugal_sim::workload::SyntheticConfig {
             load: frugal_sim::workload::Load::High,
-            reading: frugal_core::Reading::PaperText, jobs: n, hybrid_penalty: 0.3, seed,
+            reading: frugal_core::Reading::PaperText, jobs: n, hybrid_penalty: frugal_core::job::HYBRID_PENALTY, seed,
         });
         let back = read_jobs_csv(&write_jobs_csv(&jobs), "j.csv", 0.3).unwrap().jobs;
         prop_assert_eq!(back.len(), jobs.len());

@@ -157,7 +157,7 @@ fn placement_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind])
         load: Load::High,
         reading: Reading::PaperText,
         jobs: 4096,
-        hybrid_penalty: 0.3,
+        hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
         seed: a.seed,
     });
     for preset in [Preset::SmallHybrid, Preset::LargeHybrid] {
@@ -218,7 +218,7 @@ fn gap_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Re
         load: Load::High,
         reading: Reading::PaperText,
         jobs: 4096,
-        hybrid_penalty: 0.3,
+        hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
         seed: a.seed,
     });
     let cluster = busy_cluster(Preset::LargeHybrid, a.seed);
@@ -279,7 +279,7 @@ fn simulation_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]
         load: Load::High,
         reading: Reading::PaperText,
         jobs: a.jobs,
-        hybrid_penalty: 0.3,
+        hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
         seed: a.seed,
     });
     writeln!(
@@ -353,7 +353,7 @@ fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
         load: Load::High,
         reading: Reading::PaperText,
         jobs: 10_000,
-        hybrid_penalty: 0.3,
+        hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
         seed,
     });
     let mut setup = bench_setup(Preset::SmallHybrid);

@@ -81,7 +81,7 @@ pub(super) fn bench(
         load: Load::High,
         reading: Reading::PaperText,
         jobs,
-        hybrid_penalty: 0.3,
+        hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
         seed,
     });
     let many = copies(&base, K);

@@ -247,7 +247,7 @@ mod tests {
             arrival: 0.0,
             deadline: None,
             t_local: t,
-            t_hybrid: 1.3 * t,
+            t_hybrid: (1.0 + frugal_core::job::HYBRID_PENALTY) * t,
         }
     }
 

@@ -49,7 +49,7 @@ pub struct TraceMapping {
 impl Default for TraceMapping {
     fn default() -> Self {
         TraceMapping {
-            hybrid_penalty: 0.3,
+            hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
             deadline_share: 0.5,
             deadline_factor: 2.0,
             seed: 1,
@@ -137,7 +137,7 @@ mod tests {
             load: Load::High,
             reading: Reading::PaperText,
             jobs: 3,
-            hybrid_penalty: 0.3,
+            hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
             seed: 1,
         });
         let c = copies(&jobs, 3);

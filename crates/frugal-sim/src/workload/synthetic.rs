@@ -108,7 +108,7 @@ mod tests {
             load: Load::High,
             reading: Reading::PaperText,
             jobs: 20_000,
-            hybrid_penalty: 0.3,
+            hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
             seed: 7,
         });
         let n = jobs.len() as f64;
@@ -125,7 +125,7 @@ mod tests {
                 load: Load::High,
                 reading: Reading::PaperText,
                 jobs: 20_000,
-                hybrid_penalty: 0.3,
+                hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
                 seed: 7
             })
         );

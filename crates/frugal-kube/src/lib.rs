@@ -1,0 +1,33 @@
+//! frugal on Kubernetes: a gang scheduler and node provisioner around the core controller
+//! — the third shell beside the simulator and `frugal serve`.
+//!
+//! Spark's own Kubernetes backend submits (`spark-submit --master k8s://…` with
+//! `spark.kubernetes.scheduler.name=frugal`); its driver creates executor pods that name
+//! frugal as their scheduler. frugal groups each application's executor pods into one gang
+//! ([`gang`]), places the gang with the same controller and policy as the simulator — all
+//! or nothing — and binds each pod to its VM's node through the `Binding` subresource; the
+//! VMs the controller turns on are the nodes, created and deleted as they go on and off
+//! ([`shell`], [`api`]).
+//!
+//! **Where the state lives.** The API server's objects are the world frugal acts on
+//! (pods, nodes, bindings); the controller in memory is frugal's own state — the queue,
+//! the placements, the fleet's power record and bill. Every rule is level-triggered (each
+//! pass compares the pods and nodes with the controller), so the API server going away
+//! and coming back loses no binding and places nothing twice: a bind that failed is asked
+//! for again, to the same placement. frugal itself restarting is not yet survived (its
+//! controller would start empty); the service's durable store is the natural home for
+//! that and is not wired here yet.
+//!
+//! **What a real kubelet changes.** No container runtime runs on the project's machines.
+//! Nothing here depends on one: frugal only binds pods and keeps nodes, and a real
+//! kubelet on each node (or a virtual kubelet) runs the bound pods and reports their
+//! phase, which ends the gang's job ([`shell`]).
+
+pub mod api;
+pub mod control_plane;
+pub mod gang;
+pub mod shell;
+
+pub use api::{KubeOptions, run};
+pub use gang::{GangSpec, SpecError};
+pub use shell::{Action, PodKey, Shell, Waiting};

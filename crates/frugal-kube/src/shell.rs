@@ -1,0 +1,511 @@
+//! The Kubernetes shell around the core controller: what the API server's pods say in,
+//! what to do to them out — sans-I/O, so every rule here is tested without a server.
+//!
+//! [`Shell::observe`] takes a snapshot of the pods that name frugal as their scheduler and
+//! the time, and returns [`Action`]s (bind a pod, create or delete a VM's node, say why a
+//! pod waits). The caller ([`crate::run`]) lists the pods, calls it and applies the
+//! actions; an action that fails is simply asked for again by a later snapshot, because
+//! every rule is level-triggered: it compares what the pods are with what the controller
+//! holds.
+//!
+//! The rules, each changing what happens:
+//! - **A gang is whole** when at least E pods of its application are unbound
+//!   ([`crate::gang`]); before that it waits, with a `WaitingForGang` condition. Only then
+//!   does its job join the controller's queue, arriving at the instant the earliest of its
+//!   pods was created (clamped to the shell's clock) — so the deadline counts from the
+//!   driver's first request, as a submission's would.
+//! - **The controller's decisions are the only placements.** When a job starts
+//!   ([`Effect::Launch`]), each VM of its placement receives as many of the gang's pods as
+//!   it has executors there, in pod-name order over VMs in placement order; nothing is
+//!   bound before the whole gang fits.
+//! - **A placed job's pods are bound to its placement** whenever a snapshot shows one
+//!   unbound (a bind that failed because the API server went away, or an executor Spark
+//!   replaced): to a VM of the placement with fewer live pods than executors. Nothing is
+//!   placed twice.
+//! - **A job ends** when none of its pods is left or every one has ended (`Succeeded` or
+//!   `Failed`): completed if any pod succeeded or none is left (Spark deletes its
+//!   executors when the application ends), failed otherwise.
+//! - **A gang the policy can never place** (larger than the cluster) is refused: an event
+//!   and an `Unschedulable` condition on each pod; it is not queued again while its pods
+//!   stay.
+//! - **A VM is a node**: a node exists exactly while its VM is on (billed, busy or kept
+//!   alive): [`Shell::vms_on`] is what the caller makes the API server's nodes match, so
+//!   a node whose creation failed is created again at the next pass.
+
+use std::collections::{BTreeMap, HashMap};
+
+use k8s_openapi::api::core::v1::Pod;
+
+use frugal_core::cluster::VmId;
+use frugal_core::control::Controller;
+use frugal_core::lifecycle::JobState;
+
+use crate::gang::{APP_LABEL, GangSpec, pod_name};
+
+/// A pod, by namespace and name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodKey {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl PodKey {
+    /// The key of `pod`.
+    pub fn of(pod: &Pod) -> PodKey {
+        PodKey {
+            namespace: pod
+                .metadata
+                .namespace
+                .clone()
+                .unwrap_or_else(|| "default".into()),
+            name: pod.metadata.name.clone().unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Display for PodKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// Why a pod is not bound, as its `PodScheduled=False` condition says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Waiting {
+    /// CamelCase reason (`WaitingForGang`, `MissingAnnotation`, `Unschedulable`, …).
+    pub reason: &'static str,
+    /// What a person reads.
+    pub message: String,
+}
+
+/// What the caller must do to the API server.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Bind `pod` to VM `vm`'s node.
+    Bind {
+        /// The pod.
+        pod: PodKey,
+        /// The VM.
+        vm: VmId,
+    },
+    /// Set `pod`'s `PodScheduled` condition to false with this reason (only sent when it
+    /// changes).
+    Wait {
+        /// The pod.
+        pod: PodKey,
+        /// Why.
+        why: Waiting,
+    },
+    /// Record a `Warning` event on `pod` (once per gang and reason).
+    Warn {
+        /// The pod.
+        pod: PodKey,
+        /// CamelCase reason.
+        reason: &'static str,
+        /// What a person reads.
+        message: String,
+    },
+}
+
+/// The shell; see the module doc.
+pub struct Shell {
+    ctl: Controller,
+    /// Each application in the controller, by its job index.
+    gangs: HashMap<String, usize>,
+    /// The condition last set on each waiting pod, so it is set once per change.
+    said: HashMap<PodKey, Waiting>,
+}
+
+impl Shell {
+    /// A shell around `ctl` (with a scheduler, on its all-off cluster).
+    pub fn new(ctl: Controller) -> Shell {
+        Shell {
+            ctl,
+            gangs: HashMap::new(),
+            said: HashMap::new(),
+        }
+    }
+
+    /// The controller (jobs, fleet, bill).
+    pub fn controller(&self) -> &Controller {
+        &self.ctl
+    }
+
+    /// The VMs that are on: each must have a node.
+    pub fn vms_on(&self) -> impl Iterator<Item = VmId> + '_ {
+        let fleet = self.ctl.fleet();
+        (0..fleet.len() as VmId).filter(move |&vm| fleet.is_on(vm))
+    }
+
+    /// Forgets the condition last set on `pod` (its update failed: set it again).
+    pub fn forget(&mut self, pod: &PodKey) {
+        self.said.remove(pod);
+    }
+
+    /// The job index of application `app`, if it joined the controller.
+    pub fn job_of(&self, app: &str) -> Option<usize> {
+        self.gangs.get(app).copied()
+    }
+
+    /// One pass over a snapshot of frugal's pods at `now` (seconds on the shell's clock;
+    /// `created` gives a pod's creation on that clock). See the module doc for the rules.
+    pub fn observe(
+        &mut self,
+        pods: &[Pod],
+        now: f64,
+        created: impl Fn(&Pod) -> Option<f64>,
+    ) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let mut by_app: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
+        for pod in pods {
+            match pod.metadata.labels.as_ref().and_then(|l| l.get(APP_LABEL)) {
+                Some(app) => by_app.entry(app.as_str()).or_default().push(pod),
+                None if unbound(pod) => self.wait(
+                    &mut actions,
+                    pod,
+                    Waiting {
+                        reason: "MissingLabel",
+                        message: format!(
+                            "pod {} has no label {APP_LABEL}: frugal places Spark executors by application",
+                            pod_name(pod)
+                        ),
+                    },
+                ),
+                None => {}
+            }
+        }
+        for v in by_app.values_mut() {
+            v.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        }
+        // Ends first: at one instant, freed executors are free for the arrivals.
+        // The controller's effects need no action of their own: binds follow its records
+        // and nodes its fleet ([`Shell::vms_on`]), both read after the pass.
+        let known: Vec<(String, usize)> = self.gangs.iter().map(|(a, i)| (a.clone(), *i)).collect();
+        for (app, idx) in known {
+            let live = by_app.get(app.as_str());
+            if self.ctl.record(idx).state == JobState::Running {
+                let ended = live.is_none_or(|p| p.iter().all(|p| phase_ended(p)));
+                if ended {
+                    let ok = live.is_none_or(|p| p.iter().any(|p| phase(p) == Some("Succeeded")));
+                    let state = if ok {
+                        JobState::Completed
+                    } else {
+                        JobState::Failed
+                    };
+                    self.ctl.finish(idx, now, state, None);
+                }
+            } else if live.is_none() {
+                // Its pods are gone: a queued job leaves the queue; an ended one is
+                // forgotten (its record stays in the controller for the bill).
+                if self.ctl.record(idx).state == JobState::Queued {
+                    self.ctl.cancel(idx, now);
+                }
+                self.gangs.remove(&app);
+            }
+        }
+        // New gangs.
+        for (app, group) in &by_app {
+            if self.gangs.contains_key(*app) {
+                continue;
+            }
+            let free: Vec<&Pod> = group.iter().copied().filter(|p| unbound(p)).collect();
+            if free.is_empty() {
+                continue;
+            }
+            let spec = match GangSpec::of_gang(app, &free) {
+                Ok(s) => s,
+                Err(e) => {
+                    for p in &free {
+                        let why = Waiting {
+                            reason: e.reason(),
+                            message: e.to_string(),
+                        };
+                        self.wait(&mut actions, p, why);
+                    }
+                    continue;
+                }
+            };
+            if (free.len() as u64) < u64::from(spec.executors) {
+                for p in &free {
+                    let why = Waiting {
+                        reason: "WaitingForGang",
+                        message: format!(
+                            "{} of application {app}'s {} executor pods exist; frugal places them all at once",
+                            free.len(),
+                            spec.executors
+                        ),
+                    };
+                    self.wait(&mut actions, p, why);
+                }
+                continue;
+            }
+            let arrival = free
+                .iter()
+                .filter_map(|p| created(p))
+                .fold(now, f64::min)
+                .max(0.0);
+            let (idx, _) = self.ctl.add(spec.job(arrival), None, now);
+            self.gangs.insert((*app).to_string(), idx);
+            if self.ctl.record(idx).state == JobState::Unschedulable {
+                let message = format!(
+                    "application {app} ({} executors of {} cores and {} MiB) cannot be placed even on the whole cluster",
+                    spec.executors, spec.demand.0[0], spec.demand.0[1]
+                );
+                actions.push(Action::Warn {
+                    pod: PodKey::of(free[0]),
+                    reason: "FailedScheduling",
+                    message: message.clone(),
+                });
+                for p in &free {
+                    let why = Waiting {
+                        reason: "Unschedulable",
+                        message: message.clone(),
+                    };
+                    self.wait(&mut actions, p, why);
+                }
+            }
+        }
+        self.ctl.schedule(now);
+        // Binds and waits, from the controller's records (level-triggered).
+        for (app, group) in &by_app {
+            let Some(idx) = self.gangs.get(*app) else {
+                continue;
+            };
+            let r = self.ctl.record(*idx);
+            match r.state {
+                JobState::Running => {
+                    let placement = r.placement.clone().expect("running jobs are placed");
+                    self.bind(&mut actions, group, &placement);
+                }
+                JobState::Queued => {
+                    let message = r.reason.clone().unwrap_or_else(|| {
+                        "queued: no placement fits the free capacity now".into()
+                    });
+                    for p in group.iter().filter(|p| unbound(p)) {
+                        let why = Waiting {
+                            reason: "Queued",
+                            message: message.clone(),
+                        };
+                        self.wait(&mut actions, p, why);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let live: std::collections::HashSet<PodKey> = pods.iter().map(PodKey::of).collect();
+        self.said.retain(|k, _| live.contains(k));
+        actions
+    }
+
+    /// Binds `group`'s unbound pods to the VMs of `placement` with fewer live pods than
+    /// executors (VMs in placement order, pods in name order).
+    fn bind(
+        &mut self,
+        actions: &mut Vec<Action>,
+        group: &[&Pod],
+        placement: &frugal_core::placement::Placement,
+    ) {
+        let mut room: Vec<(VmId, u32)> = placement.executors_per_vm.clone();
+        for p in group.iter().filter(|p| !unbound(p) && !phase_ended(p)) {
+            if let Some(vm) = p
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_deref())
+                .and_then(vm_of_node)
+                && let Some(slot) = room.iter_mut().find(|(v, _)| *v == vm)
+            {
+                slot.1 = slot.1.saturating_sub(1);
+            }
+        }
+        for p in group.iter().filter(|p| unbound(p)) {
+            let Some(slot) = room.iter_mut().find(|(_, n)| *n > 0) else {
+                break;
+            };
+            slot.1 -= 1;
+            self.said.remove(&PodKey::of(p));
+            actions.push(Action::Bind {
+                pod: PodKey::of(p),
+                vm: slot.0,
+            });
+        }
+    }
+
+    /// Says once why `pod` waits.
+    fn wait(&mut self, actions: &mut Vec<Action>, pod: &Pod, why: Waiting) {
+        let key = PodKey::of(pod);
+        if self.said.get(&key) != Some(&why) {
+            self.said.insert(key.clone(), why.clone());
+            actions.push(Action::Wait { pod: key, why });
+        }
+    }
+}
+
+/// The node name of VM `vm`: `frugal-vm-<id>`.
+pub fn node_name(vm: VmId) -> String {
+    format!("frugal-vm-{vm}")
+}
+
+/// The VM of a node frugal named, if it is one.
+pub fn vm_of_node(name: &str) -> Option<VmId> {
+    name.strip_prefix("frugal-vm-")?.parse().ok()
+}
+
+fn unbound(pod: &Pod) -> bool {
+    pod.spec.as_ref().is_none_or(|s| s.node_name.is_none()) && !phase_ended(pod)
+}
+
+fn phase(pod: &Pod) -> Option<&str> {
+    pod.status.as_ref()?.phase.as_deref()
+}
+
+fn phase_ended(pod: &Pod) -> bool {
+    matches!(phase(pod), Some("Succeeded" | "Failed"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gang::{ESTIMATED_DURATION, EXECUTORS, ROLE_LABEL};
+    use frugal_core::control::ControlConfig;
+    use frugal_core::policy::{PolicyKind, PolicyParams};
+    use frugal_core::{Preset, PricingModel, QueueDiscipline, Scheduler, SchedulerConfig};
+
+    /// Preset small-hybrid under first fit, VMs off at once when idle.
+    fn shell() -> Shell {
+        let cluster = Preset::SmallHybrid
+            .config(PricingModel::Model1)
+            .build("small")
+            .unwrap();
+        let cfg = SchedulerConfig {
+            discipline: QueueDiscipline::Fcfs,
+            admission_control: false,
+            rut: Default::default(),
+            duration: Default::default(),
+            boot_latency_s: 0.0,
+            charge_decision_time: false,
+            backfill: frugal_core::Backfill::None,
+        };
+        let s = Scheduler::new(PolicyKind::FirstFit.build(&PolicyParams::default()), cfg);
+        Shell::new(Controller::new(&cluster, Some(s), ControlConfig::default()))
+    }
+
+    fn pod(app: &str, name: &str, executors: u32, cores: u32) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "namespace": "ns",
+                "annotations": {EXECUTORS: executors.to_string(), ESTIMATED_DURATION: "100"},
+                "labels": {APP_LABEL: app, ROLE_LABEL: "executor"}},
+            "spec": {"containers": [{"name": "e",
+                "resources": {"requests": {"cpu": cores.to_string(), "memory": "1Gi"}}}]}
+        }))
+        .unwrap()
+    }
+
+    fn binds(actions: &[Action]) -> Vec<(String, VmId)> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Bind { pod, vm } => Some((pod.name.clone(), *vm)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn apply(pods: &mut [Pod], actions: &[Action]) {
+        for (name, vm) in binds(actions) {
+            let p = pods
+                .iter_mut()
+                .find(|p| p.metadata.name.as_deref() == Some(&name))
+                .unwrap();
+            p.spec.as_mut().unwrap().node_name = Some(node_name(vm));
+        }
+    }
+
+    fn no_created(_: &Pod) -> Option<f64> {
+        None
+    }
+
+    #[test]
+    fn a_gang_waits_until_whole_then_is_bound_all_at_once() {
+        let mut sh = shell();
+        let mut pods = vec![pod("a", "a1", 3, 1), pod("a", "a2", 3, 1)];
+        let acts = sh.observe(&pods, 0.0, no_created);
+        assert!(binds(&acts).is_empty());
+        assert_eq!(
+            acts.iter()
+                .filter(|a| matches!(a, Action::Wait { why, .. } if why.reason == "WaitingForGang"))
+                .count(),
+            2
+        );
+        // Said once: the same snapshot sets no condition again.
+        assert!(sh.observe(&pods, 1.0, no_created).is_empty());
+        pods.push(pod("a", "a3", 3, 1));
+        let acts = sh.observe(&pods, 2.0, no_created);
+        let b = binds(&acts);
+        assert_eq!(b.len(), 3);
+        // The binds never reached the API server: the next snapshot asks for the same
+        // VMs again, and the controller still holds one job.
+        let again = sh.observe(&pods, 3.0, no_created);
+        assert_eq!(binds(&again), b);
+        assert_eq!(sh.controller().records().count(), 1);
+        apply(&mut pods, &again);
+        assert!(binds(&sh.observe(&pods, 4.0, no_created)).is_empty());
+        assert!(sh.vms_on().count() > 0);
+        // Every pod succeeded: the job completes and its VMs go off.
+        for p in &mut pods {
+            p.status =
+                Some(serde_json::from_value(serde_json::json!({"phase": "Succeeded"})).unwrap());
+        }
+        sh.observe(&pods, 50.0, no_created);
+        let idx = sh.job_of("a").unwrap();
+        assert_eq!(sh.controller().record(idx).state, JobState::Completed);
+        assert_eq!(sh.controller().record(idx).finish, Some(50.0));
+        assert_eq!(sh.vms_on().count(), 0);
+    }
+
+    #[test]
+    fn a_replaced_executor_joins_its_gangs_placement() {
+        let mut sh = shell();
+        let mut pods = vec![pod("a", "a1", 2, 1), pod("a", "a2", 2, 1)];
+        let acts = sh.observe(&pods, 0.0, no_created);
+        apply(&mut pods, &acts);
+        let placed = binds(&acts);
+        // Spark replaces a2 by a3 (a2 failed): a3 goes where a2 was.
+        pods[1].status =
+            Some(serde_json::from_value(serde_json::json!({"phase": "Failed"})).unwrap());
+        pods.push(pod("a", "a3", 2, 1));
+        let acts = sh.observe(&pods, 5.0, no_created);
+        assert_eq!(binds(&acts), [("a3".to_string(), placed[1].1)]);
+    }
+
+    #[test]
+    fn a_gang_larger_than_the_cluster_is_refused_once_with_a_reason() {
+        let mut sh = shell();
+        let pods = vec![pod("big", "b1", 1, 4096)];
+        let acts = sh.observe(&pods, 0.0, no_created);
+        assert!(acts.iter().any(|a| matches!(
+            a,
+            Action::Warn {
+                reason: "FailedScheduling",
+                ..
+            }
+        )));
+        assert!(
+            acts.iter()
+                .any(|a| matches!(a, Action::Wait { why, .. } if why.reason == "Unschedulable"))
+        );
+        assert!(sh.observe(&pods, 1.0, no_created).is_empty());
+        let idx = sh.job_of("big").unwrap();
+        assert_eq!(sh.controller().record(idx).state, JobState::Unschedulable);
+    }
+
+    #[test]
+    fn a_gang_arrives_when_its_first_pod_was_created() {
+        let mut sh = shell();
+        let pods = vec![pod("a", "a1", 1, 1)];
+        sh.observe(&pods, 10.0, |_| Some(4.0));
+        let idx = sh.job_of("a").unwrap();
+        assert_eq!(sh.controller().job(idx).arrival, 4.0);
+    }
+}
