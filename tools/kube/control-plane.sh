@@ -69,7 +69,7 @@ start)
     openssl rsa -in "$dir/sa.key" -pubout -out "$dir/sa.pub" 2>/dev/null
     token=$(openssl rand -hex 24)
     echo "$token,frugal-admin,frugal-admin,system:masters" >"$dir/tokens.csv"
-    echo "$token" >"$dir/token"
+    printf %s "$token" >"$dir/token"  # no newline: clients send the file as it is
     chmod 600 "$dir/token" "$dir/tokens.csv" "$dir/sa.key"
     "$bin/etcd" --name frugal --data-dir "$dir/etcd" \
         --listen-client-urls "http://127.0.0.1:$((port + 1))" \

@@ -24,6 +24,7 @@ use tracing::{debug, warn};
 
 use frugal_core::cluster::{Cluster, VmId};
 
+use crate::kubelet::{Kubelet, bound_pods};
 use crate::shell::{Action, PodKey, Shell, node_name, vm_of_node};
 
 /// The label on every node frugal made.
@@ -58,11 +59,13 @@ pub struct PassReport {
 }
 
 /// Runs the shell against the API server until `stop` resolves: a pass on every change of
-/// a pod with frugal's scheduler name and every [`KubeOptions::resync`]. Returns the
-/// shell (its controller holds the jobs and the bill).
+/// a pod with frugal's scheduler name and every [`KubeOptions::resync`], followed by the
+/// `kubelet`'s pass where frugal also runs the bound pods. Returns the shell (its
+/// controller holds the jobs and the bill).
 pub async fn run(
     client: Client,
     mut shell: Shell,
+    mut kubelet: Option<Kubelet>,
     opts: KubeOptions,
     stop: impl std::future::Future<Output = ()>,
 ) -> Shell {
@@ -87,6 +90,11 @@ pub async fn run(
         }
         let now = origin.elapsed().as_secs_f64();
         let _ = pass(&client, &mut shell, &selector, now, wall_origin).await;
+        if let Some(k) = &mut kubelet
+            && let Ok(bound) = bound_pods(&client, &selector).await
+        {
+            k.pass(&client, &bound).await;
+        }
     }
     shell
 }

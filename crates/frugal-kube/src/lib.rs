@@ -18,16 +18,19 @@
 //! controller would start empty); the service's durable store is the natural home for
 //! that and is not wired here yet.
 //!
-//! **What a real kubelet changes.** No container runtime runs on the project's machines.
-//! Nothing here depends on one: frugal only binds pods and keeps nodes, and a real
-//! kubelet on each node (or a virtual kubelet) runs the bound pods and reports their
-//! phase, which ends the gang's job ([`shell`]).
+//! **What a real kubelet changes.** No container runtime runs on the project's machines,
+//! so frugal also plays the kubelet's part ([`kubelet`]): it runs each bound pod's
+//! process on its VM's host and reports its phase and IP. On a cluster with kubelets, that
+//! part is left out and nothing else changes: the scheduler only binds pods and keeps
+//! nodes, and the pods' phases, whoever reports them, end the gangs' jobs ([`shell`]).
 
 pub mod api;
 pub mod control_plane;
 pub mod gang;
+pub mod kubelet;
 pub mod shell;
 
 pub use api::{KubeOptions, run};
 pub use gang::{GangSpec, SpecError};
+pub use kubelet::{Hosts, Kubelet, Loopback};
 pub use shell::{Action, PodKey, Shell, Waiting};

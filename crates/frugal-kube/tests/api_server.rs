@@ -153,6 +153,7 @@ async fn frugal_schedules_gangs_and_keeps_nodes_on_a_real_api_server() {
     let runner = tokio::spawn(frugal_kube::run(
         client.clone(),
         shell(PolicyKind::FirstFit),
+        None,
         opts,
         async {
             let _ = stop_rx.await;

@@ -1,0 +1,238 @@
+//! Spark's own Kubernetes backend against a real kube-apiserver, with frugal as its
+//! scheduler, node provisioner and (no container runtime here) kubelet: pyspark's
+//! `spark-submit --master k8s://…` in client mode, executors created by the driver, bound
+//! by frugal as one gang, run as processes on their VM's host, deleted by the driver at
+//! the end. Ignored by default; needs `$FRUGAL_KUBE_BIN` (tools/kube/build.sh) and
+//! `$FRUGAL_PYTHON` (a Python with pyspark); fails without them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Namespace;
+use kube::Api;
+use kube::api::PostParams;
+use serde_json::json;
+
+use frugal_core::control::{ControlConfig, Controller};
+use frugal_core::fleet::KeepAlive;
+use frugal_core::lifecycle::JobState;
+use frugal_core::policy::{PolicyKind, PolicyParams};
+use frugal_core::{BillingGranularity, ClusterConfig, QueueDiscipline, Scheduler, SchedulerConfig};
+use frugal_kube::control_plane::ControlPlane;
+use frugal_kube::{KubeOptions, Kubelet, Loopback, Shell};
+
+/// Two 2-core VMs at $0.10/h and one 4-core VM at $0.20/h.
+const CLUSTER: &str = r#"
+billing = "per-second"
+[[instance_type]]
+name = "m.2"
+cores = 2
+memory_gib = 4
+[[instance_type]]
+name = "m.4"
+cores = 4
+memory_gib = 8
+[[vms]]
+instance_type = "m.2"
+site = "local"
+count = 2
+price_per_hour = 0.10
+[[vms]]
+instance_type = "m.4"
+site = "local"
+count = 1
+price_per_hour = 0.20
+"#;
+
+const JOB: &str = r#"
+import sys
+from pyspark.sql import SparkSession
+s = SparkSession.builder.getOrCreate()
+n = s.range(int(sys.argv[1])).selectExpr("sum(id)").collect()[0][0]
+print("SUM", n)
+s.stop()
+"#;
+
+fn shell(policy: PolicyKind) -> Shell {
+    let cluster = ClusterConfig::from_toml(CLUSTER, "test")
+        .unwrap()
+        .build("test")
+        .unwrap();
+    let cfg = SchedulerConfig {
+        discipline: QueueDiscipline::Fcfs,
+        admission_control: false,
+        rut: Default::default(),
+        duration: Default::default(),
+        boot_latency_s: 0.0,
+        charge_decision_time: false,
+        backfill: frugal_core::Backfill::None,
+    };
+    let scheduler = Scheduler::new(policy.build(&PolicyParams::default()), cfg);
+    let control = ControlConfig {
+        billing: BillingGranularity::PerSecond,
+        keep_alive: KeepAlive::Seconds(0.0),
+        ..ControlConfig::default()
+    };
+    Shell::new(Controller::new(&cluster, Some(scheduler), control))
+}
+
+fn python() -> PathBuf {
+    PathBuf::from(
+        std::env::var_os("FRUGAL_PYTHON")
+            .expect("FRUGAL_PYTHON is not set: point it at a Python with pyspark (.ci/run's venv)"),
+    )
+}
+
+fn spark_home(python: &Path) -> PathBuf {
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import os, pyspark; print(os.path.dirname(pyspark.__file__))",
+        ])
+        .output()
+        .expect("running FRUGAL_PYTHON");
+    assert!(out.status.success(), "FRUGAL_PYTHON has no pyspark");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// `spark-submit` of the job summing `0..n`, with `executors` one-core executors.
+fn submit(
+    dir: &Path,
+    cp: &Path,
+    port: u16,
+    name: &str,
+    executors: u32,
+    n: u64,
+) -> std::process::Child {
+    let py = python();
+    let home = spark_home(&py);
+    let conf = [
+        "spark.kubernetes.namespace=spark".to_string(),
+        "spark.kubernetes.container.image=apache/spark".into(),
+        format!(
+            "spark.kubernetes.authenticate.caCertFile={}",
+            cp.join("ca.crt").display()
+        ),
+        format!(
+            "spark.kubernetes.authenticate.oauthTokenFile={}",
+            cp.join("token").display()
+        ),
+        "spark.driver.host=127.0.0.1".into(),
+        "spark.driver.bindAddress=127.0.0.1".into(),
+        "spark.kubernetes.scheduler.name=frugal".into(),
+        format!("spark.app.name={name}"),
+        format!("spark.executor.instances={executors}"),
+        "spark.executor.cores=1".into(),
+        "spark.executor.memory=512m".into(),
+        "spark.driver.memory=512m".into(),
+        "spark.ui.enabled=false".into(),
+        format!("spark.kubernetes.executor.annotation.frugal.dev/executors={executors}"),
+        "spark.kubernetes.executor.annotation.frugal.dev/estimated-duration-s=30".into(),
+        "spark.kubernetes.executor.annotation.frugal.dev/deadline-s=600".into(),
+    ];
+    let mut cmd = Command::new(home.join("bin/spark-submit"));
+    cmd.arg("--master")
+        .arg(format!("k8s://https://127.0.0.1:{port}"))
+        .args(["--deploy-mode", "client"]);
+    for c in &conf {
+        cmd.arg("--conf").arg(c);
+    }
+    let script = dir.join("job.py");
+    std::fs::write(&script, JOB).unwrap();
+    let out = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    cmd.arg(&script)
+        .arg(n.to_string())
+        .env("SPARK_HOME", &home)
+        .env("PYSPARK_PYTHON", &py)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                py.parent().unwrap().display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("spark-submit")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs $FRUGAL_KUBE_BIN (kube-apiserver, etcd) and $FRUGAL_PYTHON with pyspark"]
+async fn spark_applications_run_to_completion_under_two_policies() {
+    let port = 16643;
+    let root = std::env::temp_dir().join(format!("frugal-kube-spark-{}", std::process::id()));
+    let cp_dir = root.join("cp");
+    let cp = ControlPlane::start(&cp_dir, port).unwrap();
+    let client = cp.client().await.unwrap();
+    let ns: Api<Namespace> = Api::all(client.clone());
+    ns.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "spark"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let home = spark_home(&python());
+    let mut bills = Vec::new();
+    for policy in [PolicyKind::FirstFit, PolicyKind::SparkConsolidate] {
+        let dir = root.join(policy.name());
+        std::fs::create_dir_all(&dir).unwrap();
+        let kubelet = Kubelet::new(Box::new(Loopback), home.clone(), dir.join("pods"));
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let opts = KubeOptions {
+            resync: Duration::from_millis(250),
+            ..KubeOptions::default()
+        };
+        let runner = tokio::spawn(frugal_kube::run(
+            client.clone(),
+            shell(policy),
+            Some(kubelet),
+            opts,
+            async {
+                let _ = stop_rx.await;
+            },
+        ));
+        // Two applications arriving together: 2 and 3 one-core executors.
+        let mut apps = vec![
+            ("two", submit(&dir, &cp_dir, port, "two", 2, 2_000_000)),
+            ("three", submit(&dir, &cp_dir, port, "three", 3, 3_000_000)),
+        ];
+        for (name, child) in &mut apps {
+            let status = tokio::task::block_in_place(|| child.wait()).unwrap();
+            let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap();
+            assert!(status.success(), "{name} under {}:\n{log}", policy.name());
+            let n: u64 = if *name == "two" { 2_000_000 } else { 3_000_000 };
+            assert!(
+                log.contains(&format!("SUM {}", n * (n - 1) / 2)),
+                "{name}: no sum in its output:\n{log}"
+            );
+        }
+        // The drivers deleted their executors: the gangs' jobs end, the VMs go off.
+        let until = std::time::Instant::now() + Duration::from_secs(60);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        stop_tx.send(()).unwrap();
+        let shell = runner.await.unwrap();
+        let ctl = shell.controller();
+        let mut placed = 0;
+        for (_, r) in ctl.records() {
+            assert_eq!(r.state, JobState::Completed, "{r:?}");
+            placed += r.placement.as_ref().unwrap().executors();
+        }
+        assert_eq!(ctl.records().count(), 2);
+        assert_eq!(
+            placed, 5,
+            "every executor of both gangs was placed by frugal"
+        );
+        assert!(std::time::Instant::now() < until);
+        assert_eq!(shell.vms_on().count(), 0, "every VM is off once both ended");
+        let bill = ctl.fleet().cost(ctl.now());
+        assert!(bill > 0.0);
+        bills.push((policy.name(), bill));
+    }
+    eprintln!("bills: {bills:?}");
+    drop(cp);
+    let _ = std::fs::remove_dir_all(&root);
+}
