@@ -34,3 +34,27 @@ pub use api::{KubeOptions, run};
 pub use gang::{GangSpec, SpecError};
 pub use kubelet::{Hosts, Kubelet, Loopback};
 pub use shell::{Action, PodKey, Shell, Waiting};
+
+/// The settings of a shell on `cluster` (billed per second, idle VMs off at once, no boot
+/// latency, no admission control, the papers' default model and RUT) with the queue
+/// discipline `queue`: the simulator's [`frugal_sim::experiment::Setup`], so that a
+/// shell and its replay run under one description.
+pub fn setup(
+    cluster: frugal_core::Cluster,
+    queue: frugal_core::QueueDiscipline,
+) -> frugal_sim::experiment::Setup {
+    frugal_sim::experiment::Setup {
+        cluster,
+        billing: frugal_core::BillingGranularity::PerSecond,
+        queue: Some(queue),
+        admission_control: false,
+        policy: frugal_core::PolicyParams::default(),
+        charge_decision_time: false,
+        backfill: frugal_core::Backfill::None,
+        duration: frugal_core::DurationModel::default(),
+        boot_latency_s: 0.0,
+        keep_alive: frugal_core::KeepAlive::default(),
+        budget_per_hour: None,
+        vm_events: Vec::new(),
+    }
+}

@@ -39,6 +39,9 @@ use k8s_openapi::api::core::v1::Pod;
 use frugal_core::cluster::VmId;
 use frugal_core::control::Controller;
 use frugal_core::lifecycle::JobState;
+use frugal_core::policy::PolicyKind;
+use frugal_sim::experiment::Setup;
+use frugal_sim::{Inputs, RunResult, RunTime};
 
 use crate::gang::{APP_LABEL, GangSpec, pod_name};
 
@@ -111,6 +114,9 @@ pub enum Action {
 
 /// The shell; see the module doc.
 pub struct Shell {
+    /// The settings it runs under (cluster, billing, keep-alive, queue…), as the
+    /// simulator's replay of it ([`Shell::whatif`]) runs under them.
+    setup: Setup,
     ctl: Controller,
     /// Each application in the controller, by its job index.
     gangs: HashMap<String, usize>,
@@ -119,9 +125,16 @@ pub struct Shell {
 }
 
 impl Shell {
-    /// A shell around `ctl` (with a scheduler, on its all-off cluster).
-    pub fn new(ctl: Controller) -> Shell {
+    /// A shell placing with `policy` under `setup` (its cluster all off), with the same
+    /// scheduler and controller settings the simulator would use
+    /// ([`frugal_sim::engine::SimConfig::scheduler`]).
+    pub fn new(setup: Setup, policy: PolicyKind) -> Shell {
+        let built = policy.build(&setup.policy);
+        let cfg = setup.sim_config(built.as_ref());
+        let (cluster, scheduler) = cfg.scheduler(&setup.cluster, built);
+        let ctl = Controller::new(&cluster, Some(scheduler), cfg.control());
         Shell {
+            setup,
             ctl,
             gangs: HashMap::new(),
             said: HashMap::new(),
@@ -131,6 +144,53 @@ impl Shell {
     /// The controller (jobs, fleet, bill).
     pub fn controller(&self) -> &Controller {
         &self.ctl
+    }
+
+    /// The settings it runs under.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// This shell's history replayed in the simulator under `policy` — `frugal whatif`
+    /// for the Kubernetes face. Each job arrives when it arrived here and is offered
+    /// when this shell first offered it; a job that ended runs for its measured time ×
+    /// (the model's estimate for the placement it gets / the estimate for the one it had
+    /// here), and a failed one fails again; a cancelled job is cancelled at its time.
+    /// Under this shell's own policy the replay makes the same decisions, so its bill is
+    /// this shell's ([`frugal_core::fleet`]'s rules on the same power record).
+    pub fn whatif(&self, policy: PolicyKind) -> RunResult {
+        let jobs = self.ctl.jobs().to_vec();
+        let duration = self.ctl.scheduler().config().duration;
+        let cluster = self.ctl.empty_cluster();
+        let mut inputs = Inputs {
+            run_times: Some(Vec::with_capacity(jobs.len())),
+            offered_at: Some(Vec::with_capacity(jobs.len())),
+            ..Inputs::default()
+        };
+        for (k, job) in jobs.iter().enumerate() {
+            let r = self.ctl.get(k);
+            let run_time = r.and_then(|r| match (r.state, r.start, r.finish, &r.placement) {
+                (JobState::Completed | JobState::Failed, Some(s), Some(f), Some(p)) => {
+                    let m = duration.duration(job, cluster, p);
+                    (m > 0.0).then(|| RunTime::Factor((f - s) / m))
+                }
+                _ => None,
+            });
+            if r.is_some_and(|r| r.state == JobState::Failed) {
+                inputs.failures.push(k);
+            }
+            if let Some(r) = r
+                && r.state == JobState::Cancelled
+                && let Some(f) = r.finish
+            {
+                inputs.cancels.push((k, f));
+            }
+            inputs.run_times.as_mut().expect("set above").push(run_time);
+            let offered = r.and_then(|r| r.offered_at);
+            inputs.offered_at.as_mut().expect("set above").push(offered);
+        }
+        self.setup
+            .replay(policy.build(&self.setup.policy), &jobs, &inputs)
     }
 
     /// The VMs that are on: each must have a node.
@@ -368,9 +428,7 @@ fn phase_ended(pod: &Pod) -> bool {
 mod tests {
     use super::*;
     use crate::gang::{ESTIMATED_DURATION, EXECUTORS, ROLE_LABEL};
-    use frugal_core::control::ControlConfig;
-    use frugal_core::policy::{PolicyKind, PolicyParams};
-    use frugal_core::{Preset, PricingModel, QueueDiscipline, Scheduler, SchedulerConfig};
+    use frugal_core::{Preset, PricingModel, QueueDiscipline};
 
     /// Preset small-hybrid under first fit, VMs off at once when idle.
     fn shell() -> Shell {
@@ -378,17 +436,10 @@ mod tests {
             .config(PricingModel::Model1)
             .build("small")
             .unwrap();
-        let cfg = SchedulerConfig {
-            discipline: QueueDiscipline::Fcfs,
-            admission_control: false,
-            rut: Default::default(),
-            duration: Default::default(),
-            boot_latency_s: 0.0,
-            charge_decision_time: false,
-            backfill: frugal_core::Backfill::None,
-        };
-        let s = Scheduler::new(PolicyKind::FirstFit.build(&PolicyParams::default()), cfg);
-        Shell::new(Controller::new(&cluster, Some(s), ControlConfig::default()))
+        Shell::new(
+            crate::setup(cluster, QueueDiscipline::Fcfs),
+            PolicyKind::FirstFit,
+        )
     }
 
     fn pod(app: &str, name: &str, executors: u32, cores: u32) -> Pod {
@@ -507,5 +558,58 @@ mod tests {
         sh.observe(&pods, 10.0, |_| Some(4.0));
         let idx = sh.job_of("a").unwrap();
         assert_eq!(sh.controller().job(idx).arrival, 4.0);
+    }
+
+    /// Gangs arriving, waiting for room, ending at odd instants: the simulator replaying
+    /// the history under the same policy bills exactly what the shell's fleet did.
+    #[test]
+    fn whatif_under_the_same_policy_bills_the_same() {
+        let mut sh = shell();
+        let mut pods: Vec<Pod> = Vec::new();
+        let mut t = 0.0;
+        for (k, (executors, cores)) in [(2, 2), (3, 1), (1, 4), (4, 2), (2, 1)]
+            .into_iter()
+            .enumerate()
+        {
+            for e in 0..executors {
+                pods.push(pod(
+                    &format!("app{k}"),
+                    &format!("app{k}-{e}"),
+                    executors,
+                    cores,
+                ));
+            }
+            t += 7.3;
+            let acts = sh.observe(&pods, t, no_created);
+            apply(&mut pods, &acts);
+            // Every other step, the oldest bound gang ends.
+            if k % 2 == 1 {
+                let app = pods
+                    .iter()
+                    .find(|p| p.spec.as_ref().unwrap().node_name.is_some() && !phase_ended(p))
+                    .map(|p| p.metadata.labels.as_ref().unwrap()[APP_LABEL].clone())
+                    .unwrap();
+                pods.retain(|p| p.metadata.labels.as_ref().unwrap()[APP_LABEL] != app);
+                t += 13.1;
+                let acts = sh.observe(&pods, t, no_created);
+                apply(&mut pods, &acts);
+            }
+        }
+        while !pods.is_empty() {
+            let app = pods[0].metadata.labels.as_ref().unwrap()[APP_LABEL].clone();
+            pods.retain(|p| p.metadata.labels.as_ref().unwrap()[APP_LABEL] != app);
+            t += 11.7;
+            let acts = sh.observe(&pods, t, no_created);
+            apply(&mut pods, &acts);
+        }
+        let ctl = sh.controller();
+        assert!(ctl.records().all(|(_, r)| r.state == JobState::Completed));
+        let bill = ctl.fleet().cost(t);
+        let replay = sh.whatif(PolicyKind::FirstFit).summary.total_cost;
+        assert!(bill > 0.0);
+        assert!(
+            (replay - bill).abs() <= 1e-12 * bill,
+            "shell ${bill}, replay ${replay}"
+        );
     }
 }

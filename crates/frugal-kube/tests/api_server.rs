@@ -13,10 +13,8 @@ use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde_json::json;
 
-use frugal_core::control::{ControlConfig, Controller};
-use frugal_core::fleet::KeepAlive;
-use frugal_core::policy::{PolicyKind, PolicyParams};
-use frugal_core::{BillingGranularity, ClusterConfig, QueueDiscipline, Scheduler, SchedulerConfig};
+use frugal_core::policy::PolicyKind;
+use frugal_core::{ClusterConfig, QueueDiscipline};
 use frugal_kube::control_plane::ControlPlane;
 use frugal_kube::gang::{APP_LABEL, DEADLINE, ESTIMATED_DURATION, EXECUTORS, ROLE_LABEL};
 use frugal_kube::{KubeOptions, Shell};
@@ -49,22 +47,7 @@ fn shell(policy: PolicyKind) -> Shell {
         .unwrap()
         .build("test")
         .unwrap();
-    let cfg = SchedulerConfig {
-        discipline: QueueDiscipline::Edf,
-        admission_control: false,
-        rut: Default::default(),
-        duration: Default::default(),
-        boot_latency_s: 0.0,
-        charge_decision_time: false,
-        backfill: frugal_core::Backfill::None,
-    };
-    let scheduler = Scheduler::new(policy.build(&PolicyParams::default()), cfg);
-    let control = ControlConfig {
-        billing: BillingGranularity::PerSecond,
-        keep_alive: KeepAlive::Seconds(0.0),
-        ..ControlConfig::default()
-    };
-    Shell::new(Controller::new(&cluster, Some(scheduler), control))
+    Shell::new(frugal_kube::setup(cluster, QueueDiscipline::Fcfs), policy)
 }
 
 /// An executor pod of application `app` as Spark's backend makes it, with frugal's

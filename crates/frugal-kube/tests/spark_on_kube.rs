@@ -14,11 +14,9 @@ use kube::Api;
 use kube::api::PostParams;
 use serde_json::json;
 
-use frugal_core::control::{ControlConfig, Controller};
-use frugal_core::fleet::KeepAlive;
 use frugal_core::lifecycle::JobState;
-use frugal_core::policy::{PolicyKind, PolicyParams};
-use frugal_core::{BillingGranularity, ClusterConfig, QueueDiscipline, Scheduler, SchedulerConfig};
+use frugal_core::policy::PolicyKind;
+use frugal_core::{ClusterConfig, QueueDiscipline};
 use frugal_kube::control_plane::ControlPlane;
 use frugal_kube::{KubeOptions, Kubelet, Loopback, Shell};
 
@@ -59,22 +57,7 @@ fn shell(policy: PolicyKind) -> Shell {
         .unwrap()
         .build("test")
         .unwrap();
-    let cfg = SchedulerConfig {
-        discipline: QueueDiscipline::Fcfs,
-        admission_control: false,
-        rut: Default::default(),
-        duration: Default::default(),
-        boot_latency_s: 0.0,
-        charge_decision_time: false,
-        backfill: frugal_core::Backfill::None,
-    };
-    let scheduler = Scheduler::new(policy.build(&PolicyParams::default()), cfg);
-    let control = ControlConfig {
-        billing: BillingGranularity::PerSecond,
-        keep_alive: KeepAlive::Seconds(0.0),
-        ..ControlConfig::default()
-    };
-    Shell::new(Controller::new(&cluster, Some(scheduler), control))
+    Shell::new(frugal_kube::setup(cluster, QueueDiscipline::Fcfs), policy)
 }
 
 fn python() -> PathBuf {
@@ -230,6 +213,13 @@ async fn spark_applications_run_to_completion_under_two_policies() {
         assert_eq!(shell.vms_on().count(), 0, "every VM is off once both ended");
         let bill = ctl.fleet().cost(ctl.now());
         assert!(bill > 0.0);
+        // The simulator replaying this history under the same policy bills the same.
+        let replay = shell.whatif(policy).summary.total_cost;
+        assert!(
+            (replay - bill).abs() <= 1e-9 * bill,
+            "{}: the fleet ledger says ${bill}, whatif's replay ${replay}",
+            policy.name()
+        );
         bills.push((policy.name(), bill));
     }
     eprintln!("bills: {bills:?}");

@@ -44,7 +44,23 @@ pub struct SimConfig {
 }
 
 impl SimConfig {
-    fn control(&self) -> ControlConfig {
+    /// `cluster` prepared for `policy` and the scheduler running it, as every run of
+    /// this configuration uses them (the simulator's, and a live shell's that is to be
+    /// replayed by it).
+    pub fn scheduler(
+        &self,
+        cluster: &Cluster,
+        policy: Box<dyn PlacementPolicy>,
+    ) -> (Cluster, Scheduler) {
+        let mut cluster = cluster.clone();
+        cluster.keep_busy_groups(policy.ranks_by_remaining_time());
+        let mut scheduler = Scheduler::new(policy, self.scheduler);
+        scheduler.set_budget_per_hour(self.budget_per_hour);
+        (cluster, scheduler)
+    }
+
+    /// The controller's billing and keep-alive.
+    pub fn control(&self) -> ControlConfig {
         ControlConfig {
             billing: self.billing,
             keep_alive: self.keep_alive,
@@ -181,10 +197,7 @@ pub fn simulate_with(
     cfg: SimConfig,
     inputs: &Inputs,
 ) -> RunResult {
-    let mut cluster = cluster.clone();
-    cluster.keep_busy_groups(policy.ranks_by_remaining_time());
-    let mut scheduler = Scheduler::new(policy, cfg.scheduler);
-    scheduler.set_budget_per_hour(cfg.budget_per_hour);
+    let (cluster, scheduler) = cfg.scheduler(cluster, policy);
     let ctl = Controller::over(
         jobs,
         &cluster,

@@ -66,8 +66,15 @@ impl Setup {
         jobs: &[Job],
         inputs: &crate::engine::Inputs,
     ) -> RunResult {
+        let cfg = self.sim_config(policy.as_ref());
+        crate::engine::simulate_with(&self.cluster, jobs, policy, cfg, inputs)
+    }
+
+    /// The run configuration of `policy` under this setup: its queue discipline (the
+    /// setup's, or the policy's published one) and the setup's every other setting.
+    pub fn sim_config(&self, policy: &dyn PlacementPolicy) -> SimConfig {
         let discipline = self.queue.unwrap_or_else(|| policy.default_queue());
-        let cfg = SimConfig {
+        SimConfig {
             scheduler: SchedulerConfig {
                 discipline,
                 admission_control: self.admission_control,
@@ -80,8 +87,7 @@ impl Setup {
             billing: self.billing,
             keep_alive: self.keep_alive,
             budget_per_hour: self.budget_per_hour,
-        };
-        crate::engine::simulate_with(&self.cluster, jobs, policy, cfg, inputs)
+        }
     }
 }
 
