@@ -7,6 +7,8 @@ mod cluster;
 mod contention;
 mod curves;
 mod ephemeral;
+#[cfg(feature = "kube")]
+mod kube;
 mod live;
 mod loadtest;
 mod progress;
@@ -114,6 +116,10 @@ enum Command {
     /// Run the node agent of one host: it heartbeats to the service and runs the Spark
     /// reservation workers the service orders for its VMs.
     Agent(agent::AgentArgs),
+    /// Schedule a Kubernetes cluster's Spark executor pods as gangs at the lowest bill and
+    /// keep a node per VM that is on (built with the `kube` feature).
+    #[cfg(feature = "kube")]
+    Kube(Box<kube::KubeArgs>),
     /// Load-test the service on loopback (emulated backend, durable store) for a bounded
     /// time: submissions per second, submit and submit-to-placement latency.
     Loadtest(loadtest::LoadtestArgs),
@@ -198,6 +204,8 @@ fn main() -> std::process::ExitCode {
         Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Contention(args)) => contention::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
+        #[cfg(feature = "kube")]
+        Some(Command::Kube(args)) => kube::run(&args),
         Some(Command::Whatif(args)) => whatif::run(&args),
         Some(Command::Live(args)) => live::run_live(&args),
         Some(Command::Loadtest(args)) => loadtest::run(&args),

@@ -49,6 +49,9 @@ impl Default for KubeOptions {
     }
 }
 
+/// Most binding requests in flight at once.
+pub const BINDS_IN_FLIGHT: usize = 16;
+
 /// What one pass did, for logs and tests.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PassReport {
@@ -152,15 +155,30 @@ pub async fn pass(
             }
         }
     }
-    for a in actions {
+    // Binds go out together (at most BINDS_IN_FLIGHT at once), as each is one request.
+    let (binds, others): (Vec<Action>, Vec<Action>) = actions
+        .into_iter()
+        .partition(|a| matches!(a, Action::Bind { .. }));
+    let mut results = futures::stream::iter(binds.into_iter().filter_map(|a| match a {
+        Action::Bind { pod, vm } => Some(async move {
+            let r = bind(client, &pod, vm).await;
+            (pod, vm, r)
+        }),
+        _ => None,
+    }))
+    .buffer_unordered(BINDS_IN_FLIGHT);
+    while let Some((pod, vm, r)) = results.next().await {
+        match r {
+            Ok(()) => report.bound += 1,
+            Err(e) => {
+                warn!("binding {pod} to {}: {e}", node_name(vm));
+                report.failed += 1;
+            }
+        }
+    }
+    for a in others {
         match a {
-            Action::Bind { pod, vm } => match bind(client, &pod, vm).await {
-                Ok(()) => report.bound += 1,
-                Err(e) => {
-                    warn!("binding {pod} to {}: {e}", node_name(vm));
-                    report.failed += 1;
-                }
-            },
+            Action::Bind { .. } => unreachable!("binds went out above"),
             Action::Wait { pod, why } => {
                 let api: Api<Pod> = Api::namespaced(client.clone(), &pod.namespace);
                 let patch = json!({"status": {"conditions": [{

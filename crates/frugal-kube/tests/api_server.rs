@@ -284,3 +284,108 @@ async fn frugal_schedules_gangs_and_keeps_nodes_on_a_real_api_server() {
     drop(cp);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Twenty 8-core VMs.
+const WIDE: &str = r#"
+billing = "per-second"
+[[instance_type]]
+name = "m.8"
+cores = 8
+memory_gib = 32
+[[vms]]
+instance_type = "m.8"
+site = "local"
+count = 20
+price_per_hour = 0.40
+"#;
+
+/// Pods bound per second and one gang's scheduling latency on this machine (printed; run
+/// with `--nocapture`): 14 gangs of 10 one-core executors created before frugal starts,
+/// timed from its start to the last binding; then one gang of 10 created on an idle
+/// scheduler, timed from its last pod's creation to its last binding as a client sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs kube-apiserver and etcd in $FRUGAL_KUBE_BIN (.ci/run's kube stage)"]
+async fn binding_rate_and_gang_latency() {
+    let dir = std::env::temp_dir().join(format!("frugal-kube-rate-{}", std::process::id()));
+    let cp = ControlPlane::start(&dir, 16743).unwrap();
+    let client: Client = cp.client().await.unwrap();
+    let ns: Api<Namespace> = Api::all(client.clone());
+    ns.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "spark"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "spark");
+    let cluster = ClusterConfig::from_toml(WIDE, "wide")
+        .unwrap()
+        .build("wide")
+        .unwrap();
+    let shell = Shell::new(
+        frugal_kube::setup(cluster, QueueDiscipline::Fcfs),
+        PolicyKind::FirstFit,
+    );
+    let pp = PostParams::default();
+    let ann = [(EXECUTORS, "10"), (ESTIMATED_DURATION, "600")];
+    let bound = async |pods: &Api<Pod>, app: &str| {
+        pods.list(&ListParams::default().labels(&format!("{APP_LABEL}={app}")))
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .filter(|p| node_of(p).is_some())
+            .count()
+    };
+    // Throughput: 140 pods in 14 gangs, all created before frugal starts; timed from its
+    // start to the last binding.
+    let gangs = 14;
+    let created = Instant::now();
+    for g in 0..gangs {
+        for e in 0..10 {
+            let p = executor(&format!("rate-{g}"), &format!("rate-{g}-{e}"), 1, &ann);
+            pods.create(&pp, &p).await.unwrap();
+        }
+    }
+    let create_s = created.elapsed().as_secs_f64();
+    let t0 = Instant::now();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let runner = tokio::spawn(frugal_kube::run(
+        client.clone(),
+        shell,
+        None,
+        KubeOptions::default(),
+        async {
+            let _ = stop_rx.await;
+        },
+    ));
+
+    wait_for("every pod bound", 120, async || {
+        let all = pods.list(&ListParams::default()).await.unwrap().items;
+        (all.iter().filter(|p| node_of(p).is_some()).count() == gangs * 10).then_some(())
+    })
+    .await;
+    let bind_s = t0.elapsed().as_secs_f64();
+    // Latency: one gang on an idle scheduler.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for e in 0..10 {
+        let p = executor("lat", &format!("lat-{e}"), 1, &ann);
+        pods.create(&pp, &p).await.unwrap();
+    }
+    let t1 = Instant::now();
+    wait_for("the gang bound", 60, async || {
+        (bound(&pods, "lat").await == 10).then_some(())
+    })
+    .await;
+    let latency_s = t1.elapsed().as_secs_f64();
+    eprintln!(
+        "created {} pods in {create_s:.2} s; frugal bound them all in {bind_s:.2} s from its start: {:.0} pods/s; \
+         one 10-pod gang bound {:.0} ms after its last pod's creation",
+        gangs * 10,
+        (gangs * 10) as f64 / bind_s,
+        latency_s * 1e3
+    );
+    stop_tx.send(()).unwrap();
+    runner.await.unwrap();
+    drop(cp);
+    let _ = std::fs::remove_dir_all(&dir);
+}
