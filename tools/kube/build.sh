@@ -22,4 +22,4 @@ go build -trimpath -ldflags "-X $pkg.gitVersion=$ver -X $pkg.gitMajor=1 -X $pkg.
     -o "$out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 go build -trimpath -o "$out/etcd" go.etcd.io/etcd/server/v3
 "$out/kube-apiserver" --version
-"$out/etcd" --version | head -1
+"$out/etcd" --version | sed -n 1p  # not head: etcd would die of SIGPIPE under pipefail

@@ -93,10 +93,11 @@ pub async fn run(
         }
         let now = origin.elapsed().as_secs_f64();
         let _ = pass(&client, &mut shell, &selector, now, wall_origin).await;
-        if let Some(k) = &mut kubelet
-            && let Ok(bound) = bound_pods(&client, &selector).await
-        {
-            k.pass(&client, &bound).await;
+        if let Some(k) = &mut kubelet {
+            k.hosts_for(&shell.vms_on().collect());
+            if let Ok(bound) = bound_pods(&client, &selector).await {
+                k.pass(&client, &bound).await;
+            }
         }
     }
     shell

@@ -40,12 +40,52 @@ use frugal_core::cluster::VmId;
 
 use crate::shell::{PodKey, vm_of_node};
 
-/// Where a VM's processes run.
+/// Where a VM's processes run: the VM's host exists while the VM is on.
 pub trait Hosts: Send + Sync {
     /// The address of VM `vm`'s host (the pods' `podIP`).
     fn address(&self, vm: VmId) -> Ipv4Addr;
     /// The command prefix that runs a program on VM `vm`'s host (empty: here).
     fn wrapper(&self, vm: VmId) -> Vec<String>;
+    /// Makes VM `vm`'s host exist (nothing if it does).
+    ///
+    /// # Errors
+    /// Why it cannot.
+    fn power_on(&self, _vm: VmId) -> Result<(), String> {
+        Ok(())
+    }
+    /// Removes VM `vm`'s host and whatever still runs on it.
+    fn power_off(&self, _vm: VmId) {}
+}
+
+/// Every VM is a network namespace on a bridge (`frugal_service`'s netns provisioner,
+/// without node agents): its own address, real TCP to the others. Needs root.
+pub struct NetnsHosts(pub frugal_service::provision::Netns);
+
+impl Hosts for NetnsHosts {
+    fn address(&self, vm: VmId) -> Ipv4Addr {
+        use frugal_service::provision::Provisioner;
+        self.0.address(vm)
+    }
+    fn wrapper(&self, vm: VmId) -> Vec<String> {
+        self.0.wrapper(vm)
+    }
+    fn power_on(&self, vm: VmId) -> Result<(), String> {
+        use frugal_service::provision::Provisioner;
+        self.0.power_on(vm).map_err(|e| e.to_string())
+    }
+    fn power_off(&self, vm: VmId) {
+        use frugal_service::provision::Provisioner;
+        if let Err(e) = self.0.power_off(vm) {
+            warn!("removing VM {vm}'s host: {e}");
+        }
+    }
+}
+
+impl Drop for NetnsHosts {
+    fn drop(&mut self) {
+        use frugal_service::provision::Provisioner;
+        self.0.teardown();
+    }
 }
 
 /// Every host is this machine's loopback: processes run here, on 127.0.0.1.
@@ -68,6 +108,8 @@ pub struct Kubelet {
     /// `work/<namespace>/<pod>/` holds each pod's log and local folders.
     work: PathBuf,
     running: HashMap<PodKey, Child>,
+    /// The VMs whose host exists.
+    up: std::collections::BTreeSet<VmId>,
 }
 
 impl Kubelet {
@@ -79,12 +121,30 @@ impl Kubelet {
             spark_home,
             work,
             running: HashMap::new(),
+            up: Default::default(),
         }
     }
 
     /// Pods whose process runs.
     pub fn running(&self) -> usize {
         self.running.len()
+    }
+
+    /// Makes the hosts match the VMs that are on (`on`): a VM turned on gets its host, a
+    /// VM turned off loses it with whatever still runs there.
+    pub fn hosts_for(&mut self, on: &std::collections::BTreeSet<VmId>) {
+        for &vm in on.difference(&self.up.clone()) {
+            match self.hosts.power_on(vm) {
+                Ok(()) => {
+                    self.up.insert(vm);
+                }
+                Err(e) => warn!("making VM {vm}'s host: {e}"),
+            }
+        }
+        for vm in self.up.difference(on).copied().collect::<Vec<_>>() {
+            self.hosts.power_off(vm);
+            self.up.remove(&vm);
+        }
     }
 
     /// One pass over the pods bound to frugal's nodes (`pods`, listed by the caller).
@@ -142,6 +202,9 @@ impl Kubelet {
                     "message": "frugal's kubelet restarted and no longer runs this pod's process"}});
                 patch_status(&api, &key, patch).await;
                 continue;
+            }
+            if !self.up.contains(&vm) {
+                continue; // its host is not there yet: a later pass starts it
             }
             match self.start(pod, &key, vm) {
                 Ok(child) => {
@@ -271,6 +334,9 @@ impl Drop for Kubelet {
         for (_, mut child) in self.running.drain() {
             let _ = child.kill();
             let _ = child.wait();
+        }
+        for vm in std::mem::take(&mut self.up) {
+            self.hosts.power_off(vm);
         }
     }
 }

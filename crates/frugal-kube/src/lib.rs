@@ -32,7 +32,7 @@ pub mod shell;
 
 pub use api::{KubeOptions, run};
 pub use gang::{GangSpec, SpecError};
-pub use kubelet::{Hosts, Kubelet, Loopback};
+pub use kubelet::{Hosts, Kubelet, Loopback, NetnsHosts};
 pub use shell::{Action, PodKey, Shell, Waiting};
 
 /// The settings of a shell on `cluster` (billed per second, idle VMs off at once, no boot

@@ -143,7 +143,7 @@ impl HostFleet {
                 prefix,
                 subnet,
                 testbed,
-            } => Arc::new(Netns::new(prefix, *subnet, launch, testbed.clone())?),
+            } => Arc::new(Netns::new(prefix, *subnet, Some(launch), testbed.clone())?),
             ProvisionerKind::Ec2 {
                 settings,
                 agent_token,

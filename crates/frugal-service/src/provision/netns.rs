@@ -54,7 +54,9 @@ pub fn check_prefix(prefix: &str) -> Result<(), String> {
 pub struct Netns {
     prefix: String,
     subnet: Ipv4Addr,
-    agents: AgentLaunch,
+    /// The node agent each host runs (none: the hosts run what their user starts in
+    /// them, as the Kubernetes face's kubelet does).
+    agents: Option<AgentLaunch>,
     testbed: Option<Testbed>,
 }
 
@@ -70,7 +72,7 @@ impl Netns {
     pub fn new(
         prefix: &str,
         subnet: Ipv4Addr,
-        agents: AgentLaunch,
+        agents: Option<AgentLaunch>,
         testbed: Option<Testbed>,
     ) -> Result<Netns, ProvisionError> {
         check_prefix(prefix).map_err(|e| ProvisionError::Failed(format!("--netns-prefix {e}")))?;
@@ -99,9 +101,21 @@ impl Netns {
         }
         ip(&["link", "set", &br, "up"])?;
         if let Some(t) = &n.testbed {
-            t.link_sites(prefix, &br, n.agents.service_port())?;
+            t.link_sites(prefix, &br, n.service_port())?;
         }
         Ok(n)
+    }
+
+    /// The service's port that rate limits leave alone (0 without agents).
+    fn service_port(&self) -> u16 {
+        self.agents.as_ref().map_or(0, AgentLaunch::service_port)
+    }
+
+    /// The command prefix that runs a program on VM `vm`'s host.
+    pub fn wrapper(&self, vm: VmId) -> Vec<String> {
+        ["ip", "netns", "exec", &self.namespace(vm)]
+            .map(String::from)
+            .to_vec()
     }
 
     fn bridge(&self) -> String {
@@ -173,25 +187,27 @@ impl Provisioner for Netns {
             ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
             ip(&["-n", &ns, "link", "set", "lo", "up"])?;
             if let Some(t) = &self.testbed {
-                let port = self.agents.service_port();
+                let port = self.service_port();
                 Testbed::shape(None, &link, t.in_site_mbit, port)?;
                 Testbed::shape(Some(&ns), "eth0", t.in_site_mbit, port)?;
             }
         }
+        let Some(agents) = &self.agents else {
+            return Ok(());
+        };
         let (wrapper, agent) = match &self.testbed {
             Some(t) => t.enter(&self.prefix, vm, &ns)?,
-            None => (
-                ["ip", "netns", "exec", &ns].map(String::from).to_vec(),
-                Vec::new(),
-            ),
+            None => (self.wrapper(vm), Vec::new()),
         };
         let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-        self.agents.start(&wrapper, &agent, vm, self.address(vm))
+        agents.start(&wrapper, &agent, vm, self.address(vm))
     }
 
     fn power_off(&self, vm: VmId) -> Result<(), ProvisionError> {
         let ns = self.namespace(vm);
-        self.agents.stop(vm);
+        if let Some(agents) = &self.agents {
+            agents.stop(vm);
+        }
         kill_in_namespace(&ns);
         if exists(&["netns", "exec", &ns, "true"]) {
             ip(&["netns", "del", &ns])?;
