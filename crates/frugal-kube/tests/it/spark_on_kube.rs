@@ -12,40 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Namespace;
-use kube::Api;
-use kube::api::PostParams;
-use serde_json::json;
-
 use frugal_core::lifecycle::JobState;
 use frugal_core::policy::PolicyKind;
-use frugal_core::{ClusterConfig, QueueDiscipline};
-use frugal_kube::control_plane::ControlPlane;
-use frugal_kube::{KubeOptions, Kubelet, NetnsHosts, Shell};
+use frugal_kube::{Kubelet, NetnsHosts};
 use frugal_service::provision::{Netns, Provisioner};
 
-/// Two 2-core VMs at $0.10/h and one 4-core VM at $0.20/h.
-const CLUSTER: &str = r#"
-billing = "per-second"
-[[instance_type]]
-name = "m.2"
-cores = 2
-memory_gib = 4
-[[instance_type]]
-name = "m.4"
-cores = 4
-memory_gib = 8
-[[vms]]
-instance_type = "m.2"
-site = "local"
-count = 2
-price_per_hour = 0.10
-[[vms]]
-instance_type = "m.4"
-site = "local"
-count = 1
-price_per_hour = 0.20
-"#;
+use crate::common::{control_plane, shell, start};
 
 const JOB: &str = r#"
 import sys
@@ -55,14 +27,6 @@ n = s.range(int(sys.argv[1])).selectExpr("sum(id)").collect()[0][0]
 print("SUM", n)
 s.stop()
 "#;
-
-fn shell(policy: PolicyKind) -> Shell {
-    let cluster = ClusterConfig::from_toml(CLUSTER, "test")
-        .unwrap()
-        .build("test")
-        .unwrap();
-    Shell::new(frugal_kube::setup(cluster, QueueDiscipline::Fcfs), policy)
-}
 
 fn python() -> PathBuf {
     PathBuf::from(
@@ -166,15 +130,7 @@ async fn spark_applications_run_to_completion_under_two_policies() {
     let port = 16643;
     let root = std::env::temp_dir().join(format!("frugal-kube-spark-{}", std::process::id()));
     let cp_dir = root.join("cp");
-    let cp = ControlPlane::start(&cp_dir, port).unwrap();
-    let client = cp.client().await.unwrap();
-    let ns: Api<Namespace> = Api::all(client.clone());
-    ns.create(
-        &PostParams::default(),
-        &serde_json::from_value(json!({"metadata": {"name": "spark"}})).unwrap(),
-    )
-    .await
-    .unwrap();
+    let (cp, client) = control_plane(&cp_dir, port).await;
     let home = spark_home(&python());
     let mut bills = Vec::new();
     for policy in [PolicyKind::FirstFit, PolicyKind::SparkConsolidate] {
@@ -183,20 +139,12 @@ async fn spark_applications_run_to_completion_under_two_policies() {
         let netns = Netns::new("fgk", Ipv4Addr::new(10, 79, 0, 0), None, None).unwrap();
         let driver = netns.control_address();
         let kubelet = Kubelet::new(Box::new(NetnsHosts(netns)), home.clone(), dir.join("pods"));
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let opts = KubeOptions {
-            resync: Duration::from_millis(250),
-            ..KubeOptions::default()
-        };
-        let runner = tokio::spawn(frugal_kube::run(
-            client.clone(),
+        let (stop_tx, runner) = start(
+            &client,
             shell(policy),
             Some(kubelet),
-            opts,
-            async {
-                let _ = stop_rx.await;
-            },
-        ));
+            Duration::from_millis(250),
+        );
         // Two applications arriving together: 2 and 3 one-core executors.
         let mut apps = vec![
             (

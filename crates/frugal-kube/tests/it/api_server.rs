@@ -1,6 +1,4 @@
-//! frugal as the scheduler of a real kube-apiserver (with etcd), built from the Go modules
-//! by `tools/kube/build.sh` into `$FRUGAL_KUBE_BIN` (`.ci/run`'s `kube` stage does this).
-//! Ignored by default; without `FRUGAL_KUBE_BIN` the test fails, it does not pass.
+//! frugal as the scheduler and node provisioner of a real kube-apiserver.
 //!
 //! No kubelet runs here: where a kubelet would report a pod's end, the test writes the
 //! pod's phase itself (the part frugal's agent plays as a virtual kubelet).
@@ -8,47 +6,16 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::{Event, Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
-use kube::{Api, Client};
 use serde_json::json;
 
 use frugal_core::policy::PolicyKind;
-use frugal_core::{ClusterConfig, QueueDiscipline};
-use frugal_kube::control_plane::ControlPlane;
+use frugal_kube::KubeOptions;
 use frugal_kube::gang::{APP_LABEL, DEADLINE, ESTIMATED_DURATION, EXECUTORS, ROLE_LABEL};
-use frugal_kube::{KubeOptions, Shell};
 
-/// Two 2-core VMs at $0.10/h and one 4-core VM at $0.20/h.
-const CLUSTER: &str = r#"
-billing = "per-second"
-[[instance_type]]
-name = "m.2"
-cores = 2
-memory_gib = 2
-[[instance_type]]
-name = "m.4"
-cores = 4
-memory_gib = 4
-[[vms]]
-instance_type = "m.2"
-site = "local"
-count = 2
-price_per_hour = 0.10
-[[vms]]
-instance_type = "m.4"
-site = "local"
-count = 1
-price_per_hour = 0.20
-"#;
-
-fn shell(policy: PolicyKind) -> Shell {
-    let cluster = ClusterConfig::from_toml(CLUSTER, "test")
-        .unwrap()
-        .build("test")
-        .unwrap();
-    Shell::new(frugal_kube::setup(cluster, QueueDiscipline::Fcfs), policy)
-}
+use crate::common::{control_plane, shell, shell_on, start};
 
 /// An executor pod of application `app` as Spark's backend makes it, with frugal's
 /// scheduler name and the annotations given.
@@ -117,31 +84,15 @@ async fn ended(pods: &Api<Pod>, name: &str, phase: &str) {
 #[ignore = "needs kube-apiserver and etcd in $FRUGAL_KUBE_BIN (.ci/run's kube stage)"]
 async fn frugal_schedules_gangs_and_keeps_nodes_on_a_real_api_server() {
     let dir = std::env::temp_dir().join(format!("frugal-kube-test-{}", std::process::id()));
-    let cp = ControlPlane::start(&dir, 16543).unwrap();
-    let client: Client = cp.client().await.unwrap();
-    let ns: Api<Namespace> = Api::all(client.clone());
-    ns.create(
-        &PostParams::default(),
-        &serde_json::from_value(json!({"metadata": {"name": "spark"}})).unwrap(),
-    )
-    .await
-    .unwrap();
+    let (cp, client) = control_plane(&dir, 16543).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), "spark");
     let nodes: Api<Node> = Api::all(client.clone());
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let opts = KubeOptions {
-        resync: Duration::from_millis(200),
-        ..KubeOptions::default()
-    };
-    let runner = tokio::spawn(frugal_kube::run(
-        client.clone(),
+    let (stop_tx, runner) = start(
+        &client,
         shell(PolicyKind::FirstFit),
         None,
-        opts,
-        async {
-            let _ = stop_rx.await;
-        },
-    ));
+        Duration::from_millis(200),
+    );
     let pp = PostParams::default();
 
     // A gang of three 1-core executors: nothing is bound until the third pod exists.
@@ -307,24 +258,9 @@ price_per_hour = 0.40
 #[ignore = "needs kube-apiserver and etcd in $FRUGAL_KUBE_BIN (.ci/run's kube stage)"]
 async fn binding_rate_and_gang_latency() {
     let dir = std::env::temp_dir().join(format!("frugal-kube-rate-{}", std::process::id()));
-    let cp = ControlPlane::start(&dir, 16743).unwrap();
-    let client: Client = cp.client().await.unwrap();
-    let ns: Api<Namespace> = Api::all(client.clone());
-    ns.create(
-        &PostParams::default(),
-        &serde_json::from_value(json!({"metadata": {"name": "spark"}})).unwrap(),
-    )
-    .await
-    .unwrap();
+    let (cp, client) = control_plane(&dir, 16743).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), "spark");
-    let cluster = ClusterConfig::from_toml(WIDE, "wide")
-        .unwrap()
-        .build("wide")
-        .unwrap();
-    let shell = Shell::new(
-        frugal_kube::setup(cluster, QueueDiscipline::Fcfs),
-        PolicyKind::FirstFit,
-    );
+    let shell = shell_on(WIDE, PolicyKind::FirstFit);
     let pp = PostParams::default();
     let ann = [(EXECUTORS, "10"), (ESTIMATED_DURATION, "600")];
     let bound = async |pods: &Api<Pod>, app: &str| {
@@ -348,16 +284,7 @@ async fn binding_rate_and_gang_latency() {
     }
     let create_s = created.elapsed().as_secs_f64();
     let t0 = Instant::now();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let runner = tokio::spawn(frugal_kube::run(
-        client.clone(),
-        shell,
-        None,
-        KubeOptions::default(),
-        async {
-            let _ = stop_rx.await;
-        },
-    ));
+    let (stop_tx, runner) = start(&client, shell, None, KubeOptions::default().resync);
 
     wait_for("every pod bound", 120, async || {
         let all = pods.list(&ListParams::default()).await.unwrap().items;

@@ -1,0 +1,95 @@
+//! What the tests share: the cluster, a shell on it, a control plane with the `spark`
+//! namespace, frugal running against it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::PostParams;
+use kube::{Api, Client};
+use serde_json::json;
+
+use frugal_core::policy::PolicyKind;
+use frugal_core::{ClusterConfig, QueueDiscipline};
+use frugal_kube::control_plane::ControlPlane;
+use frugal_kube::{KubeOptions, Kubelet, Shell};
+
+/// Two 2-core VMs at $0.10/h and one 4-core VM at $0.20/h.
+pub const CLUSTER: &str = r#"
+billing = "per-second"
+[[instance_type]]
+name = "m.2"
+cores = 2
+memory_gib = 4
+[[instance_type]]
+name = "m.4"
+cores = 4
+memory_gib = 8
+[[vms]]
+instance_type = "m.2"
+site = "local"
+count = 2
+price_per_hour = 0.10
+[[vms]]
+instance_type = "m.4"
+site = "local"
+count = 1
+price_per_hour = 0.20
+"#;
+
+/// A shell on the cluster file `toml` placing with `policy` (FCFS, idle VMs off at once).
+pub fn shell_on(toml: &str, policy: PolicyKind) -> Shell {
+    let cluster = ClusterConfig::from_toml(toml, "test")
+        .unwrap()
+        .build("test")
+        .unwrap();
+    Shell::new(frugal_kube::setup(cluster, QueueDiscipline::Fcfs), policy)
+}
+
+/// A shell on [`CLUSTER`].
+pub fn shell(policy: PolicyKind) -> Shell {
+    shell_on(CLUSTER, policy)
+}
+
+/// A control plane in `dir` with the API server on `port`, its client, and the
+/// namespace `spark`.
+pub async fn control_plane(dir: &Path, port: u16) -> (ControlPlane, Client) {
+    let cp = ControlPlane::start(dir, port).unwrap();
+    let client = cp.client().await.unwrap();
+    let ns: Api<Namespace> = Api::all(client.clone());
+    ns.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "spark"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    (cp, client)
+}
+
+/// frugal running `shell` (and `kubelet`) against `client`, a pass at least every
+/// `resync`: the sender that stops it and the task that returns the shell.
+pub fn start(
+    client: &Client,
+    shell: Shell,
+    kubelet: Option<Kubelet>,
+    resync: Duration,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Shell>,
+) {
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let opts = KubeOptions {
+        resync,
+        ..KubeOptions::default()
+    };
+    let runner = tokio::spawn(frugal_kube::run(
+        client.clone(),
+        shell,
+        kubelet,
+        opts,
+        async {
+            let _ = stop_rx.await;
+        },
+    ));
+    (stop_tx, runner)
+}
