@@ -27,7 +27,8 @@
 //!   executors when the application ends), failed otherwise.
 //! - **A gang the policy can never place** (larger than the cluster) is refused: an event
 //!   and an `Unschedulable` condition on each pod; it is not queued again while its pods
-//!   stay.
+//!   stay. A gang that waits for room says so (`Queued`), with what its cheapest
+//!   placement would cost on the idle cluster (paper 000 Eq. 16, the exact optimum).
 //! - **A VM is a node**: a node exists exactly while its VM is on (billed, busy or kept
 //!   alive): [`Shell::vms_on`] is what the caller makes the API server's nodes match, so
 //!   a node whose creation failed is created again at the next pass.
@@ -122,6 +123,10 @@ pub struct Shell {
     gangs: HashMap<String, usize>,
     /// The condition last set on each waiting pod, so it is set once per change.
     said: HashMap<PodKey, Waiting>,
+    /// The exact optimum, for what a waiting gang would cost on the idle cluster.
+    optimal: frugal_core::policy::Optimal,
+    /// That cost for each job, dollars, computed once when it joins.
+    cheapest: HashMap<usize, f64>,
 }
 
 impl Shell {
@@ -138,6 +143,8 @@ impl Shell {
             ctl,
             gangs: HashMap::new(),
             said: HashMap::new(),
+            optimal: Default::default(),
+            cheapest: HashMap::new(),
         }
     }
 
@@ -263,6 +270,7 @@ impl Shell {
                     self.ctl.cancel(idx, now);
                 }
                 self.gangs.remove(&app);
+                self.cheapest.remove(&idx);
             }
         }
         // New gangs.
@@ -306,7 +314,14 @@ impl Shell {
                 .filter_map(|p| created(p))
                 .fold(now, f64::min)
                 .max(0.0);
-            let (idx, _) = self.ctl.add(spec.job(arrival), None, now);
+            let job = spec.job(arrival);
+            let usd = frugal_core::policy::objective::cheapest_cost(
+                &mut self.optimal,
+                &job,
+                self.ctl.empty_cluster(),
+            );
+            let (idx, _) = self.ctl.add(job, None, now);
+            self.cheapest.insert(idx, usd);
             self.gangs.insert((*app).to_string(), idx);
             if self.ctl.record(idx).state == JobState::Unschedulable {
                 let message = format!(
@@ -340,9 +355,14 @@ impl Shell {
                     self.bind(&mut actions, group, &placement);
                 }
                 JobState::Queued => {
-                    let message = r.reason.clone().unwrap_or_else(|| {
-                        "queued: no placement fits the free capacity now".into()
-                    });
+                    let why = r
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| "no placement fits the free capacity now".into());
+                    let usd = self.cheapest.get(idx).copied().unwrap_or(f64::INFINITY);
+                    let message = format!(
+                        "queued: {why}; its cheapest placement on the idle cluster costs ${usd:.4} (paper 000 Eq. 16)"
+                    );
                     for p in group.iter().filter(|p| unbound(p)) {
                         let why = Waiting {
                             reason: "Queued",
@@ -610,6 +630,40 @@ mod tests {
         assert!(
             (replay - bill).abs() <= 1e-12 * bill,
             "shell ${bill}, replay ${replay}"
+        );
+    }
+
+    /// A gang that waits for room says so, with what its cheapest placement on the idle
+    /// cluster costs.
+    #[test]
+    fn a_waiting_gang_says_what_it_would_cost() {
+        let mut sh = shell();
+        let cores = sh.controller().cluster().total_capacity.0[0];
+        let mut pods: Vec<Pod> = (0..cores)
+            .map(|e| pod("a", &format!("a{e}"), cores, 1))
+            .collect();
+        let acts = sh.observe(&pods, 0.0, no_created);
+        apply(&mut pods, &acts);
+        assert_eq!(
+            binds(&acts).len(),
+            cores as usize,
+            "the first gang fills the cluster"
+        );
+        pods.push(pod("b", "b0", 1, 1));
+        let acts = sh.observe(&pods, 1.0, no_created);
+        let why = acts
+            .iter()
+            .find_map(|a| match a {
+                Action::Wait { pod, why } if pod.name == "b0" => Some(why.clone()),
+                _ => None,
+            })
+            .expect("b0 is told why it waits");
+        assert_eq!(why.reason, "Queued");
+        assert!(
+            why.message
+                .contains("cheapest placement on the idle cluster costs $0."),
+            "{}",
+            why.message
         );
     }
 }

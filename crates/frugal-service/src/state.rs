@@ -484,12 +484,8 @@ impl State {
     /// cluster, dollars: Σ price × T_C over the VMs of the exact optimum. Infinite if no
     /// placement can hold it.
     pub fn cheapest_usd(&mut self, job: &Job) -> f64 {
-        use frugal_core::PlacementPolicy;
-        use frugal_core::policy::objective::placement_cost;
         let empty = self.ctl.empty_cluster();
-        self.estimator
-            .place(job, empty, 0.0)
-            .map_or(f64::INFINITY, |p| placement_cost(job, empty, 0.0, &p))
+        frugal_core::policy::objective::cheapest_cost(&mut self.estimator, job, empty)
     }
 
     /// The least fleet price at which `job` can ever run, dollars per hour: the cheapest

@@ -18,6 +18,16 @@ pub fn is_hybrid(cluster: &Cluster, placement: &Placement) -> bool {
     cluster.has_local_site && placement.uses_site(cluster, Site::Cloud)
 }
 
+/// The cost (paper 000 Eq. 16) of the cheapest placement of `job` on the idle cluster
+/// `empty`, dollars: Σ price × T_C over the VMs of the exact optimum (`optimal`, kept by
+/// the caller for its scratch space). Infinite if no placement can hold it.
+pub fn cheapest_cost(optimal: &mut super::Optimal, job: &Job, empty: &Cluster) -> f64 {
+    use super::PlacementPolicy;
+    optimal
+        .place(job, empty, 0.0)
+        .map_or(f64::INFINITY, |p| placement_cost(job, empty, 0.0, &p))
+}
+
 /// Cost_total of paper 000 Eq. 16 for `placement` of `job` at `now`: the sum of
 /// [`vm_cost`] over the VMs it uses, with T_C = T_C^H if [`is_hybrid`], else T_C^L.
 /// Dollars.
