@@ -580,17 +580,16 @@ mod tests {
         assert_eq!(sh.controller().job(idx).arrival, 4.0);
     }
 
-    /// Gangs arriving, waiting for room, ending at odd instants: the simulator replaying
-    /// the history under the same policy bills exactly what the shell's fleet did.
-    #[test]
-    fn whatif_under_the_same_policy_bills_the_same() {
+    /// Drives a shell through `steps`: each adds a gang of (executors, cores) at the
+    /// next instant, then ends the gang `end % running` if `end` is given; the rest end one
+    /// by one. Returns the shell and the last instant.
+    fn drive(steps: &[((u32, u32), Option<usize>)]) -> (Shell, f64) {
         let mut sh = shell();
         let mut pods: Vec<Pod> = Vec::new();
         let mut t = 0.0;
-        for (k, (executors, cores)) in [(2, 2), (3, 1), (1, 4), (4, 2), (2, 1)]
-            .into_iter()
-            .enumerate()
-        {
+        let app = |p: &Pod| p.metadata.labels.as_ref().unwrap()[APP_LABEL].clone();
+        let end_app = |pods: &mut Vec<Pod>, a: &str| pods.retain(|p| app(p) != a);
+        for (k, &((executors, cores), end)) in steps.iter().enumerate() {
             for e in 0..executors {
                 pods.push(pod(
                     &format!("app{k}"),
@@ -602,26 +601,48 @@ mod tests {
             t += 7.3;
             let acts = sh.observe(&pods, t, no_created);
             apply(&mut pods, &acts);
-            // Every other step, the oldest bound gang ends.
-            if k % 2 == 1 {
-                let app = pods
+            if let Some(end) = end {
+                let mut bound: Vec<String> = pods
                     .iter()
-                    .find(|p| p.spec.as_ref().unwrap().node_name.is_some() && !phase_ended(p))
-                    .map(|p| p.metadata.labels.as_ref().unwrap()[APP_LABEL].clone())
-                    .unwrap();
-                pods.retain(|p| p.metadata.labels.as_ref().unwrap()[APP_LABEL] != app);
-                t += 13.1;
-                let acts = sh.observe(&pods, t, no_created);
-                apply(&mut pods, &acts);
+                    .filter(|p| p.spec.as_ref().unwrap().node_name.is_some())
+                    .map(app)
+                    .collect();
+                bound.dedup();
+                if !bound.is_empty() {
+                    end_app(&mut pods, &bound[end % bound.len()]);
+                    t += 13.1;
+                    let acts = sh.observe(&pods, t, no_created);
+                    apply(&mut pods, &acts);
+                }
             }
         }
         while !pods.is_empty() {
-            let app = pods[0].metadata.labels.as_ref().unwrap()[APP_LABEL].clone();
-            pods.retain(|p| p.metadata.labels.as_ref().unwrap()[APP_LABEL] != app);
+            // The first bound gang ends (a queued one would be cancelled instead).
+            let a = pods
+                .iter()
+                .find(|p| p.spec.as_ref().unwrap().node_name.is_some())
+                .map(app)
+                .unwrap_or_else(|| app(&pods[0]));
+            end_app(&mut pods, &a);
             t += 11.7;
             let acts = sh.observe(&pods, t, no_created);
             apply(&mut pods, &acts);
         }
+        (sh, t)
+    }
+
+    /// Gangs arriving, waiting for room, ending at odd instants: the simulator replaying
+    /// the history under the same policy bills exactly what the shell's fleet did.
+    #[test]
+    fn whatif_under_the_same_policy_bills_the_same() {
+        let steps = [
+            ((2, 2), None),
+            ((3, 1), Some(0)),
+            ((1, 4), None),
+            ((4, 2), Some(0)),
+            ((2, 1), None),
+        ];
+        let (sh, t) = drive(&steps);
         let ctl = sh.controller();
         assert!(ctl.records().all(|(_, r)| r.state == JobState::Completed));
         let bill = ctl.fleet().cost(t);
@@ -631,6 +652,20 @@ mod tests {
             (replay - bill).abs() <= 1e-12 * bill,
             "shell ${bill}, replay ${replay}"
         );
+    }
+
+    proptest::proptest! {
+        /// The same, for any gangs and order of ends: the Kubernetes face and the
+        /// simulator are one controller under two clocks.
+        #[test]
+        fn the_replay_bills_what_the_shell_did(
+            steps in proptest::collection::vec(((1u32..6, 1u32..5), proptest::option::of(0usize..4)), 1..12)
+        ) {
+            let (sh, t) = drive(&steps);
+            let bill = sh.controller().fleet().cost(t);
+            let replay = sh.whatif(PolicyKind::FirstFit).summary.total_cost;
+            proptest::prop_assert!((replay - bill).abs() <= 1e-9 * bill.max(1e-9), "shell ${}, replay ${}", bill, replay);
+        }
     }
 
     /// A gang that waits for room says so, with what its cheapest placement on the idle
