@@ -95,6 +95,7 @@ pub async fn run(
         let _ = pass(&client, &mut shell, &selector, now, wall_origin).await;
         if let Some(k) = &mut kubelet {
             k.hosts_for(&shell.vms_on().collect());
+            k.heartbeat(&client).await;
             if let Ok(bound) = bound_pods(&client, &selector).await {
                 k.pass(&client, &bound).await;
             }

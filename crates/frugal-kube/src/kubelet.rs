@@ -110,7 +110,14 @@ pub struct Kubelet {
     running: HashMap<PodKey, Child>,
     /// The VMs whose host exists.
     up: std::collections::BTreeSet<VmId>,
+    /// When each up VM's node last had its heartbeat (Lease renewed).
+    beats: HashMap<VmId, std::time::Instant>,
 }
+
+/// Seconds between two renewals of a node's Lease (the kubelet's default).
+pub const LEASE_RENEW_S: u64 = 10;
+/// A Lease's duration, seconds (the kubelet's default).
+pub const LEASE_DURATION_S: i32 = 40;
 
 impl Kubelet {
     /// A kubelet running pods on `hosts`, Spark's entrypoint from `spark_home`, pods'
@@ -122,6 +129,7 @@ impl Kubelet {
             work,
             running: HashMap::new(),
             up: Default::default(),
+            beats: HashMap::new(),
         }
     }
 
@@ -144,6 +152,75 @@ impl Kubelet {
         for vm in self.up.difference(on).copied().collect::<Vec<_>>() {
             self.hosts.power_off(vm);
             self.up.remove(&vm);
+        }
+    }
+
+    /// The node heartbeats a kubelet sends: for every VM whose host is up, its node is
+    /// marked `Ready` when first seen and its Lease (`kube-node-lease/<node>`) renewed
+    /// every [`LEASE_RENEW_S`]; a VM no longer up loses its Lease. Without them a real
+    /// cluster's node lifecycle controller would mark the nodes unreachable and evict
+    /// their pods.
+    pub async fn heartbeat(&mut self, client: &Client) {
+        use k8s_openapi::api::coordination::v1::Lease;
+        use k8s_openapi::api::core::v1::Node;
+        let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-node-lease");
+        let nodes: Api<Node> = Api::all(client.clone());
+        let now = std::time::Instant::now();
+        for &vm in &self.up {
+            let fresh = self
+                .beats
+                .get(&vm)
+                .is_some_and(|t| now.duration_since(*t).as_secs() < LEASE_RENEW_S);
+            if fresh {
+                continue;
+            }
+            let name = crate::shell::node_name(vm);
+            let ts = jiff::Timestamp::now();
+            if !self.beats.contains_key(&vm) {
+                let ready = json!({"status": {"conditions": [{
+                    "type": "Ready", "status": "True", "reason": "KubeletReady",
+                    "message": "frugal plays the kubelet's part on this VM's host",
+                    "lastHeartbeatTime": Time(ts), "lastTransitionTime": Time(ts),
+                }]}});
+                if let Err(e) = nodes
+                    .patch_status(&name, &PatchParams::default(), &Patch::Strategic(ready))
+                    .await
+                {
+                    debug!("marking node {name} ready: {e}");
+                    continue; // the node may not exist yet: the next pass tries again
+                }
+            }
+            let lease = json!({
+                "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                "metadata": {"name": name, "namespace": "kube-node-lease"},
+                "spec": {"holderIdentity": name, "leaseDurationSeconds": LEASE_DURATION_S,
+                         "renewTime": k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime(ts)},
+            });
+            match leases
+                .patch(
+                    &name,
+                    &PatchParams::apply("frugal").force(),
+                    &Patch::Apply(lease),
+                )
+                .await
+            {
+                Ok(_) => {
+                    self.beats.insert(vm, now);
+                }
+                Err(e) => warn!("renewing node {name}'s lease: {e}"),
+            }
+        }
+        let gone: Vec<VmId> = self
+            .beats
+            .keys()
+            .filter(|vm| !self.up.contains(vm))
+            .copied()
+            .collect();
+        for vm in gone {
+            self.beats.remove(&vm);
+            let _ = leases
+                .delete(&crate::shell::node_name(vm), &DeleteParams::default())
+                .await;
         }
     }
 

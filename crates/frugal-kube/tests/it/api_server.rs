@@ -15,7 +15,7 @@ use frugal_core::policy::PolicyKind;
 use frugal_kube::KubeOptions;
 use frugal_kube::gang::{APP_LABEL, DEADLINE, ESTIMATED_DURATION, EXECUTORS, ROLE_LABEL};
 
-use crate::common::{control_plane, shell, shell_on, start};
+use crate::common::{control_plane, shell, shell_on, start, wait_for};
 
 /// An executor pod of application `app` as Spark's backend makes it, with frugal's
 /// scheduler name and the annotations given.
@@ -29,17 +29,6 @@ fn executor(app: &str, name: &str, cores: u32, ann: &[(&str, &str)]) -> Pod {
                      "resources": {"requests": {"cpu": cores.to_string(), "memory": "1Gi"}}}]}
     }))
     .unwrap()
-}
-
-async fn wait_for<T>(what: &str, secs: u64, mut f: impl AsyncFnMut() -> Option<T>) -> T {
-    let until = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(t) = f().await {
-            return t;
-        }
-        assert!(Instant::now() < until, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 async fn pod(pods: &Api<Pod>, name: &str) -> Pod {

@@ -93,3 +93,21 @@ pub fn start(
     ));
     (stop_tx, runner)
 }
+
+/// `f`'s first `Some`, polled every 100 ms for at most `secs` seconds.
+///
+/// # Panics
+/// On time out, naming `what`.
+pub async fn wait_for<T>(what: &str, secs: u64, mut f: impl AsyncFnMut() -> Option<T>) -> T {
+    let until = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(t) = f().await {
+            return t;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

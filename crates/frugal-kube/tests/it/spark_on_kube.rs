@@ -17,7 +17,12 @@ use frugal_core::policy::PolicyKind;
 use frugal_kube::{Kubelet, NetnsHosts};
 use frugal_service::provision::{Netns, Provisioner};
 
-use crate::common::{control_plane, shell, start};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::ListParams;
+
+use crate::common::{control_plane, shell, start, wait_for};
 
 const JOB: &str = r#"
 import sys
@@ -156,6 +161,32 @@ async fn spark_applications_run_to_completion_under_two_policies() {
                 submit(&dir, &cp_dir, port, driver, "three", 3, 3_000_000),
             ),
         ];
+        // While they run, the VMs' nodes are Ready and their Leases renewed, as a
+        // kubelet keeps them.
+        let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-node-lease");
+        let nodes: Api<Node> = Api::all(client.clone());
+        let node = wait_for("a node with a lease", 120, async || {
+            let l = leases.list(&ListParams::default()).await.ok()?;
+            l.items.into_iter().find_map(|l| {
+                let name = l.metadata.name?;
+                (name.starts_with("frugal-vm-") && l.spec?.renew_time.is_some()).then_some(name)
+            })
+        })
+        .await;
+        let ready = nodes
+            .get(&node)
+            .await
+            .unwrap()
+            .status
+            .unwrap()
+            .conditions
+            .unwrap();
+        assert!(
+            ready
+                .iter()
+                .any(|c| c.type_ == "Ready" && c.status == "True"),
+            "{ready:?}"
+        );
         for (name, child) in &mut apps {
             let status = tokio::task::block_in_place(|| child.wait()).unwrap();
             let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap();
