@@ -95,8 +95,10 @@ async fn frugal_schedules_gangs_and_keeps_nodes_on_a_real_api_server() {
             .await
             .unwrap();
     }
+    // A pass may run between the two creations and first report 1 of 3; wait for the
+    // pass that has seen both pods.
     let (reason, message) = wait_for("the waiting condition", 20, async || {
-        condition(&pod(&pods, "a-exec-1").await)
+        condition(&pod(&pods, "a-exec-1").await).filter(|(_, m)| m.contains("2 of"))
     })
     .await;
     assert_eq!(reason, "WaitingForGang", "{message}");
