@@ -10,11 +10,13 @@ dependencies, which rebuilds them; running the binaries the build listed does no
     scripts/ci-test-binaries.py build.json SELECTOR… [-- LIBTEST ARGS…]
 
 A SELECTOR is `package:NAME` (every test binary of that package: its library's unit
-tests, its binaries' and its integration tests), `test:NAME` (the integration test target
-NAME, in whichever package has it) or `bins:NAME` (the unit tests of the package's
-binaries). Each binary runs from its package's folder, as cargo runs it; every binary
-runs even after one fails, and the exit status is 1 if any failed, 2 if a selector
-matched nothing.
+tests, its binaries' and its integration tests), `test:PACKAGE/TARGET` (the package's
+integration test target, e.g. `test:frugal-cli/it`), optionally with libtest filters for
+that binary alone after a `=` (`test:frugal-cli/it=ephemeral::`, several joined by `,`),
+or `bins:NAME` (the unit tests of the package's binaries). LIBTEST ARGS go to every
+binary. Each binary runs from its package's folder, as cargo runs it; every binary runs
+even after one fails, and the exit status is 1 if any failed, 2 if a selector matched
+nothing.
 """
 
 import json
@@ -34,9 +36,19 @@ def main(argv):
     selectors = []
     for s in rest:
         kind, _, name = s.partition(":")
-        if kind not in ("package", "test", "bins") or not name:
-            sys.exit(f"selector {s!r}: expected package:NAME, test:NAME or bins:NAME")
-        selectors.append((kind, name))
+        name, _, filters = name.partition("=")
+        filters = [f for f in filters.split(",") if f]
+        if (
+            kind not in ("package", "test", "bins")
+            or not name
+            or (kind == "test") != ("/" in name)
+            or (filters and kind != "test")
+        ):
+            sys.exit(
+                f"selector {s!r}: expected package:NAME, test:PACKAGE/TARGET[=FILTER,…] "
+                "or bins:NAME"
+            )
+        selectors.append((kind, name, filters))
 
     binaries = []
     with open(build, encoding="utf-8") as f:
@@ -55,24 +67,26 @@ def main(argv):
             binaries.append((package, target["name"], target["kind"], msg))
 
     chosen = []
-    for kind, name in selectors:
+    for kind, name, filters in selectors:
         hits = [
             b
             for b in binaries
             if (kind == "package" and b[0] == name)
-            or (kind == "test" and "test" in b[2] and b[1] == name)
+            or (kind == "test" and "test" in b[2] and f"{b[0]}/{b[1]}" == name)
             or (kind == "bins" and b[0] == name and "bin" in b[2])
         ]
         if not hits:
             print(f"selector {kind}:{name} matched no test binary of {build}", file=sys.stderr)
             return 2
-        chosen += [b for b in hits if b not in chosen]
+        chosen += [(b, filters) for b in hits if b not in [c[0] for c in chosen]]
 
     failed = []
-    for package, name, kinds, msg in chosen:
+    for (package, name, kinds, msg), filters in chosen:
         exe = msg["executable"]
         print(f"     Running {package} {'/'.join(kinds)} {name} ({os.path.basename(exe)})", flush=True)
-        code = subprocess.call([exe, *libtest], cwd=os.path.dirname(msg["manifest_path"]))
+        code = subprocess.call(
+            [exe, *libtest, *filters], cwd=os.path.dirname(msg["manifest_path"])
+        )
         if code != 0:
             failed.append(f"{package} {name}")
     if failed:

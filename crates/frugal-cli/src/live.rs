@@ -14,7 +14,7 @@ use frugal_report::live::{
     LiveJobRow, LiveRow, LiveRun, LiveSettings, TestbedScale, kendall_tau, preflight, profile, run,
 };
 use frugal_service::provision::check_prefix;
-use frugal_sim::workload::{read_jobs_csv, write_jobs_csv};
+use frugal_sim::workload::{jobs_csv_label, read_jobs_csv, write_jobs_csv};
 
 use crate::Usage;
 
@@ -148,9 +148,7 @@ pub fn live_rows(a: &LiveArgs) -> Result<Vec<LiveRow>> {
         let jobs = read_jobs_csv(&text, &file, 0.3)
             .map_err(|e| Usage(e.into()))?
             .jobs;
-        let name = path
-            .file_stem()
-            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+        let name = jobs_csv_label(path);
         if workloads.iter().any(|(n, _)| *n == name) {
             return Err(Usage(anyhow!("--jobs-csv {file}: a second workload named {name}")).into());
         }

@@ -310,7 +310,7 @@ impl Cluster {
     /// Builds (`true`) or drops the placement index. By default a cluster of at least
     /// [`INDEX_MIN_VMS`] VMs has one: below that, reading the few VMs in a row is faster
     /// than keeping the index up to date, and the policies scan them instead (the same
-    /// placements: `tests/index_equivalence.rs` runs both ways against the reference).
+    /// placements: `tests/it/index_equivalence.rs` runs both ways against the reference).
     pub fn use_index(&mut self, on: bool) {
         self.index =
             on.then(|| PlacementIndex::with_busy(&self.vms, &self.classes, self.busy_groups));

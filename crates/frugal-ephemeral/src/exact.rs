@@ -27,7 +27,7 @@
 //! If fewer than n_m maps (or n_r reduces) fit inside the window T (Eq. 4), no plan
 //! schedules the job: Eq. 2's optimum is 0 tasks (the job is rejected, Eq. 5). Otherwise
 //! all its tasks are scheduled and M is the least makespan of Eq. 3. The plan is therefore
-//! optimal by construction. `tests/exact.rs` checks step 1's lemma against a MILP solved
+//! optimal by construction. `tests/it/exact.rs` checks step 1's lemma against a MILP solved
 //! by `good_lp`'s `microlp` backend and the whole plan against exhaustive search on small
 //! problems.
 //!

@@ -1,9 +1,10 @@
 """The comparisons and experiment files from Python give the CLI's rows, value for value.
 
-    FRUGAL_BIN=target/debug/frugal python -m pytest crates/frugal-py/tests
+    FRUGAL_BIN=target/release/frugal python -m pytest crates/frugal-py/tests
 """
 
 import io
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 import frugal_sched as f
 
-FRUGAL = os.environ.get("FRUGAL_BIN", "target/debug/frugal")
+FRUGAL = os.environ.get("FRUGAL_BIN", "target/release/frugal")
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs/book/src/guide/examples"
 
 
@@ -204,8 +205,9 @@ def test_your_own_jobs_and_cluster_as_dataframes_equal_the_cli_on_files(tmp_path
     py = f.simulate(jobs=JOBS, cluster=VMS, policies=policies)
     counts = ["jobs", "completed", "dropped", "never_scheduled", "deadline_jobs", "decisions"]
     assert (py[counts].dtypes == "int64").all(), py[counts].dtypes
-    # The workload is labelled by its file; the DataFrame's is a temporary one.
-    pd.testing.assert_frame_equal(py.drop(columns=["workload"]), cli.drop(columns=["workload"]))
+    # A job CSV is labelled by its file name, a DataFrame as `jobs`: the same rows.
+    assert set(py["workload"]) == {"jobs"}
+    pd.testing.assert_frame_equal(py, cli)
     cluster = {"billing": "per-second",
                "instance_type": [{"name": "m.4", "cores": 4, "memory_gib": 16},
                                  {"name": "m.8", "cores": 8, "memory_gib": 32}],
@@ -262,6 +264,32 @@ def test_simulate_out_writes_the_files_of_the_cli(tmp_path):
     for p in py_files:
         assert (tmp_path / "py" / p).read_text() == (tmp_path / "cli" / p).read_text(), p
     assert len(py) == 2
+
+
+def test_a_simulate_out_folder_repeats_the_run_with_the_cli(tmp_path):
+    # DataFrames as pandas keeps them (a float count column, a numpy seed), into `out`.
+    jobs = JOBS.astype({"executors": "float64"})
+    run = tmp_path / "run"
+    py = f.simulate(jobs=jobs, cluster=VMS, policies=["first-fit", "gio"], seed=np.int64(2),
+                    out=run)
+    for name in ["inputs/jobs.csv", "inputs/cluster.toml", "spec.json", "experiment.toml",
+                 "versions.json", "results.csv"]:
+        assert (run / name).is_file(), name
+    assert json.loads((run / "spec.json").read_text())["jobs-csv"] == "inputs/jobs.csv"
+    # The run's folders are named from the run, the same on every call.
+    assert sorted(p.name for p in run.iterdir() if p.is_dir()) == ["inputs", "jobs"]
+    # Repeated by the CLI from another folder: the experiment file, and the plain command.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    subprocess.run([FRUGAL, "run", run / "experiment.toml", "--out", "again"], check=True,
+                   capture_output=True, cwd=elsewhere)
+    again = pd.read_csv(elsewhere / "again" / "results" / "experiment.csv")
+    pd.testing.assert_frame_equal(again[py.columns], py)
+    cli = cli_csv("simulate", "--jobs-csv", run / "inputs/jobs.csv", "--cluster",
+                  run / "inputs/cluster.toml", "--policies", "first-fit,gio", "--seed", "2",
+                  "--format", "csv")
+    pd.testing.assert_frame_equal(cli, py)
+    assert len(pd.read_csv(run / "results.csv")) == len(py)  # one run per policy
 
 
 def test_only_the_public_api_is_exported():

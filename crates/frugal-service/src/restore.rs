@@ -1,7 +1,7 @@
 //! Rebuilding the live state from the store when the service starts: every accepted job
 //! back in its state, running jobs the backend still runs taken over (others queued
 //! again), the decisions' costs, and the fleet's power record — so that a restart changes
-//! neither the bill nor any job's course (the parity test in `tests/parity.rs` drives a
+//! neither the bill nor any job's course (the parity test in `tests/it/parity.rs` drives a
 //! restart midway and compares with the simulator).
 
 use frugal_core::DecisionCost;

@@ -1,7 +1,7 @@
 """`frugal simulate` output as a researcher loads it: --format csv/json and every file
 under --out read with Python's csv module and pandas.
 
-    FRUGAL_BIN=target/debug/frugal python -m pytest crates/frugal-cli/tests/python
+    FRUGAL_BIN=target/release/frugal python -m pytest crates/frugal-cli/tests/python
 """
 
 import csv
@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-FRUGAL = os.environ.get("FRUGAL_BIN", "target/debug/frugal")
+FRUGAL = os.environ.get("FRUGAL_BIN", "target/release/frugal")
 ARGS = ["simulate", "--synthetic", "--load", "light", "--jobs", "60",
         "--policies", "first-fit,gio", "--repetitions", "2"]
 

@@ -37,7 +37,7 @@
 //! `push_active`, `push_off`, `fill_off`, `first_off`, `active_fitting_from`, and
 //! [`crate::cluster::Cluster::slots`]) read the VMs in a row instead — the same policy
 //! code either way, checked against the reference scan with and without an index
-//! (`tests/index_equivalence.rs`).
+//! (`tests/it/index_equivalence.rs`).
 
 mod classes;
 mod fit_tree;

@@ -32,7 +32,7 @@ use crate::queue::QueueDiscipline;
 /// rule sees fewer items, and the VM count is only compared after a comparison of float
 /// sums whose rounding depends on the order the programme adds the items in (so between
 /// covers of the same exact cost rounding, not the count, can decide, here and in a scan
-/// alike). `tests/index_equivalence.rs` checks the cost. Every table of the papers'
+/// alike). `tests/it/index_equivalence.rs` checks the cost. Every table of the papers'
 /// clusters is unchanged by it; on the 56-fold copy of the large-scale cluster (`frugal
 /// bench --scale`) the total cost moves by 0.007 % ($131,394.39 → $131,404.12).
 #[derive(Clone, Debug, Default)]

@@ -17,6 +17,7 @@ import math
 import numbers
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,20 +38,52 @@ def _frame(text: str) -> pd.DataFrame:
 _SIMULATE_FIELDS = {"jobs": "jobs-csv", "job_count": "jobs"}
 
 
-def _spec_call(function: Any, options: dict[str, Any], call: Any,
-               fields: dict[str, str] | None = None) -> str:
-    """Runs ``call(spec_json)`` with the keyword ``options`` of ``function`` that are set and
-    differ from its defaults, as the spec's fields (``cluster_scale`` ↦ ``cluster-scale``,
-    or as ``fields`` maps the keyword); the library's errors name the keywords."""
+def _spec(function: Any, options: dict[str, Any],
+          fields: dict[str, str] | None = None) -> dict[str, Any]:
+    """The keyword ``options`` of ``function`` that are set and differ from its defaults,
+    as the spec's fields (``cluster_scale`` ↦ ``cluster-scale``, or as ``fields`` maps the
+    keyword)."""
     defaults = {k: p.default for k, p in inspect.signature(function).parameters.items()}
-    spec = {
+    return {
         (fields or {}).get(k, k.replace("_", "-")): list(v) if isinstance(v, tuple) else v
         for k, v in options.items() if v is not None and v != defaults[k]
     }
-    return call(json.dumps(spec))
+
+
+def _spec_call(function: Any, options: dict[str, Any], call: Any,
+               fields: dict[str, str] | None = None) -> str:
+    """Runs ``call(spec_json)`` with the spec of ``options`` (:func:`_spec`); the library's
+    errors name the keywords."""
+    return call(json.dumps(_spec(function, options, fields)))
+
+
+def _record(out: Path, system: str, spec: dict[str, Any], inputs: dict[str, str]) -> None:
+    """Writes what repeats a run into its ``out`` folder: ``spec.json`` (the spec, its file
+    arguments as paths relative to ``out``), ``experiment.toml`` (the same spec as an
+    experiment file: ``frugal run OUT/experiment.toml --out AGAIN`` repeats the run from any
+    folder) and ``versions.json`` (this package, Python, pandas and numpy)."""
+    import platform
+
+    from frugal_sched import __version__
+
+    spec = {k: inputs.get(k, v) for k, v in spec.items()}
+    (out / "spec.json").write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n")
+    args = "".join(f"{k} = {_toml_value(k, v)}\n" for k, v in sorted(spec.items()))
+    (out / "experiment.toml").write_text(
+        f"# Written by frugal_sched.{system.replace('-', '_')}(out=…); repeat it with\n"
+        f"#   frugal run {out.name}/experiment.toml --out AGAIN\n"
+        f"# (paths are relative to this file).\n"
+        f"title = {json.dumps(f'{system} from Python')}\n"
+        f'paper = "python"\n'
+        f"system = {json.dumps(system)}\n\n[args]\n{args}")
+    versions = {"frugal_sched": __version__, "python": platform.python_version(),
+                "pandas": pd.__version__, "numpy": np.__version__}
+    (out / "versions.json").write_text(json.dumps(versions, indent=2) + "\n")
 
 
 def _toml_value(key: str, value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(key, v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float, np.integer, np.floating)):
@@ -138,7 +171,7 @@ def _integers(values: dict[str, Any]) -> dict[str, int | None]:
 _JOB_INTEGER_COLUMNS = ("executors", "cores", "memory_gib")
 
 
-def _write_jobs(jobs: pd.DataFrame, path: str) -> None:
+def _write_jobs(jobs: pd.DataFrame, path: Any) -> None:
     """Writes a jobs DataFrame as the job CSV: whole-valued float count columns as
     integers, NaN as an empty (absent) field.
 
@@ -242,7 +275,11 @@ def simulate(
         threads: worker threads (0: one per core); the rows do not depend on it.
         out: a folder to write ``results.csv`` (one row per run) and each run's
             ``jobs.csv``, ``vms.csv``, ``cost_over_time.csv`` and ``summary.json`` to, as
-            ``frugal simulate --out`` does.
+            ``frugal simulate --out`` does; and what repeats the run: its input files
+            (DataFrames and dicts written, paths copied) in ``inputs/``, ``spec.json``,
+            ``experiment.toml`` (``frugal run OUT/experiment.toml --out AGAIN`` gives the
+            same rows) and ``versions.json``. A job CSV's rows are labelled by its file
+            name without ``.csv`` (a DataFrame's: ``jobs``), wherever it is read from.
 
     Returns:
         One row per workload × policy, the columns of ``frugal simulate --format csv``:
@@ -260,44 +297,72 @@ def simulate(
             does not exist.
     """
     options = dict(locals())
+    target = None if out is None else Path(out)
     with tempfile.TemporaryDirectory() as scratch:
+        # The files this run reads: into OUT/inputs when there is an out folder (a path
+        # given is copied, so the folder repeats the run on its own), else a scratch folder.
+        folder = Path(scratch) if target is None else target / "inputs"
+        folder.mkdir(parents=True, exist_ok=True)
+        written: dict[str, Path] = {}  # spec field ↦ a file written here, not by the user
+        inputs: dict[str, str] = {}  # spec field ↦ its path relative to out
+
+        def place(field: str, name: str, path: str | None = None, text: str | None = None):
+            file = folder / name
+            if path is not None and target is not None:
+                shutil.copyfile(path, file)
+            elif path is not None:
+                return path
+            else:
+                file.write_text(text)
+                written[field] = file
+            inputs[field] = f"inputs/{name}"
+            return os.fspath(file)
+
         if isinstance(jobs, pd.DataFrame):
-            options["jobs"] = os.path.join(scratch, "jobs.csv")
-            _write_jobs(jobs, options["jobs"])
+            text = io.StringIO()
+            _write_jobs(jobs, text)
+            options["jobs"] = place("jobs-csv", "jobs.csv", text=text.getvalue())
         elif jobs is not None:
-            options["jobs"] = _path_argument("jobs", jobs)
+            path = _path_argument("jobs", jobs)
+            options["jobs"] = place("jobs-csv", Path(path).name, path=path)
         if isinstance(cluster, pd.DataFrame):
             cluster = _cluster_of_frame(cluster)
         if isinstance(cluster, dict):
-            options["cluster"] = os.path.join(scratch, "cluster.toml")
-            Path(options["cluster"]).write_text(_cluster_toml(cluster))
+            options["cluster"] = place("cluster", "cluster.toml", text=_cluster_toml(cluster))
         elif isinstance(cluster, os.PathLike) or (
                 isinstance(cluster, str) and (cluster.endswith(".toml") or os.sep in cluster)):
-            options["cluster"] = _path_argument("cluster", cluster)
+            path = _path_argument("cluster", cluster)
+            options["cluster"] = place("cluster", Path(path).name, path=path)
         elif not isinstance(cluster, str):
             raise TypeError(f"cluster must be a preset, a path, a dict or a DataFrame, "
                             f"got {type(cluster).__name__}")
-        for name in ("trace", "vm_events"):
+        for name, field in (("trace", "trace"), ("vm_events", "vm-events")):
             if options[name] is not None:
-                options[name] = _path_argument(name, options[name])
+                path = _path_argument(name, options[name])
+                options[name] = place(field, f"{field}-{Path(path).name}", path=path)
         options.update(_integers({n: options[n] for n in
                                   ("threads", "seed", "repetitions", "cluster_scale",
                                    "job_copies")}))
-        target = None if out is None else os.fspath(out)
         del options["threads"], options["out"]
         try:
-            text = _spec_call(simulate, options,
-                              lambda spec: _native.simulate_csv(spec, target, threads),
-                              _SIMULATE_FIELDS)
+            text = _spec_call(
+                simulate, options,
+                lambda spec: _native.simulate_csv(
+                    spec, None if target is None else os.fspath(target), threads),
+                _SIMULATE_FIELDS)
         except ValueError as e:
             message = str(e)
             # A file written here from a DataFrame or dict is named by its argument, and a
             # line of the job CSV by the DataFrame's row (line 1 is the header).
-            message = re.sub(re.escape(os.path.join(scratch, "jobs.csv")) + r":(\d+):",
-                             lambda m: "jobs: header:" if m.group(1) == "1"
-                             else f"jobs: row {int(m.group(1)) - 2}:", message)
-            message = message.replace(os.path.join(scratch, "cluster.toml"), "cluster")
+            if "jobs-csv" in written:
+                message = re.sub(re.escape(os.fspath(written["jobs-csv"])) + r":(\d+):",
+                                 lambda m: "jobs: header:" if m.group(1) == "1"
+                                 else f"jobs: row {int(m.group(1)) - 2}:", message)
+            if "cluster" in written:
+                message = message.replace(os.fspath(written["cluster"]), "cluster")
             raise ValueError(message) from None
+        if target is not None:
+            _record(target, "simulate", _spec(simulate, options, _SIMULATE_FIELDS), inputs)
     return _frame(text)
 
 

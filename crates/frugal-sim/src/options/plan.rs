@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use crate::experiment::Setup;
 use crate::workload::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, Load, Pattern, SwimHour, SwimRecord, SyntheticConfig,
-    TraceMapping, copies, map_alibaba, map_swf, map_swim, paper002_jobs, parse_swim, read_jobs_csv,
-    replicate_days, select_hour, synthetic,
+    TraceMapping, copies, jobs_csv_label, map_alibaba, map_swf, map_swim, paper002_jobs,
+    parse_swim, read_jobs_csv, replicate_days, select_hour, synthetic,
 };
 use frugal_core::job::Job;
 use frugal_core::policy::{PolicyKind, PolicyParams};
@@ -488,7 +488,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
         }
         return Ok(vec![Workload {
             copies: 1,
-            label: path.display().to_string(),
+            label: jobs_csv_label(path),
             jobs: read.jobs.len(),
             source: Source::Fixed(read.jobs),
         }]);

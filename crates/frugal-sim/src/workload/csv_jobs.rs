@@ -37,6 +37,17 @@ pub const CSV_HEADER: [&str; 9] = [
     "t_hybrid_s",
 ];
 
+/// The workload label of a job CSV: its file name without the extension
+/// (`runs/week-1.csv` ↦ `week-1`), or the whole path if it has no file name. Rows and
+/// `--out` folders then do not depend on the folder the file was read from: a copy of it
+/// elsewhere (an `--out` folder's `inputs/`, a rerun from another folder) labels the same.
+pub fn jobs_csv_label(path: &std::path::Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
 /// Jobs read from a CSV file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CsvJobs {

@@ -14,7 +14,7 @@ pub use alibaba::{
     AlibabaJobs, GIB_PER_HOUR, VCPU_PER_HOUR, alibaba_cluster, alibaba_cluster_toml, gpu_per_hour,
     map_alibaba, node_price_per_hour,
 };
-pub use csv_jobs::{CSV_HEADER, CsvJobs, read_jobs_csv, write_jobs_csv};
+pub use csv_jobs::{CSV_HEADER, CsvJobs, jobs_csv_label, read_jobs_csv, write_jobs_csv};
 pub use paper002::{Pattern, RUN_TIME_S, paper002_jobs};
 pub use swf::{SwfJobs, map_swf};
 pub use swim::{

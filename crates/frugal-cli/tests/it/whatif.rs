@@ -1,0 +1,292 @@
+//! `frugal whatif` on a database the emulated service wrote while running a recorded
+//! workload: its own policy reproduces the service's bill and deadline count, another
+//! policy gives what `frugal simulate` gives on the exported jobs, and bad input is named.
+
+use crate::common;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use common::{free_port, frugal, get, http, spawn_serve, tmp, wait_for};
+use frugal_core::Job;
+use frugal_sim::options::choices::no_agents;
+use frugal_sim::options::{LoadArg, SimulateSpec, plan};
+
+/// Service seconds per wall second: a job's start and end are seen within a few
+/// milliseconds of their instant, i.e. within about a second of service time.
+const SPEEDUP: f64 = 200.0;
+
+/// The first 16 jobs of the FB-2009 light hour as the simulator maps them (seed 1), their
+/// deadlines 3× their run time after arrival.
+fn recorded_workload() -> Vec<Job> {
+    let opts = SimulateSpec {
+        load: Some(LoadArg::Light),
+        ..SimulateSpec::default()
+    };
+    let p = plan(&opts, &no_agents).unwrap();
+    let mut jobs = p.workloads[0].jobs_for(p.seed);
+    jobs.truncate(16);
+    for j in &mut jobs {
+        j.deadline = Some(j.arrival + 3.0 * j.t_hybrid * 1.3);
+    }
+    jobs
+}
+
+fn submission(j: &Job) -> Value {
+    json!({
+        "id": j.id.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+        "kind": j.kind.as_str(),
+        "executors": j.executors,
+        "executor_cores": j.executor_demand.cores(),
+        "executor_memory_gib": j.executor_demand.memory_gib(),
+        "estimated_duration_s": j.t_local,
+        "hybrid_duration_s": j.t_hybrid,
+        "deadline_s": j.deadline.map(|d| d - j.arrival),
+        "application_path": "wordcount.py",
+    })
+}
+
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+/// `frugal whatif --db db ARGS --format csv`, which must succeed: its rows and its text.
+fn whatif_csv(db: &str, args: &[&str]) -> (Vec<Vec<String>>, String) {
+    let mut argv = vec!["whatif", "--db", db];
+    argv.extend(args);
+    argv.extend(["--format", "csv"]);
+    let (code, out, err) = frugal(&argv);
+    assert_eq!(code, 0, "{argv:?}: {err}");
+    (csv_rows(&out), out)
+}
+
+fn column(rows: &[Vec<String>], name: &str) -> usize {
+    rows[0].iter().position(|c| c == name).unwrap()
+}
+
+#[test]
+fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_does() {
+    let dir = tmp("whatif");
+    let db = dir.join("frugal.db");
+    let port = free_port();
+    let mut serve = spawn_serve(
+        port,
+        &[
+            "--db",
+            db.to_str().unwrap(),
+            "--policy",
+            "first-fit",
+            "--speedup",
+            &SPEEDUP.to_string(),
+        ],
+        &dir.join("serve.log"),
+        Duration::from_secs(30),
+    );
+    // Submit each job at its recorded arrival, in service time.
+    let jobs = recorded_workload();
+    let t0 = Instant::now();
+    for j in &jobs {
+        let at = Duration::from_secs_f64((j.arrival - jobs[0].arrival) / SPEEDUP);
+        std::thread::sleep(at.saturating_sub(t0.elapsed()));
+        let (status, body) = http(port, "POST", "/jobs", &submission(j).to_string()).unwrap();
+        assert_eq!(status, 202, "{body}");
+    }
+    wait_for(Duration::from_secs(120), "the workload to end", || {
+        let c = get(port, "/dashboard")["counts"].clone();
+        (c["completed"] == jobs.len()).then_some(())
+    });
+    let cost = get(port, "/cost");
+    let counts = get(port, "/dashboard")["counts"].clone();
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+
+    let db_arg = db.to_str().unwrap();
+    let export = dir.join("export");
+    let (rows, out) = whatif_csv(
+        db_arg,
+        &[
+            "--policies",
+            "first-fit,best-fit-decreasing",
+            "--export",
+            export.to_str().unwrap(),
+        ],
+    );
+    let (run, policy, bill, met) = (
+        column(&rows, "run"),
+        column(&rows, "policy"),
+        column(&rows, "cost_usd"),
+        column(&rows, "deadline_met_pct"),
+    );
+    assert_eq!(rows[1][run], "actual");
+    assert_eq!(rows[1][policy], "first-fit");
+    let num = |r: usize, c: usize| rows[r][c].parse::<f64>().unwrap();
+    // The actual row is the bill the service reported (to float rounding: it works in
+    // service seconds of the Unix epoch, whatif from the window start).
+    let spent = cost["spend_usd"].as_f64().unwrap();
+    assert!(
+        (num(1, bill) - spent).abs() <= 1e-6 * spent.max(1.0),
+        "{out}\n{cost}"
+    );
+    let met_pct = 100.0 * counts["deadline_met"].as_f64().unwrap() / jobs.len() as f64;
+    assert!((num(1, met) - met_pct).abs() < 1e-9, "{out}\n{counts}");
+    // Replayed under its own policy, on the measured run times at the instants the
+    // service passed the queue: the same deadlines and the same bill, to float rounding.
+    assert_eq!(rows[2][run], "replay");
+    assert_eq!(rows[2][policy], "first-fit");
+    assert_eq!(num(2, met), met_pct, "{out}");
+    assert!(
+        (num(2, bill) - num(1, bill)).abs() <= 1e-9 * num(1, bill),
+        "replayed bill differs: {out}"
+    );
+
+    // Another policy: what `frugal simulate` gives on the exported jobs, which run their
+    // estimates (the replay runs the measured times: the emulated backend reports each
+    // end a few milliseconds late, about a second of service time at this speed-up).
+    let (code, text, err) = frugal(&[
+        "whatif",
+        "--db",
+        db_arg,
+        "--policies",
+        "best-fit-decreasing",
+        "--export",
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let cmd = text
+        .lines()
+        .last()
+        .unwrap()
+        .trim()
+        .strip_prefix("frugal ")
+        .unwrap()
+        .to_string();
+    let mut args: Vec<&str> = cmd.split(' ').collect();
+    args.extend(["--format", "csv"]);
+    let (code, sim, err) = frugal(&args);
+    assert_eq!(code, 0, "{cmd}: {err}");
+    let sim = csv_rows(&sim);
+    let bfd = sim
+        .iter()
+        .find(|r| r[column(&sim, "policy")] == "best-fit-decreasing")
+        .unwrap();
+    let sim_bill: f64 = bfd[column(&sim, "cost_usd")].parse().unwrap();
+    assert!(
+        (sim_bill - num(3, bill)).abs() <= 0.05 * sim_bill,
+        "{cmd}\n{out}"
+    );
+    assert_eq!(rows[3][policy], "best-fit-decreasing");
+
+    // The prediction (--estimates-only) is `frugal simulate` on the exported jobs: the
+    // estimates alone, each run to its own end.
+    let (predicted, _) = whatif_csv(
+        db_arg,
+        &["--policies", "best-fit-decreasing", "--estimates-only"],
+    );
+    let p_bill: f64 = predicted[2][column(&predicted, "cost_usd")]
+        .parse()
+        .unwrap();
+    assert!(
+        (sim_bill - p_bill).abs() <= 1e-6 * sim_bill,
+        "simulate {sim_bill} against whatif --estimates-only {p_bill}"
+    );
+    let completed = column(&predicted, "completed");
+    assert_eq!(predicted[2][completed], jobs.len().to_string());
+
+    // The table marks the actual row.
+    let (code, table, _) = frugal(&["whatif", "--db", db_arg]);
+    assert_eq!(code, 0);
+    assert!(table.contains("actual ←"), "{table}");
+    assert!(
+        table.contains("Measured run times replace the estimates of 16 jobs"),
+        "{table}"
+    );
+}
+
+#[test]
+fn whatif_names_bad_input() {
+    let dir = tmp("whatif-bad");
+    let missing = dir.join("missing.db");
+    let (code, _, err) = frugal(&["whatif", "--db", missing.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("missing.db: no such file"), "{err}");
+    assert!(!missing.exists(), "whatif must not create a database");
+
+    // A store with one job, from a short run of the service.
+    let db = dir.join("frugal.db");
+    let port = free_port();
+    let mut serve = spawn_serve(
+        port,
+        &["--db", db.to_str().unwrap(), "--speedup", "600"],
+        &dir.join("serve.log"),
+        Duration::from_secs(30),
+    );
+    let job = r#"{"id":"big","executors":2,"executor_cores":4,"executor_memory_gib":4,"estimated_duration_s":60,"application_path":"wordcount.py"}"#;
+    assert_eq!(http(port, "POST", "/jobs", job).unwrap().0, 202);
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+    let db_arg = db.to_str().unwrap();
+
+    let (code, _, err) = frugal(&[
+        "whatif",
+        "--db",
+        db_arg,
+        "--since",
+        "2100-01-01T00:00:00Z",
+        "--until",
+        "2100-01-02T00:00:00Z",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no job was submitted in the window"), "{err}");
+    let (code, _, err) = frugal(&["whatif", "--db", db_arg, "--since", "2100-01-01T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--since must be before --until"), "{err}");
+    let (code, _, err) = frugal(&["whatif", "--db", db_arg, "--since", "yesterday"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--since") && err.contains("RFC 3339"), "{err}");
+
+    // A cluster of one 2-core VM cannot hold a 4-core executor.
+    let tiny = dir.join("tiny.toml");
+    std::fs::write(
+        &tiny,
+        "[[instance_type]]\nname = \"small\"\ncores = 2\nmemory_gib = 8\n\n\
+         [[vms]]\ninstance_type = \"small\"\nsite = \"cloud\"\ncount = 1\nprice_per_hour = 0.1\n",
+    )
+    .unwrap();
+    let (rows, out) = whatif_csv(
+        db_arg,
+        &[
+            "--cluster",
+            tiny.to_str().unwrap(),
+            "--policies",
+            "first-fit,best-fit-decreasing",
+        ],
+    );
+    let (run, unschedulable) = (column(&rows, "run"), column(&rows, "unschedulable"));
+    let replays: Vec<_> = rows.iter().filter(|r| r[run] == "replay").collect();
+    assert_eq!(replays.len(), 2, "{out}");
+    assert!(
+        replays.iter().all(|r| r[unschedulable] == "1"),
+        "a job no policy can place is reported as such in every row: {out}"
+    );
+
+    // A store from a newer frugal.
+    let py = format!(
+        "import sqlite3; c = sqlite3.connect({:?}); c.execute(\"INSERT INTO _sqlx_migrations \
+         (version, description, success, checksum, execution_time) VALUES (99, 'future', 1, x'00', 0)\"); c.commit()",
+        db_arg
+    );
+    let status = std::process::Command::new("python3")
+        .args(["-c", &py])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (code, _, err) = frugal(&["whatif", "--db", db_arg]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("schema version 99 is newer than this frugal's"),
+        "{err}"
+    );
+}

@@ -1,0 +1,15 @@
+//! frugal-core's integration tests: one test binary, a module per file (one link of the
+//! workspace instead of one per file). Tests that need a real part outside the process are
+//! `#[ignore]`d and run by `.ci/run`; select a file's tests with its module name as the
+//! filter, e.g. `cargo test -p frugal-core --test it budget::`.
+
+mod common;
+mod reference;
+
+mod budget;
+mod controller;
+mod index_equivalence;
+mod optimal_vs_milp;
+mod policies;
+mod scheduler;
+mod shape_queue;
