@@ -14,6 +14,7 @@ pub const BIN_ENV: &str = "FRUGAL_KUBE_BIN";
 pub struct ControlPlane {
     dir: PathBuf,
     script: PathBuf,
+    port: u16,
 }
 
 impl ControlPlane {
@@ -57,7 +58,13 @@ impl ControlPlane {
         Ok(ControlPlane {
             dir: dir.to_path_buf(),
             script,
+            port,
         })
+    }
+
+    /// The API server's port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// The kubeconfig file (an administrator's token, the server's certificate).

@@ -73,7 +73,7 @@ async fn ended(pods: &Api<Pod>, name: &str, phase: &str) {
 #[ignore = "needs kube-apiserver and etcd in $FRUGAL_KUBE_BIN (.ci/run's kube stage)"]
 async fn frugal_schedules_gangs_and_keeps_nodes_on_a_real_api_server() {
     let dir = std::env::temp_dir().join(format!("frugal-kube-test-{}", std::process::id()));
-    let (cp, client) = control_plane(&dir, 16543).await;
+    let (cp, client) = control_plane(&dir).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), "spark");
     let nodes: Api<Node> = Api::all(client.clone());
     let (stop_tx, runner) = start(
@@ -249,7 +249,7 @@ price_per_hour = 0.40
 #[ignore = "needs kube-apiserver and etcd in $FRUGAL_KUBE_BIN (.ci/run's kube stage)"]
 async fn binding_rate_and_gang_latency() {
     let dir = std::env::temp_dir().join(format!("frugal-kube-rate-{}", std::process::id()));
-    let (cp, client) = control_plane(&dir, 16743).await;
+    let (cp, client) = control_plane(&dir).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), "spark");
     let shell = shell_on(WIDE, PolicyKind::FirstFit);
     let pp = PostParams::default();

@@ -51,10 +51,26 @@ pub fn shell(policy: PolicyKind) -> Shell {
     shell_on(CLUSTER, policy)
 }
 
-/// A control plane in `dir` with the API server on `port`, its client, and the
-/// namespace `spark`.
-pub async fn control_plane(dir: &Path, port: u16) -> (ControlPlane, Client) {
-    let cp = ControlPlane::start(dir, port).unwrap();
+/// A port `p` of 127.0.0.1 with `p + 1` and `p + 2` free as well (the API server and
+/// etcd's two), so that a control plane left over by an earlier, killed run cannot
+/// collide with this one. The ports are free when checked; the control plane starts
+/// right after.
+pub fn free_ports() -> u16 {
+    use std::net::TcpListener;
+    for _ in 0..100 {
+        let first = TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = first.local_addr().unwrap().port();
+        if p < u16::MAX - 2 && (1..=2).all(|i| TcpListener::bind(("127.0.0.1", p + i)).is_ok()) {
+            return p;
+        }
+    }
+    panic!("no three consecutive free ports on 127.0.0.1");
+}
+
+/// A control plane in `dir` with the API server on a free port ([`free_ports`]), its
+/// client, and the namespace `spark`.
+pub async fn control_plane(dir: &Path) -> (ControlPlane, Client) {
+    let cp = ControlPlane::start(dir, free_ports()).unwrap();
     let client = cp.client().await.unwrap();
     let ns: Api<Namespace> = Api::all(client.clone());
     ns.create(

@@ -132,10 +132,10 @@ async fn spark_applications_run_to_completion_under_two_policies() {
     if uid != "0" {
         return frugal_core::testing::skip("root, for the VMs' network-namespace hosts");
     }
-    let port = 16643;
     let root = std::env::temp_dir().join(format!("frugal-kube-spark-{}", std::process::id()));
     let cp_dir = root.join("cp");
-    let (cp, client) = control_plane(&cp_dir, port).await;
+    let (cp, client) = control_plane(&cp_dir).await;
+    let port = cp.port();
     let home = spark_home(&python());
     let mut bills = Vec::new();
     for policy in [PolicyKind::FirstFit, PolicyKind::SparkConsolidate] {
