@@ -73,8 +73,64 @@ pub(crate) fn spec_of<T: serde::de::DeserializeOwned>(
         let message = message
             .rfind(" at line ")
             .map_or(message.as_str(), |at| &message[..at]);
-        PyValueError::new_err(format!("{}{index}: {message}", keyword(field, renames)))
+        PyValueError::new_err(format!(
+            "{}{index}: {}",
+            keyword(field, renames),
+            in_words(message)
+        ))
     })
+}
+
+/// serde's message about a value in a Python user's words: Rust's type names become what
+/// they accept, and an unknown name lists the choices as the CLI does.
+///
+/// - `invalid value: integer `-1`, expected u32` ↦ `got -1, expected a whole number from 0
+///   to 4294967295`;
+/// - `invalid type: string "big", expected f64` ↦ `got "big", expected a number`;
+/// - ``unknown variant `x`, expected `a` or `b` `` ↦ `invalid value "x" [possible values:
+///   a, b]`.
+///
+/// Anything else is returned as it is.
+fn in_words(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("unknown variant `")
+        && let Some((given, expected)) = rest.split_once("`, expected ")
+    {
+        let choices = expected
+            .trim_start_matches("one of ")
+            .replace("` or `", "`, `")
+            .replace('`', "");
+        return format!("invalid value \"{given}\" [possible values: {choices}]");
+    }
+    let Some((got, expected)) = message
+        .strip_prefix("invalid value: ")
+        .or_else(|| message.strip_prefix("invalid type: "))
+        .and_then(|m| m.rsplit_once(", expected "))
+    else {
+        return message.to_string();
+    };
+    let got = ["integer `", "floating point `", "boolean `"]
+        .iter()
+        .find_map(|p| got.strip_prefix(p)?.strip_suffix('`'))
+        .map(|v| match v {
+            "true" => "True".to_string(),
+            "false" => "False".to_string(),
+            v => v.to_string(),
+        })
+        .or_else(|| got.strip_prefix("string ").map(str::to_string))
+        .unwrap_or_else(|| got.to_string());
+    let expected = match expected {
+        "u8" => format!("a whole number from 0 to {}", u8::MAX),
+        "u16" => format!("a whole number from 0 to {}", u16::MAX),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" | "usize" => "a whole number ≥ 0".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "a boolean" => "True or False".to_string(),
+        "a sequence" => "a list".to_string(),
+        "a map" => "a dict".to_string(),
+        e => e.to_string(),
+    };
+    format!("got {got}, expected {expected}")
 }
 
 /// A run's error: a spec's field at fault as `keyword: message` (the fields it names as
@@ -181,4 +237,50 @@ pub fn run_experiments(
             .collect::<anyhow::Result<Vec<_>>>()
     })
     .map_err(|e| error(format!("{e:#}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_words;
+
+    #[test]
+    fn serde_messages_are_put_in_a_python_users_words() {
+        let cases = [
+            (
+                "invalid value: integer `-1`, expected u32",
+                "got -1, expected a whole number from 0 to 4294967295",
+            ),
+            (
+                "invalid type: string \"big\", expected u32",
+                "got \"big\", expected a whole number from 0 to 4294967295",
+            ),
+            (
+                "invalid type: floating point `2.5`, expected u64",
+                "got 2.5, expected a whole number ≥ 0",
+            ),
+            (
+                "invalid type: boolean `true`, expected f64",
+                "got True, expected a number",
+            ),
+            (
+                "invalid type: integer `3`, expected a string",
+                "got 3, expected a string",
+            ),
+            (
+                "unknown variant `zzz`, expected `fast` or `reference`",
+                "invalid value \"zzz\" [possible values: fast, reference]",
+            ),
+            (
+                "unknown variant `x`, expected one of `a`, `b`, `c`",
+                "invalid value \"x\" [possible values: a, b, c]",
+            ),
+            (
+                "alpha: 0 is outside [1, 1000]",
+                "alpha: 0 is outside [1, 1000]",
+            ),
+        ];
+        for (serde, words) in cases {
+            assert_eq!(in_words(serde), words, "{serde}");
+        }
+    }
 }

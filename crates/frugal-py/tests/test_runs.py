@@ -6,7 +6,9 @@
 import io
 import json
 import os
+import re
 import subprocess
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -294,6 +296,25 @@ def test_a_simulate_out_folder_repeats_the_run_with_the_cli(tmp_path):
 
 def test_only_the_public_api_is_exported():
     # `annotations` is the `from __future__` feature, bound by the import statement.
-    public = {n for n in dir(f) if not n.startswith("_")} - {"annotations"}
-    assert public <= set(f.__all__) | {"runs", "spot"}, public - set(f.__all__)
+    public = {n for n in dir(f) if not n.startswith("_")}
+    assert public == set(f.__all__) - {"__version__"}, public ^ set(f.__all__)
     assert {"np", "gym", "Any", "spaces"}.isdisjoint(public)
+
+
+def test_choices_are_typed_as_the_library_names_them():
+    # Each Literal[…] of the signatures is the closed set the library checks against: a
+    # value outside it is refused with the library's own list, which must be the same.
+    checked = 0
+    for function in [f.simulate, f.bag_of_tasks, f.ephemeral, f.spot]:
+        for name, hint in typing.get_type_hints(function).items():
+            literals = [a for a in (typing.get_args(hint) or [hint])
+                        if typing.get_origin(a) is typing.Literal]
+            if not literals:
+                continue
+            with pytest.raises(ValueError) as e:
+                function(**{name: "zzz"})
+            listed = re.search(r"possible values: ([^\]]*)\]", str(e.value))
+            assert listed, (name, str(e.value))
+            assert listed.group(1).split(", ") == list(typing.get_args(literals[0])), name
+            checked += 1
+    assert checked >= 14

@@ -30,8 +30,12 @@ if _TYPE_CHECKING:
 from frugal_sched._native import Env as _Env
 from frugal_sched._native import VecEnv as _VecEnv
 
-from frugal_sched.runs import bag_of_tasks, ephemeral, load_results, run_experiment, simulate
-from frugal_sched.spot import spot
+from frugal_sched._runs import bag_of_tasks, ephemeral, load_results, run_experiment, simulate
+from frugal_sched._spot import spot
+
+# `from __future__ import annotations` binds the name `annotations`; it is not part of
+# the package's namespace.
+del annotations
 
 __all__ = [
     "ENV_ID",

@@ -8,11 +8,12 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 
 from frugal_sched import _native
-from frugal_sched.runs import _as_int, _as_number
+from frugal_sched._runs import _as_int, _as_number
 
 #: The policies built into frugal (``time-sliced`` and ``omniscient-lookahead`` take a
 #: slice count, e.g. ``"time-sliced:8"``).
@@ -53,7 +54,7 @@ def spot(
     seed: int = 1,
     spot_price_per_h: float = 0.9731,
     on_demand_price_per_h: float = 3.06,
-    last_tick: str = "whole",
+    last_tick: Literal["whole", "prorated"] = "whole",
     custom: Mapping[str, Callable[[dict], str]] | None = None,
 ) -> pd.DataFrame:
     """Runs every policy on ``windows`` windows of each trace and returns one row per
@@ -136,8 +137,6 @@ def spot(
     for name, f in custom.items():
         if not callable(f):
             raise TypeError(f"custom[{name!r}] must be callable, got {type(f).__name__}")
-    if last_tick not in ("whole", "prorated"):
-        raise ValueError(f"last_tick must be 'whole' or 'prorated', got {last_tick!r}")
     spec = {
         "traces": traces,
         "synthetic_fallback": synthetic_fallback,
