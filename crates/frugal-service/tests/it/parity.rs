@@ -504,6 +504,69 @@ proptest! {
     }
 }
 
+/// The service's and the simulator's bills for `h`.
+fn bills(h: &History) -> (f64, f64) {
+    let dir = std::env::temp_dir().join(format!(
+        "frugal-parity-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (_, service_bill) = rt.block_on(served(h, &dir));
+    drop(rt);
+    std::fs::remove_dir_all(&dir).ok();
+    (service_bill, simulated(h).1)
+}
+
+/// A divergence the property found and that is still open: with per-hour billing,
+/// keep-alive until the paid hour ends, a restart and a refused power-on delivered to a VM
+/// that is on, the service bills $36 and the simulator $39.60 (one VM-hour apart); in a
+/// larger case the service keeps a VM on past the end of its paid hour where the simulator
+/// turns it off. The jobs' states and instants agree. Kept out of the property's saved
+/// cases (which would fail every run) until it is fixed; run it with `--ignored`.
+#[test]
+#[ignore = "known divergence, open: a refused power-on of a VM that is on, after a restart, per-hour keep-alive"]
+fn known_divergence_refused_power_on_after_a_restart() {
+    let sub = |arrival: f64, executors: u32, cores: u32| Sub {
+        arrival,
+        executors,
+        cores,
+        estimate_s: 30.0,
+        factor: 1.0,
+        slack: None,
+        cancel_after: None,
+        fails: false,
+    };
+    let h = History {
+        subs: vec![
+            sub(0.0, 4, 3),
+            sub(510.0, 1, 1),
+            sub(660.0, 1, 1),
+            sub(1710.0, 1, 1),
+            sub(2580.0, 1, 1),
+            sub(3600.0, 4, 3),
+        ],
+        vm_events: vec![VmEvent {
+            at_s: 5731.0,
+            vm: 0,
+            event: VmEventKind::Refused,
+        }],
+        restart_at: 3600.5,
+        billing: BillingGranularity::PerHour,
+        keep_alive: KeepAlive::UntilPaidHourEnds,
+        boot_s: 0.0,
+        policy: PolicyKind::FirstFit,
+        admission_control: false,
+        contention: None,
+    };
+    let (service, simulator) = bills(&h);
+    assert!(
+        (service - simulator).abs() <= 1e-9,
+        "service {service} $, simulator {simulator} $"
+    );
+}
+
 /// A distinct suffix per case (cases run one after another in a process).
 /// The same states, and instants within `eps` seconds.
 fn same_within(
