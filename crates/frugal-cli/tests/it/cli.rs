@@ -4,7 +4,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{frugal, tmp};
+use common::{frugal, tmp, tree};
 
 #[test]
 fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
@@ -33,24 +33,6 @@ fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
 
 fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-/// Every file under `dir`, relative path → bytes.
-fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 #[test]

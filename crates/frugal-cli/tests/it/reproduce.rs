@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::tmp;
+use common::{tmp, tree};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -218,24 +218,6 @@ fn bad_experiment_files_are_refused_naming_the_file_and_flag() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Every file under `dir`, relative path → bytes.
-fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn a_sweep_split_in_shards_and_merged_is_the_unsplit_run_byte_for_byte() {
     let dir = tmp("shards");
@@ -263,7 +245,7 @@ fn a_sweep_split_in_shards_and_merged_is_the_unsplit_run_byte_for_byte() {
         &at("merged"),
     ]);
     assert_eq!(code, 0, "{err}");
-    let (whole, merged) = (files(&dir.join("whole")), files(&dir.join("merged")));
+    let (whole, merged) = (tree(&dir.join("whole")), tree(&dir.join("merged")));
     assert_eq!(
         whole.keys().collect::<Vec<_>>(),
         merged.keys().collect::<Vec<_>>()

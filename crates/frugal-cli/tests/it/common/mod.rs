@@ -189,3 +189,21 @@ pub fn assert_cost_is_on_time_times_price(db: &Path, speedup: f64, vms: &Value) 
         .unwrap()
         .block_on(cost::assert_cost_is_on_time_times_price(&url, speedup, vms))
 }
+
+/// Every file under `dir`, relative path → bytes.
+pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
