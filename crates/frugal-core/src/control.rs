@@ -518,7 +518,6 @@ impl<J: AsRef<[Job]>> Controller<J> {
             for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
                 self.on_capacity[d] += u64::from(*c);
             }
-            self.fleet.power_on(vm, now);
             // Off and on again in this instant: no power cycle, no effect either way.
             match self
                 .turned_off
@@ -527,8 +526,12 @@ impl<J: AsRef<[Job]>> Controller<J> {
             {
                 Some(k) => {
                     self.turned_off.swap_remove(k);
+                    self.fleet.reopen(vm, now);
                 }
-                None => effects.push(Effect::VmOn(vm, now)),
+                None => {
+                    self.fleet.power_on(vm, now);
+                    effects.push(Effect::VmOn(vm, now));
+                }
             }
         }
     }

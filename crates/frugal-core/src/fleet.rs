@@ -108,6 +108,9 @@ struct VmPower {
     on_since: Option<f64>,
     /// When the current power-on was asked for (a merged interval starts earlier).
     powered_on_at: Option<f64>,
+    /// When the power-on of the interval closed last was asked for, while a reopening in
+    /// the same instant may still take it back ([`Fleet::reopen`]).
+    closed_request: Option<f64>,
     /// Out of service (lost) until then.
     out_of_service_until: Option<f64>,
 }
@@ -189,8 +192,19 @@ impl Fleet {
             let off = t.max(on);
             v.closed.push((on, off));
             v.closed_cost += self.billing.cost(off - on, v.price_per_second);
-            v.powered_on_at = None;
+            v.closed_request = v.powered_on_at.take();
         }
+    }
+
+    /// `vm`, turned off at `t`, is on again at `t` without a power cycle: nothing was asked
+    /// of the provider (the controller sends neither the off nor the on), so the interval
+    /// that closed at `t` goes on, and the power-on that opened it stays the one a refusal
+    /// rolls back to ([`Fleet::power_on_refused`]). This is what a service rebuilt from its
+    /// stored intervals, which never saw the off, knows as well.
+    pub fn reopen(&mut self, vm: VmId, t: f64) {
+        self.power_on(vm, t);
+        let v = &mut self.vms[vm as usize];
+        v.powered_on_at = v.closed_request.or(v.powered_on_at);
     }
 
     /// `vm`'s power-on was refused: the interval it opened never ran (a merged interval
