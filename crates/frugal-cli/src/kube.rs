@@ -1,18 +1,22 @@
 //! `frugal kube`: frugal as the gang scheduler and node provisioner of a Kubernetes API
 //! server (`frugal_kube`), until interrupted; then the bill and its replay.
 
-use std::path::PathBuf;
-use std::time::Duration;
+//!
+//! The command and its flags exist in every build, so `--help` and the book's command
+//! reference are one text; without the `kube` feature it refuses with a message that names
+//! the feature.
 
-use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+
 use clap::Args;
 
 use frugal_core::{PolicySpec, QueueDiscipline};
-use frugal_kube::{KubeOptions, Kubelet, Loopback, Shell};
 use frugal_sim::options::choices::{ClusterSource, PricingArg};
 
-use crate::Usage;
 use crate::values::{ClusterParser, PolicyParser, choice};
+
+#[cfg(feature = "kube")]
+pub use with_kube::run;
 
 /// Options of `frugal kube`.
 #[derive(Args, Debug)]
@@ -55,80 +59,104 @@ fn queue(s: &str) -> Result<QueueDiscipline, String> {
         .ok_or_else(|| format!("{s}: one of fcfs, edf, deadline-first, morpheus"))
 }
 
-/// Runs `frugal kube` until Ctrl-C.
+#[cfg(feature = "kube")]
+mod with_kube {
+    use std::time::Duration;
+
+    use anyhow::{Context, Result, bail};
+    use frugal_core::{PolicySpec, QueueDiscipline};
+    use frugal_kube::{KubeOptions, Kubelet, Loopback, Shell};
+
+    use super::KubeArgs;
+    use crate::Usage;
+
+    /// Runs `frugal kube` until Ctrl-C.
+    ///
+    /// # Errors
+    /// Bad flags or files ([`Usage`]); the API server unreachable at start.
+    pub fn run(args: &KubeArgs) -> Result<()> {
+        let PolicySpec::Builtin(policy) = args.policy else {
+            return Err(Usage(anyhow::anyhow!(
+                "--policy {}: frugal kube runs the built-in policies",
+                args.policy
+            ))
+            .into());
+        };
+        let cluster = args
+            .cluster
+            .config(args.pricing)
+            .and_then(|c| Ok(c.build(&args.cluster.to_string())?))
+            .map_err(Usage)?;
+        let mut setup = frugal_kube::setup(cluster, QueueDiscipline::Fcfs);
+        setup.queue = args.queue;
+        let kubelet = if args.kubelet {
+            let home = args
+                .spark_home
+                .clone()
+                .context("--kubelet needs --spark-home (Spark's home, with jars/)")
+                .map_err(Usage)?;
+            if !home.join("jars").is_dir() {
+                bail!(Usage(anyhow::anyhow!(
+                    "--spark-home {}: no jars/ folder in it",
+                    home.display()
+                )));
+            }
+            Some(Kubelet::new(
+                Box::new(Loopback),
+                home,
+                args.work_dir.clone(),
+            ))
+        } else {
+            None
+        };
+        let opts = KubeOptions {
+            scheduler_name: args.scheduler_name.clone(),
+            resync: Duration::from_secs(1),
+        };
+        let rt = tokio::runtime::Runtime::new()?;
+        rt.block_on(async {
+            let client = frugal_kube::control_plane::client_from(&args.kubeconfig)
+                .await
+                .map_err(Usage)?;
+            client
+                .apiserver_version()
+                .await
+                .with_context(|| format!("reaching the API server of {}", args.kubeconfig.display()))?;
+            tracing::info!(
+                "frugal schedules pods named {:?} with {} (Ctrl-C stops)",
+                args.scheduler_name,
+                policy.name()
+            );
+            let shell = frugal_kube::run(
+                client,
+                Shell::new(setup, policy),
+                kubelet,
+                opts,
+                async {
+                    let _ = tokio::signal::ctrl_c().await;
+                },
+            )
+            .await;
+            let ctl = shell.controller();
+            let bill = ctl.fleet().cost(ctl.now());
+            let replay = shell.whatif(policy).summary.total_cost;
+            println!(
+                "{} applications; bill ${bill:.6} (the simulator's replay of this history: ${replay:.6})",
+                ctl.records().count()
+            );
+            Ok(())
+        })
+    }
+}
+
+/// Without the `kube` feature: refuses, naming the feature.
 ///
 /// # Errors
-/// Bad flags or files ([`Usage`]); the API server unreachable at start.
-pub fn run(args: &KubeArgs) -> Result<()> {
-    let PolicySpec::Builtin(policy) = args.policy else {
-        return Err(Usage(anyhow::anyhow!(
-            "--policy {}: frugal kube runs the built-in policies",
-            args.policy
-        ))
-        .into());
-    };
-    let cluster = args
-        .cluster
-        .config(args.pricing)
-        .and_then(|c| Ok(c.build(&args.cluster.to_string())?))
-        .map_err(Usage)?;
-    let mut setup = frugal_kube::setup(cluster, QueueDiscipline::Fcfs);
-    setup.queue = args.queue;
-    let kubelet = if args.kubelet {
-        let home = args
-            .spark_home
-            .clone()
-            .context("--kubelet needs --spark-home (Spark's home, with jars/)")
-            .map_err(Usage)?;
-        if !home.join("jars").is_dir() {
-            bail!(Usage(anyhow::anyhow!(
-                "--spark-home {}: no jars/ folder in it",
-                home.display()
-            )));
-        }
-        Some(Kubelet::new(
-            Box::new(Loopback),
-            home,
-            args.work_dir.clone(),
-        ))
-    } else {
-        None
-    };
-    let opts = KubeOptions {
-        scheduler_name: args.scheduler_name.clone(),
-        resync: Duration::from_secs(1),
-    };
-    let rt = tokio::runtime::Runtime::new()?;
-    rt.block_on(async {
-        let client = frugal_kube::control_plane::client_from(&args.kubeconfig)
-            .await
-            .map_err(Usage)?;
-        client
-            .apiserver_version()
-            .await
-            .with_context(|| format!("reaching the API server of {}", args.kubeconfig.display()))?;
-        tracing::info!(
-            "frugal schedules pods named {:?} with {} (Ctrl-C stops)",
-            args.scheduler_name,
-            policy.name()
-        );
-        let shell = frugal_kube::run(
-            client,
-            Shell::new(setup, policy),
-            kubelet,
-            opts,
-            async {
-                let _ = tokio::signal::ctrl_c().await;
-            },
-        )
-        .await;
-        let ctl = shell.controller();
-        let bill = ctl.fleet().cost(ctl.now());
-        let replay = shell.whatif(policy).summary.total_cost;
-        println!(
-            "{} applications; bill ${bill:.6} (the simulator's replay of this history: ${replay:.6})",
-            ctl.records().count()
-        );
-        Ok(())
-    })
+/// Always ([`crate::Usage`]).
+#[cfg(not(feature = "kube"))]
+pub fn run(_: &KubeArgs) -> anyhow::Result<()> {
+    Err(crate::Usage(anyhow::anyhow!(
+        "this frugal was built without Kubernetes support: build it with `--features kube`"
+    ))
+    .into())
 }

@@ -7,7 +7,6 @@ mod cluster;
 mod contention;
 mod curves;
 mod ephemeral;
-#[cfg(feature = "kube")]
 mod kube;
 mod live;
 mod loadtest;
@@ -118,7 +117,6 @@ enum Command {
     Agent(agent::AgentArgs),
     /// Schedule a Kubernetes cluster's Spark executor pods as gangs at the lowest bill and
     /// keep a node per VM that is on (built with the `kube` feature).
-    #[cfg(feature = "kube")]
     Kube(Box<kube::KubeArgs>),
     /// Load-test the service on loopback (emulated backend, durable store) for a bounded
     /// time: submissions per second, submit and submit-to-placement latency.
@@ -204,7 +202,6 @@ fn main() -> std::process::ExitCode {
         Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Contention(args)) => contention::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
-        #[cfg(feature = "kube")]
         Some(Command::Kube(args)) => kube::run(&args),
         Some(Command::Whatif(args)) => whatif::run(&args),
         Some(Command::Live(args)) => live::run_live(&args),

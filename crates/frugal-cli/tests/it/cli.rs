@@ -620,3 +620,13 @@ fn contention_is_calibrated_on_live_jobs_and_read_by_simulate() {
     refused(&out, zero, ["simulate", "--contention"], "c.toml: capacity");
     std::fs::remove_dir_all(&t).ok();
 }
+
+/// `frugal kube` is in every build's `--help` (one command reference); a build without the
+/// `kube` feature refuses it with status 2, naming the feature.
+#[cfg(not(feature = "kube"))]
+#[test]
+fn kube_without_the_feature_is_refused_naming_it() {
+    let (code, _, err) = frugal(&["kube", "--kubeconfig", "/nonexistent"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--features kube"), "{err}");
+}
