@@ -31,6 +31,7 @@ pub mod quick;
 pub mod sim;
 pub mod summary;
 pub mod trace;
+pub mod zones;
 
 pub use experiment::{SpotRow, SpotSpec};
 pub use model::{Job, Mode, Prices};

@@ -9,3 +9,4 @@ mod experiment;
 mod optimum;
 mod paper;
 mod semantics;
+mod zones;

@@ -1,0 +1,344 @@
+//! The multi-zone tick environment (spec §1.2, the artifact's simulator's semantics,
+//! implemented exactly): one instance anywhere at a time, launch feedback, probes, and the
+//! checkpoint's location.
+//!
+//! Tick i covers [i·g, (i+1)·g). [`Env::begin`] opens tick i:
+//! 1. **settle tick i−1**: the instance active at the end of tick i−1's actions is billed
+//!    for the whole tick at its price *of tick i−1*, and so are the probes made in it;
+//! 2. **progress of tick i−1**: if that instance was launched in tick i−1, the cold start
+//!    r := d, and if the checkpoint is in another zone it moves (a migration; egress
+//!    E(L → zone), 0 inside a cloud region); progress = min(max(0, g − r), work left);
+//!    r := max(0, r − g); the checkpoint is now in that zone;
+//! 3. **preemption**: an active spot instance whose zone has no spot in tick i is removed;
+//! 4. **done** when at most [`POLICY_DONE_S`] of work is left;
+//! 5. **missed** when tick i starts at or after the deadline T and the job is not done.
+//!
+//! Then the policy acts on tick i, any number of times: [`Env::try_launch`] (on-demand always
+//! succeeds, spot iff available; a failed try is free and changes nothing; launching what
+//! already runs is a no-op; a launch replaces whatever ran), [`Env::terminate`],
+//! [`Env::probe`]. A new instance is billed from tick i and makes progress from tick i on.
+//! Spot is never available at or after tick ⌈T/g⌉ (the window bound).
+//!
+//! A probe (paper §3.4, "one minute of spot") reveals a_z(i); it is billed 60 s of spot at
+//! s_z(i) when the zone has spot, nothing otherwise, and changes nothing else.
+
+use crate::SpotError;
+use crate::model::{Mode, POLICY_DONE_S};
+use crate::zones::model::{FinalTick, Setting};
+
+/// Seconds of spot a successful probe is billed (paper §3.4: "one minute of spot").
+pub const PROBE_S: f64 = 60.0;
+
+/// The instance that runs: its zone, its kind and the tick it was launched in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// The zone's index in the setting.
+    pub zone: usize,
+    /// [`Mode::Spot`] or [`Mode::OnDemand`].
+    pub mode: Mode,
+    /// The tick it was launched in.
+    pub launched: usize,
+}
+
+/// Where a tick leaves the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Work is left and the deadline is ahead: the policy acts.
+    Running,
+    /// The job is done.
+    Done,
+    /// The tick starts at or after the deadline with work left.
+    Missed,
+}
+
+/// What a run cost and did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ZoneOutcome {
+    /// The cost as the setting's [`FinalTick`] reports it, dollars.
+    pub cost_usd: f64,
+    /// The true bill (instances + probes + egress), dollars.
+    pub bill_usd: f64,
+    /// Instance ticks, dollars.
+    pub instance_usd: f64,
+    /// Probes, dollars.
+    pub probe_usd: f64,
+    /// Egress of checkpoint moves between cloud regions, dollars.
+    pub egress_usd: f64,
+    /// Billed spot hours.
+    pub spot_h: f64,
+    /// Billed on-demand hours.
+    pub on_demand_h: f64,
+    /// Launches (each paid a cold start).
+    pub starts: u32,
+    /// Starts in another zone than the checkpoint's.
+    pub migrations: u32,
+    /// Spot instances lost to their zone's capacity.
+    pub preemptions: u32,
+    /// Probes made.
+    pub probes: u32,
+    /// When the job finished (the end of its last tick's used seconds), hours.
+    pub finish_h: f64,
+    /// Whether it finished by the deadline T.
+    pub deadline_met: bool,
+}
+
+/// The environment of one run.
+#[derive(Debug)]
+pub struct Env<'a> {
+    setting: &'a Setting,
+    tick: usize,
+    active: Option<Instance>,
+    overhead_s: f64,
+    location: Option<usize>,
+    done_s: f64,
+    probes_usd_now: f64,
+    out: ZoneOutcome,
+    status: Status,
+}
+
+impl<'a> Env<'a> {
+    /// A run of `setting` before its first tick.
+    pub fn new(setting: &'a Setting) -> Env<'a> {
+        Env {
+            setting,
+            tick: 0,
+            active: None,
+            overhead_s: 0.0,
+            location: None,
+            done_s: 0.0,
+            probes_usd_now: 0.0,
+            out: ZoneOutcome::default(),
+            status: Status::Running,
+        }
+    }
+
+    /// The setting (zones, job, checkpoint). Online policies learn spot availability only
+    /// through [`Env::try_launch`] and [`Env::probe`]; oracles read it here.
+    pub fn setting(&self) -> &'a Setting {
+        self.setting
+    }
+
+    /// The current tick i.
+    pub fn tick(&self) -> usize {
+        self.tick
+    }
+
+    /// t = i·g, seconds since the start.
+    pub fn elapsed_s(&self) -> f64 {
+        self.tick as f64 * self.setting.gap_s
+    }
+
+    /// C: work left, seconds.
+    pub fn work_left_s(&self) -> f64 {
+        (self.setting.job.work_s - self.done_s).max(0.0)
+    }
+
+    /// r: cold start left after the last settled tick, seconds.
+    pub fn overhead_left_s(&self) -> f64 {
+        self.overhead_s
+    }
+
+    /// The instance that runs now.
+    pub fn active(&self) -> Option<Instance> {
+        self.active
+    }
+
+    /// L: the zone of the checkpoint (the last instance that ran), if any.
+    pub fn location(&self) -> Option<usize> {
+        self.location
+    }
+
+    /// The bill so far (instances settled, probes settled, egress).
+    pub fn bill_usd(&self) -> f64 {
+        self.out.instance_usd + self.out.probe_usd + self.out.egress_usd
+    }
+
+    /// Whether zone `z` has spot in the current tick (the window bound included).
+    fn spot_now(&self, z: usize) -> bool {
+        self.tick < self.setting.horizon_ticks() && self.setting.zones[z].spot_at(self.tick)
+    }
+
+    /// Opens the current tick: settles the last one, preempts, tests done and the deadline.
+    pub fn begin(&mut self) -> Status {
+        if self.status != Status::Running {
+            return self.status;
+        }
+        let s = self.setting;
+        let g = s.gap_s;
+        let before = self.bill_usd();
+        if self.tick > 0 {
+            let last = self.tick - 1;
+            self.out.probe_usd += self.probes_usd_now;
+            self.probes_usd_now = 0.0;
+            if let Some(inst) = self.active {
+                let price = s.zones[inst.zone].price(inst.mode, last);
+                self.out.instance_usd += price * g / 3600.0;
+                match inst.mode {
+                    Mode::Spot => self.out.spot_h += g / 3600.0,
+                    _ => self.out.on_demand_h += g / 3600.0,
+                }
+                if inst.launched == last {
+                    self.overhead_s = s.job.changeover_s;
+                    if let Some(l) = self.location
+                        && l != inst.zone
+                    {
+                        self.out.migrations += 1;
+                        self.out.egress_usd += s.egress(l, inst.zone);
+                    }
+                }
+                let left = self.work_left_s();
+                let progress = (g - self.overhead_s).max(0.0).min(left);
+                let used = self.overhead_s.min(g) + progress;
+                self.overhead_s = (self.overhead_s - g).max(0.0);
+                self.done_s += progress;
+                self.location = Some(inst.zone);
+                if self.work_left_s() <= POLICY_DONE_S {
+                    self.out.finish_h = (last as f64 * g + used) / 3600.0;
+                }
+            }
+        }
+        if self.work_left_s() <= POLICY_DONE_S {
+            self.status = Status::Done;
+            self.out.bill_usd = self.bill_usd();
+            self.out.cost_usd = match s.final_tick {
+                FinalTick::Bill => self.out.bill_usd,
+                FinalTick::Omit => before,
+            };
+            self.out.deadline_met = self.out.finish_h * 3600.0 <= s.job.deadline_s + 1e-6;
+            self.active = None;
+            return self.status;
+        }
+        if let Some(inst) = self.active
+            && inst.mode == Mode::Spot
+            && !self.spot_now(inst.zone)
+        {
+            self.active = None;
+            self.out.preemptions += 1;
+        }
+        if self.elapsed_s() >= s.job.deadline_s - 1e-9 {
+            self.status = Status::Missed;
+            self.out.bill_usd = self.bill_usd();
+            self.out.cost_usd = self.out.bill_usd;
+        }
+        self.status
+    }
+
+    /// Tries to run `mode` in zone `z` from this tick on: on-demand always succeeds, spot
+    /// iff the zone has spot now; on success whatever ran before is replaced. Launching
+    /// what already runs is a no-op that succeeds.
+    ///
+    /// # Panics
+    /// On an unknown zone or [`Mode::Idle`] (a policy's bug).
+    pub fn try_launch(&mut self, z: usize, mode: Mode) -> bool {
+        assert!(z < self.setting.zones.len(), "zone {z} out of range");
+        assert!(mode != Mode::Idle, "launch of idle");
+        if let Some(inst) = self.active
+            && inst.zone == z
+            && inst.mode == mode
+        {
+            return true;
+        }
+        if mode == Mode::Spot && !self.spot_now(z) {
+            return false;
+        }
+        self.active = Some(Instance {
+            zone: z,
+            mode,
+            launched: self.tick,
+        });
+        self.out.starts += 1;
+        true
+    }
+
+    /// Stops the instance that runs (its tick is not billed if it was launched in this one).
+    pub fn terminate(&mut self) {
+        self.active = None;
+    }
+
+    /// Probes zone `z`: whether it has spot now, billed [`PROBE_S`] of spot if it has.
+    pub fn probe(&mut self, z: usize) -> bool {
+        self.out.probes += 1;
+        let ok = self.spot_now(z);
+        if ok {
+            self.probes_usd_now +=
+                self.setting.zones[z].price(Mode::Spot, self.tick) * PROBE_S / 3600.0;
+        }
+        ok
+    }
+
+    /// Closes the current tick.
+    pub fn end(&mut self) {
+        self.tick += 1;
+    }
+
+    /// The outcome once [`Env::begin`] said done or missed.
+    pub fn outcome(&self) -> ZoneOutcome {
+        self.out
+    }
+}
+
+/// A multi-zone policy: acts on the environment once per tick.
+pub trait ZonePolicy {
+    /// Its name in rows and tables.
+    fn name(&self) -> String;
+    /// Prepares for a run of `setting`.
+    ///
+    /// # Errors
+    /// The policy cannot run on this setting (an optimum too large to compute, say).
+    fn reset(&mut self, setting: &Setting) -> Result<(), SpotError>;
+    /// Acts on the current tick.
+    fn act(&mut self, env: &mut Env<'_>);
+}
+
+/// Runs `policy` on `setting` until the job is done or its deadline passes.
+///
+/// # Errors
+/// The policy's own from [`ZonePolicy::reset`]; [`SpotError::Policy`] if it misses the
+/// deadline.
+pub fn run(policy: &mut dyn ZonePolicy, setting: &Setting) -> Result<ZoneOutcome, SpotError> {
+    policy.reset(setting)?;
+    let mut env = Env::new(setting);
+    loop {
+        match env.begin() {
+            Status::Running => policy.act(&mut env),
+            Status::Done => return Ok(env.outcome()),
+            Status::Missed => {
+                return Err(SpotError::Policy(format!(
+                    "{}: missed the deadline of {} h with {:.3} h of work left",
+                    policy.name(),
+                    setting.job.deadline_s / 3600.0,
+                    env.work_left_s() / 3600.0
+                )));
+            }
+        }
+        env.end();
+    }
+}
+
+/// A fixed plan: per tick, idle (`None`) or the (zone, mode) that runs. Each tick it keeps
+/// what runs if the plan says so, else terminates it and launches the plan's instance;
+/// past its end it idles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan(pub Vec<Option<(usize, Mode)>>);
+
+impl ZonePolicy for Plan {
+    fn name(&self) -> String {
+        "plan".into()
+    }
+
+    fn reset(&mut self, _: &Setting) -> Result<(), SpotError> {
+        Ok(())
+    }
+
+    fn act(&mut self, env: &mut Env<'_>) {
+        match self.0.get(env.tick()).copied().flatten() {
+            None => env.terminate(),
+            Some((z, mode)) => {
+                if env.active().map(|i| (i.zone, i.mode)) != Some((z, mode)) {
+                    env.terminate();
+                    env.try_launch(z, mode);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The multi-zone environment and its exact optimum: hand-computed bills, the DP against
+//! brute force over every plan, its plan replayed by the environment, and the one-zone case
+//! equal to the single-zone optimum.
+
+use proptest::prelude::*;
+
+use frugal_spot::model::{Job, Mode, Prices};
+use frugal_spot::optimum::omniscient;
+use frugal_spot::zones::env::run;
+use frugal_spot::zones::optimum::exact;
+use frugal_spot::zones::{FinalTick, Plan, Setting, Zone};
+
+fn zone(name: &str, avail: &[bool], spot: f64, od: f64) -> Zone {
+    Zone {
+        name: name.into(),
+        available: avail.to_vec(),
+        spot_per_h: vec![spot; avail.len()],
+        on_demand_per_h: od,
+    }
+}
+
+fn setting(zones: Vec<Zone>, gap_s: f64, work_s: f64, deadline_s: f64, d_s: f64) -> Setting {
+    Setting {
+        zones,
+        gap_s,
+        job: Job {
+            work_s,
+            deadline_s,
+            changeover_s: d_s,
+            instances: 1,
+        },
+        checkpoint_gb: 50.0,
+        final_tick: FinalTick::Bill,
+    }
+}
+
+/// By hand: g = 3,600 s, d = 1,800 s, P = 2.5 h, T = 5 h. Spot in us-east-1c (0.9 $/h) for
+/// ticks 0–1, then only on-demand there (3 $/h) or spot in us-west-2a (1.2 $/h) from tick 2.
+/// The plan spot@east, spot@east, spot@west, spot@west: ticks 0 (0.5 h of work after the
+/// cold start), 1 (1 h), 2 (a move: cold start again, 0.5 h, egress 50 GB × $0.02 = $1),
+/// 3 (0.5 h left: done at 3.5 h). Bill: 0.9 + 0.9 + 1.2 + 1.2 + 1 = $5.2; with the final
+/// tick omitted, $4.0. The exact optimum finds $5.2 or less (on-demand in east from tick 2
+/// pays 3 $/h and a cold start too: dearer).
+#[test]
+fn a_move_between_regions_pays_its_cold_start_and_egress() {
+    let east = zone("us-east-1c", &[true, true, false, false, false], 0.9, 3.0);
+    let west = zone("us-west-2a", &[false, false, true, true, true], 1.2, 3.0);
+    let mut s = setting(vec![east, west], 3600.0, 2.5 * 3600.0, 5.0 * 3600.0, 1800.0);
+    let plan = || {
+        Plan(vec![
+            Some((0, Mode::Spot)),
+            Some((0, Mode::Spot)),
+            Some((1, Mode::Spot)),
+            Some((1, Mode::Spot)),
+        ])
+    };
+    let o = run(&mut plan(), &s).unwrap();
+    assert!((o.bill_usd - 5.2).abs() < 1e-12, "{o:?}");
+    // East's spot is gone at tick 2's start (a preemption), before the plan moves west.
+    assert_eq!((o.starts, o.migrations, o.preemptions), (2, 1, 1));
+    assert!((o.egress_usd - 1.0).abs() < 1e-12);
+    assert!((o.finish_h - 3.5).abs() < 1e-12);
+    assert!(o.deadline_met);
+    let best = exact(&s).unwrap();
+    assert!(best.cost_usd <= 5.2 + 1e-12, "{}", best.cost_usd);
+    assert!((run(&mut best.plan.clone(), &s).unwrap().cost_usd - best.cost_usd).abs() < 1e-9);
+    s.final_tick = FinalTick::Omit;
+    let o = run(&mut plan(), &s).unwrap();
+    assert!((o.cost_usd - 4.0).abs() < 1e-12, "{o:?}");
+    assert!((o.bill_usd - 5.2).abs() < 1e-12);
+}
+
+/// A plan's cost in the environment, if it finishes.
+fn replay(s: &Setting, steps: &[Option<(usize, Mode)>]) -> Option<f64> {
+    run(&mut Plan(steps.to_vec()), s).ok().map(|o| o.cost_usd)
+}
+
+/// The cheapest plan of all, by enumeration.
+fn brute_force(s: &Setting) -> Option<f64> {
+    let n = s.horizon_ticks();
+    let mut choices = vec![None];
+    for z in 0..s.zones.len() {
+        choices.push(Some((z, Mode::Spot)));
+        choices.push(Some((z, Mode::OnDemand)));
+    }
+    let mut best: Option<f64> = None;
+    let mut steps = vec![None; n];
+    fn rec(
+        i: usize,
+        steps: &mut Vec<Option<(usize, Mode)>>,
+        choices: &[Option<(usize, Mode)>],
+        go: &mut dyn FnMut(&[Option<(usize, Mode)>]),
+    ) {
+        if i == steps.len() {
+            go(steps);
+            return;
+        }
+        for &c in choices {
+            steps[i] = c;
+            rec(i + 1, steps, choices, go);
+        }
+    }
+    rec(0, &mut steps, &choices, &mut |p| {
+        if let Some(c) = replay(s, p) {
+            best = Some(best.map_or(c, |b: f64| b.min(c)));
+        }
+    });
+    best
+}
+
+fn small_setting() -> impl Strategy<Value = Setting> {
+    (
+        1usize..=2,
+        prop::sample::select(vec![300.0, 600.0]),
+        prop::sample::select(vec![0.0, 300.0, 600.0, 720.0]),
+        3usize..=5,
+        prop::collection::vec(any::<bool>(), 10),
+        prop::collection::vec(0.5f64..2.0, 10),
+        prop::sample::select(vec!["us-east-1a", "us-east-2b", "europe-west1-c"]),
+        any::<bool>(),
+    )
+        .prop_flat_map(|(z, g, d, n, avail, spot, name2, omit)| {
+            let max_work = (n as f64 * g - d).max(1.0);
+            (1.0f64..=max_work).prop_map(move |work| {
+                let zones = (0..z)
+                    .map(|k| Zone {
+                        name: if k == 0 {
+                            "us-east-1c".into()
+                        } else {
+                            name2.into()
+                        },
+                        available: avail[k * 5..k * 5 + n].to_vec(),
+                        spot_per_h: spot[k * 5..k * 5 + n].to_vec(),
+                        on_demand_per_h: 3.0 + k as f64 * 0.25,
+                    })
+                    .collect();
+                let mut s = setting(zones, g, work.round(), n as f64 * g, d);
+                s.final_tick = if omit {
+                    FinalTick::Omit
+                } else {
+                    FinalTick::Bill
+                };
+                s
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The DP's cost is the cheapest over every plan, and the environment bills its own plan
+    /// exactly that.
+    #[test]
+    fn the_exact_optimum_is_the_cheapest_plan_and_its_bill(s in small_setting()) {
+        prop_assume!(s.check().is_ok());
+        let best = exact(&s).unwrap();
+        let replayed = replay(&s, &best.plan.0).expect("the optimum's plan finishes");
+        prop_assert!((replayed - best.cost_usd).abs() < 1e-9, "{replayed} vs {}", best.cost_usd);
+        let brute = brute_force(&s).expect("on-demand finishes");
+        prop_assert!((brute - best.cost_usd).abs() < 1e-9, "brute {brute} vs dp {}", best.cost_usd);
+    }
+
+    /// One zone is the single-zone model: the exact multi-zone optimum equals the single-zone
+    /// omniscient optimum (deadline a whole number of ticks, so both horizons agree).
+    #[test]
+    fn one_zone_is_the_single_zone_optimum(
+        avail in prop::collection::vec(any::<bool>(), 6..40),
+        d in prop::sample::select(vec![0.0, 120.0, 600.0, 720.0, 1500.0]),
+        share in 0.2f64..0.9,
+    ) {
+        let g = 600.0;
+        let n = avail.len();
+        let work = (share * (n as f64 * g - d)).round().max(1.0);
+        let prices = Prices { spot_per_h: 1.0, on_demand_per_h: 3.1446 };
+        let z = Zone {
+            name: "us-east-1c".into(),
+            available: avail.clone(),
+            spot_per_h: vec![prices.spot_per_h; n],
+            on_demand_per_h: prices.on_demand_per_h,
+        };
+        let s = setting(vec![z], g, work, n as f64 * g, d);
+        prop_assume!(s.check().is_ok());
+        let multi = exact(&s).unwrap().cost_usd;
+        let (single, _) = omniscient(&s.job, &prices, &avail, g).unwrap().unwrap();
+        prop_assert!((multi - single).abs() < 1e-9, "multi-zone {multi} vs single-zone {single}");
+    }
+}
