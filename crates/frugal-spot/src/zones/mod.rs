@@ -11,11 +11,13 @@
 //! - [`model`]: zones, regions, the egress table, the setting of one window;
 //! - [`env`]: the tick environment, the [`ZonePolicy`] port and plan replay;
 //! - [`optimum`]: the exact offline optimum over (tick, mode, progress);
+//! - [`scenario`]: the published experiments' settings;
 //! - [`trace`]: the artifact's zone traces (`data/skynomad/`).
 
 pub mod env;
 pub mod model;
 pub mod optimum;
+pub mod scenario;
 pub mod trace;
 
 pub use env::{Env, Plan, ZoneOutcome, ZonePolicy};
