@@ -23,6 +23,7 @@
 
 use crate::SpotError;
 use crate::model::{Mode, POLICY_DONE_S, ceil_ticks};
+use crate::optimum::gcd;
 use crate::zones::env::{Plan, ZonePolicy};
 use crate::zones::model::{FinalTick, Setting};
 
@@ -132,7 +133,7 @@ fn grid(s: &Setting) -> Result<Grid, SpotError> {
     };
     let band = (grid.ticks as f64) * (grid.ticks as f64 * g_u as f64 - work + 1.0).max(1.0);
     let states = band * grid.modes() as f64;
-    if grid.modes() > MAX_MODES || !(states <= MAX_STATES as f64) {
+    if grid.modes() > MAX_MODES || states.is_nan() || states > MAX_STATES as f64 {
         return Err(SpotError::Input(format!(
             "optimum: the exact multi-zone optimum would need {states:.0} states over {} modes \
              (limits {MAX_STATES} and {MAX_MODES}): {} zones, runs tracked to K + 1 = {} ticks \
@@ -149,10 +150,6 @@ fn grid(s: &Setting) -> Result<Grid, SpotError> {
         )));
     }
     Ok(grid)
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// The best way found to finish: at `tick`, from (`from`, `p`) into `to`.
@@ -266,6 +263,8 @@ fn solve(s: &Setting, grid: &Grid) -> Result<Optimum, SpotError> {
                 }
             }
             // Start a run in z′ of `kind` from the cheapest allowed source of each location.
+            // z′ indexes the zones, their egress column and the run modes alike.
+            #[allow(clippy::needless_range_loop)]
             for z2 in 0..z_count {
                 for kind in 0..2 {
                     if kind == 0 && !spot(z2) {

@@ -70,8 +70,11 @@ fn a_move_between_regions_pays_its_cold_start_and_egress() {
     assert!((o.bill_usd - 5.2).abs() < 1e-12);
 }
 
+/// One tick of a plan: idle or the (zone, mode) that runs.
+type Step = Option<(usize, Mode)>;
+
 /// A plan's cost in the environment, if it finishes.
-fn replay(s: &Setting, steps: &[Option<(usize, Mode)>]) -> Option<f64> {
+fn replay(s: &Setting, steps: &[Step]) -> Option<f64> {
     run(&mut Plan(steps.to_vec()), s).ok().map(|o| o.cost_usd)
 }
 
@@ -85,12 +88,7 @@ fn brute_force(s: &Setting) -> Option<f64> {
     }
     let mut best: Option<f64> = None;
     let mut steps = vec![None; n];
-    fn rec(
-        i: usize,
-        steps: &mut Vec<Option<(usize, Mode)>>,
-        choices: &[Option<(usize, Mode)>],
-        go: &mut dyn FnMut(&[Option<(usize, Mode)>]),
-    ) {
+    fn rec(i: usize, steps: &mut Vec<Step>, choices: &[Step], go: &mut dyn FnMut(&[Step])) {
         if i == steps.len() {
             go(steps);
             return;
