@@ -94,6 +94,7 @@ pub struct Env<'a> {
     probes_usd_now: f64,
     out: ZoneOutcome,
     status: Status,
+    latched: bool,
 }
 
 impl<'a> Env<'a> {
@@ -109,6 +110,7 @@ impl<'a> Env<'a> {
             probes_usd_now: 0.0,
             out: ZoneOutcome::default(),
             status: Status::Running,
+            latched: false,
         }
     }
 
@@ -131,6 +133,11 @@ impl<'a> Env<'a> {
     /// C: work left, seconds.
     pub fn work_left_s(&self) -> f64 {
         (self.setting.job.work_s - self.done_s).max(0.0)
+    }
+
+    /// Work done, seconds (the sum of every settled tick's progress, in order).
+    pub fn work_done_s(&self) -> f64 {
+        self.done_s
     }
 
     /// r: cold start left after the last settled tick, seconds.
@@ -266,6 +273,70 @@ impl<'a> Env<'a> {
         ok
     }
 
+    /// The safety net every online policy runs under (spec §2.1, the artifact's
+    /// `maybe_trigger_safety_net`), before the policy acts. With C the work left,
+    /// rem = ⌊(T − t)/g⌋·g and need = ⌈(C + d)/g⌉·g, it latches the first time
+    /// need ≥ rem: an on-demand instance is kept, a spot one is replaced by on-demand in its
+    /// zone (a cold start, no egress), and with nothing running on-demand starts in the zone
+    /// minimising o_z·C/3600 + E(L → z) (first minimum). Once latched the policy is never
+    /// consulted again; if its instance is lost, on-demand starts again the same way.
+    ///
+    /// Returns whether the net has the tick (the policy must not act).
+    ///
+    /// # Errors
+    /// [`SpotError::Policy`] when the whole ticks left are fewer than the work left (the
+    /// deadline cannot be met even without a cold start: a policy's bug).
+    pub fn safety_net(&mut self) -> Result<bool, SpotError> {
+        let s = self.setting;
+        let (g, d) = (s.gap_s, s.job.changeover_s);
+        let left = self.work_left_s();
+        if left <= POLICY_DONE_S {
+            return Ok(false);
+        }
+        let rem = ((s.job.deadline_s - self.elapsed_s()) / g).floor() * g;
+        if rem < left {
+            return Err(SpotError::Policy(format!(
+                "the deadline cannot be met: {rem} s of whole ticks left for {left} s of work"
+            )));
+        }
+        let need = ((left + d) / g).ceil() * g;
+        if self.latched || need >= rem {
+            match self.active {
+                Some(inst) if inst.mode == Mode::OnDemand => {}
+                Some(inst) if !self.latched => {
+                    self.terminate();
+                    self.try_launch(inst.zone, Mode::OnDemand);
+                }
+                Some(_) => {}
+                None => {
+                    let z = self.cheapest_on_demand(left);
+                    self.try_launch(z, Mode::OnDemand);
+                }
+            }
+            self.latched = true;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The zone where finishing `left` seconds on on-demand costs least, egress from the
+    /// checkpoint's zone included (first minimum).
+    fn cheapest_on_demand(&self, left: f64) -> usize {
+        let s = self.setting;
+        let mut best = (f64::INFINITY, 0);
+        for (z, zone) in s.zones.iter().enumerate() {
+            let egress = match self.location {
+                Some(l) if l != z => s.egress(l, z),
+                _ => 0.0,
+            };
+            let c = zone.on_demand_per_h * left / 3600.0 + egress;
+            if c < best.0 {
+                best = (c, z);
+            }
+        }
+        best.1
+    }
+
     /// Closes the current tick.
     pub fn end(&mut self) {
         self.tick += 1;
@@ -288,6 +359,10 @@ pub trait ZonePolicy {
     fn reset(&mut self, setting: &Setting) -> Result<(), SpotError>;
     /// Acts on the current tick.
     fn act(&mut self, env: &mut Env<'_>);
+    /// Whether it runs under the [`Env::safety_net`] (every online policy; not a plan).
+    fn safety_net(&self) -> bool {
+        true
+    }
 }
 
 /// Runs `policy` on `setting` until the job is done or its deadline passes.
@@ -300,7 +375,11 @@ pub fn run(policy: &mut dyn ZonePolicy, setting: &Setting) -> Result<ZoneOutcome
     let mut env = Env::new(setting);
     loop {
         match env.begin() {
-            Status::Running => policy.act(&mut env),
+            Status::Running => {
+                if !(policy.safety_net() && env.safety_net()?) {
+                    policy.act(&mut env);
+                }
+            }
             Status::Done => return Ok(env.outcome()),
             Status::Missed => {
                 return Err(SpotError::Policy(format!(
@@ -328,6 +407,10 @@ impl ZonePolicy for Plan {
 
     fn reset(&mut self, _: &Setting) -> Result<(), SpotError> {
         Ok(())
+    }
+
+    fn safety_net(&self) -> bool {
+        false
     }
 
     fn act(&mut self, env: &mut Env<'_>) {

@@ -11,12 +11,14 @@
 //! - [`model`]: zones, regions, the egress table, the setting of one window;
 //! - [`env`]: the tick environment, the [`ZonePolicy`] port and plan replay;
 //! - [`optimum`]: the exact offline optimum over (tick, mode, progress);
+//! - [`policy`]: the online policies (Uniform Progress variants);
 //! - [`scenario`]: the published experiments' settings;
 //! - [`trace`]: the artifact's zone traces (`data/skynomad/`).
 
 pub mod env;
 pub mod model;
 pub mod optimum;
+pub mod policy;
 pub mod scenario;
 pub mod trace;
 

@@ -98,13 +98,16 @@ impl Scenario {
     /// The setting of the window starting at `start` (a tick of the traces).
     pub fn setting(&self, traces: &[ZoneTrace], start: usize, final_tick: FinalTick) -> Setting {
         let gap_s = traces[0].gap_s;
-        let deadline_s = self.deadline_ticks as f64 * gap_s;
+        // In hours first, then seconds, as the artifact computes them (deadline_hours =
+        // ticks·g/3600; duration = deadline_hours/ratio), so that its floor and ceil
+        // arithmetic sees the same floating-point values.
+        let deadline_h = self.deadline_ticks as f64 * gap_s / 3600.0;
         Setting {
             zones: traces.iter().map(|t| t.window(start)).collect(),
             gap_s,
             job: Job {
-                work_s: deadline_s / self.ratio,
-                deadline_s,
+                work_s: deadline_h / self.ratio * 3600.0,
+                deadline_s: deadline_h * 3600.0,
                 changeover_s: self.changeover_s,
                 instances: 1,
             },
