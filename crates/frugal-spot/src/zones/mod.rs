@@ -8,6 +8,7 @@
 //! is new is the zone, the checkpoint's location and its egress, probes, and a policy that
 //! acts several times per tick with launch feedback ([`env`]).
 //!
+//! - [`experiment`]: a [`ZonesSpec`](experiment::ZonesSpec) → one row per (window, policy);
 //! - [`model`]: zones, regions, the egress table, the setting of one window;
 //! - [`env`]: the tick environment, the [`ZonePolicy`] port and plan replay;
 //! - [`optimum`]: the exact offline optimum over (tick, mode, progress);
@@ -16,6 +17,7 @@
 //! - [`trace`]: the artifact's zone traces (`data/skynomad/`).
 
 pub mod env;
+pub mod experiment;
 pub mod model;
 pub mod optimum;
 pub mod policy;

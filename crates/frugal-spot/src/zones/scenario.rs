@@ -75,7 +75,78 @@ pub fn artifact_start_tick(start: usize, gap_s: f64) -> usize {
     (hours * 3600.0 / gap_s).ceil() as usize
 }
 
+/// The traces of the published scenarios, embedded so that a clone with nothing beside it,
+/// and an installed binary, run them (`data/skynomad/`, Apache-2.0; see its NOTICE).
+const EMBEDDED: &[(&str, &str, &str)] = &[
+    (
+        "v100",
+        "us-east-1c_v100_1",
+        include_str!("../../../../data/skynomad/v100/us-east-1c_v100_1/full.json"),
+    ),
+    (
+        "v100",
+        "us-east-2b_v100_1",
+        include_str!("../../../../data/skynomad/v100/us-east-2b_v100_1/full.json"),
+    ),
+    (
+        "v100",
+        "us-west-2a_v100_1",
+        include_str!("../../../../data/skynomad/v100/us-west-2a_v100_1/full.json"),
+    ),
+    (
+        "h100",
+        "us-central1-a_h100_16",
+        include_str!("../../../../data/skynomad/h100/us-central1-a_h100_16/full.json"),
+    ),
+    (
+        "h100",
+        "us-west1-a_h100_16",
+        include_str!("../../../../data/skynomad/h100/us-west1-a_h100_16/full.json"),
+    ),
+    (
+        "h100",
+        "europe-west1-c_h100_16",
+        include_str!("../../../../data/skynomad/h100/europe-west1-c_h100_16/full.json"),
+    ),
+    (
+        "h100",
+        "europe-west3-c_h100_16",
+        include_str!("../../../../data/skynomad/h100/europe-west3-c_h100_16/full.json"),
+    ),
+    (
+        "h100",
+        "asia-southeast1-b_h100_16",
+        include_str!("../../../../data/skynomad/h100/asia-southeast1-b_h100_16/full.json"),
+    ),
+    (
+        "h100",
+        "asia-south2-b_h100_16",
+        include_str!("../../../../data/skynomad/h100/asia-south2-b_h100_16/full.json"),
+    ),
+];
+
 impl Scenario {
+    /// The scenario's traces from the copies embedded in the binary.
+    ///
+    /// # Errors
+    /// A zone without an embedded trace; a trace that does not parse (a build defect).
+    pub fn embedded_traces(&self) -> Result<Vec<ZoneTrace>, SpotError> {
+        self.zones
+            .iter()
+            .map(|z| {
+                let (_, _, text) = EMBEDDED
+                    .iter()
+                    .find(|(set, name, _)| *set == self.set && name == z)
+                    .ok_or_else(|| {
+                        SpotError::Input(format!("{}/{z}: no embedded trace", self.set))
+                    })?;
+                let zone = z.split('_').next().unwrap_or(z);
+                ZoneTrace::parse(zone, text)
+                    .map_err(|m| SpotError::Input(format!("data/skynomad/{}/{z}: {m}", self.set)))
+            })
+            .collect()
+    }
+
     /// Reads the scenario's traces from `root` (the `data/skynomad` folder).
     ///
     /// # Errors

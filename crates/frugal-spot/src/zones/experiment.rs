@@ -1,0 +1,314 @@
+//! A published multi-zone scenario, every policy on every window: [`ZonesSpec`] → one
+//! [`ZoneRow`] per (window, policy), what every face runs (`frugal zones`, experiment files).
+//!
+//! Each row carries the published cost of the same arm on the same window where the
+//! artifact stored one (`data/skynomad/published.csv`, its `research/data` sweeps), and its
+//! gap to frugal's exact optimum when that ran. The runner refuses a result in which the
+//! exact optimum is above any policy on any window: that would be a wrong optimum, never a
+//! number to print.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::SpotError;
+use crate::zones::env::{ZonePolicy, run};
+use crate::zones::model::{FinalTick, Setting};
+use crate::zones::optimum::Exact;
+use crate::zones::policy::{UniformFailover, UniformProbing};
+use crate::zones::scenario::{self, Scenario, artifact_start_tick};
+
+/// The multi-zone policies by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZonePolicyName {
+    /// frugal's exact offline optimum ([`crate::zones::optimum`]).
+    Optimal,
+    /// UP(S), eager failover.
+    UpS,
+    /// UP(A), recent availability.
+    UpA,
+    /// UP(AP), availability per dollar.
+    UpAp,
+}
+
+impl ZonePolicyName {
+    /// Every policy, in row order.
+    pub const ALL: [ZonePolicyName; 4] = [
+        ZonePolicyName::Optimal,
+        ZonePolicyName::UpS,
+        ZonePolicyName::UpA,
+        ZonePolicyName::UpAp,
+    ];
+
+    /// Its name in rows (`optimal`, `up-s`, `up-a`, `up-ap`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ZonePolicyName::Optimal => "optimal",
+            ZonePolicyName::UpS => "up-s",
+            ZonePolicyName::UpA => "up-a",
+            ZonePolicyName::UpAp => "up-ap",
+        }
+    }
+
+    /// The arm of the artifact's stored results that it is compared with (frugal's exact
+    /// optimum with the artifact's approximate "Optimal").
+    fn published_arm(self) -> &'static str {
+        match self {
+            ZonePolicyName::Optimal => "artifact-optimal",
+            other => other.name(),
+        }
+    }
+
+    /// A fresh instance.
+    pub fn build(self) -> Box<dyn ZonePolicy + Send> {
+        match self {
+            ZonePolicyName::Optimal => Box::new(Exact::default()),
+            ZonePolicyName::UpS => Box::new(UniformFailover::default()),
+            ZonePolicyName::UpA => Box::new(UniformProbing::availability()),
+            ZonePolicyName::UpAp => Box::new(UniformProbing::availability_per_price()),
+        }
+    }
+}
+
+/// The published scenarios by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScenarioName {
+    /// Fig 9b: three AWS V100 zones.
+    V100,
+    /// Figs 9a, 10a: the six GCP H100 zones of "Global Diverse (6)".
+    H100GlobalDiverse,
+}
+
+impl ScenarioName {
+    /// Its settings.
+    pub fn scenario(self) -> &'static Scenario {
+        match self {
+            ScenarioName::V100 => &scenario::V100,
+            ScenarioName::H100GlobalDiverse => &scenario::H100_GLOBAL_DIVERSE,
+        }
+    }
+}
+
+fn all_policies() -> Vec<ZonePolicyName> {
+    ZonePolicyName::ALL.to_vec()
+}
+
+/// What `frugal zones` and experiment files run (the fields are the file's keys).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZonesSpec {
+    /// The published scenario: zones, deadline, windows.
+    pub scenario: ScenarioName,
+    /// The policies, in row order.
+    #[serde(default = "all_policies")]
+    pub policies: Vec<ZonePolicyName>,
+    /// T/P, the deadline over the work [default: the scenario's, 1.5].
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    /// S, the checkpoint's size in GB [default: 50].
+    #[serde(default)]
+    pub checkpoint_gb: Option<f64>,
+    /// What the cost reports: `bill` (the true bill) or `omit` (the artifact's figures: the
+    /// tick the job finishes in left out).
+    #[serde(default)]
+    pub final_tick: FinalTick,
+    /// Only the first N windows [default: all of the scenario's].
+    #[serde(default)]
+    pub windows: Option<usize>,
+}
+
+impl ZonesSpec {
+    /// Checks the fields; errors name the field.
+    ///
+    /// # Errors
+    /// [`SpotError::Input`]: no policy, a ratio below 1 or not finite, a negative or
+    /// non-finite checkpoint size, no window.
+    pub fn check(&self) -> Result<(), SpotError> {
+        if self.policies.is_empty() {
+            return Err(SpotError::Input("policies: none given".into()));
+        }
+        if let Some(r) = self.ratio
+            && !(r.is_finite() && r >= 1.0)
+        {
+            return Err(SpotError::Input(format!(
+                "ratio: {r} must be at least 1 (T/P)"
+            )));
+        }
+        if let Some(s) = self.checkpoint_gb
+            && !(s.is_finite() && s >= 0.0)
+        {
+            return Err(SpotError::Input(format!(
+                "checkpoint_gb: {s} must be at least 0"
+            )));
+        }
+        if self.windows == Some(0) {
+            return Err(SpotError::Input("windows: at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// One run: a policy on a window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ZoneRow {
+    /// The scenario.
+    pub scenario: String,
+    /// T/P.
+    pub ratio: f64,
+    /// The window's first tick as the paper's sweep names it.
+    pub window: usize,
+    /// The policy.
+    pub policy: String,
+    /// The cost as `final_tick` reports it, dollars.
+    pub cost_usd: f64,
+    /// The true bill (every tick billed), dollars.
+    pub bill_usd: f64,
+    /// Egress, dollars.
+    pub egress_usd: f64,
+    /// Probes, dollars.
+    pub probe_usd: f64,
+    /// Launches.
+    pub starts: u32,
+    /// Starts in another zone than the checkpoint's.
+    pub migrations: u32,
+    /// Spot instances lost.
+    pub preemptions: u32,
+    /// When the job finished, hours after its start.
+    pub finish_h: f64,
+    /// cost − the exact optimum's cost on the window, dollars (when the optimum ran).
+    pub gap_usd: Option<f64>,
+    /// The artifact's stored cost of the same arm on the same window (the exact optimum is
+    /// compared with the artifact's approximate "Optimal"), dollars.
+    pub published_usd: Option<f64>,
+    /// cost − published, dollars.
+    pub diff_published_usd: Option<f64>,
+    /// How the row was made: `simulated`, or `infeasible rule` when P + d > T (nothing
+    /// runs; the cost is min_z o_z·(P + d)/3600, as the artifact reports it).
+    pub note: String,
+}
+
+/// The artifact's stored results (`data/skynomad/published.csv`), embedded.
+const PUBLISHED: &str = include_str!("../../../../data/skynomad/published.csv");
+
+/// The published cost of `arm` on `window` of `scenario` at `ratio`.
+fn published(scenario: &str, ratio: f64, window: usize, arm: &str) -> Option<f64> {
+    PUBLISHED.lines().skip(1).find_map(|l| {
+        let f: Vec<&str> = l.split(',').collect();
+        let matches = f.len() == 7
+            && f[0] == scenario
+            && f[1]
+                .parse::<f64>()
+                .ok()
+                .is_some_and(|r| (r - ratio).abs() < 1e-9)
+            && f[2].parse::<usize>().ok() == Some(window)
+            && f[3] == arm
+            && f[4].is_empty();
+        matches.then(|| f[5].parse().ok()).flatten()
+    })
+}
+
+/// Runs every policy of `spec` on every window, windows in parallel; rows by window, then
+/// policy.
+///
+/// # Errors
+/// A bad spec ([`ZonesSpec::check`], [`Setting::check`]); a policy's error; the exact
+/// optimum above a policy on a window ([`SpotError::Policy`]: a bug, never printed as a
+/// result).
+pub fn run_spec(spec: &ZonesSpec) -> Result<Vec<ZoneRow>, SpotError> {
+    spec.check()?;
+    let mut sc = spec.scenario.scenario().clone();
+    if let Some(r) = spec.ratio {
+        sc.ratio = r;
+    }
+    if let Some(s) = spec.checkpoint_gb {
+        sc.checkpoint_gb = s;
+    }
+    let traces = sc.embedded_traces()?;
+    let starts: Vec<usize> = sc
+        .starts
+        .iter()
+        .copied()
+        .take(spec.windows.unwrap_or(usize::MAX))
+        .collect();
+    let per_window: Vec<Result<Vec<ZoneRow>, SpotError>> = starts
+        .par_iter()
+        .map(|&start| {
+            let tick = artifact_start_tick(start, traces[0].gap_s);
+            let setting = sc.setting(&traces, tick, spec.final_tick);
+            window_rows(spec, &sc, start, &setting)
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for r in per_window {
+        rows.extend(r?);
+    }
+    Ok(rows)
+}
+
+fn window_rows(
+    spec: &ZonesSpec,
+    sc: &Scenario,
+    start: usize,
+    setting: &Setting,
+) -> Result<Vec<ZoneRow>, SpotError> {
+    let job = &setting.job;
+    let infeasible = job.work_s + job.changeover_s > job.deadline_s;
+    let mut rows = Vec::new();
+    for &p in &spec.policies {
+        let (o, note) = if infeasible {
+            let od = setting
+                .zones
+                .iter()
+                .map(|z| z.on_demand_per_h)
+                .fold(f64::INFINITY, f64::min);
+            let cost = od * (job.work_s + job.changeover_s) / 3600.0;
+            let o = crate::zones::ZoneOutcome {
+                cost_usd: cost,
+                bill_usd: cost,
+                finish_h: (job.work_s + job.changeover_s) / 3600.0,
+                ..Default::default()
+            };
+            (o, "infeasible rule")
+        } else {
+            setting.check()?;
+            (run(p.build().as_mut(), setting)?, "simulated")
+        };
+        let published = published(sc.name, sc.ratio, start, p.published_arm());
+        rows.push(ZoneRow {
+            scenario: sc.name.to_string(),
+            ratio: sc.ratio,
+            window: start,
+            policy: p.name().to_string(),
+            cost_usd: o.cost_usd,
+            bill_usd: o.bill_usd,
+            egress_usd: o.egress_usd,
+            probe_usd: o.probe_usd,
+            starts: o.starts,
+            migrations: o.migrations,
+            preemptions: o.preemptions,
+            finish_h: o.finish_h,
+            gap_usd: None,
+            published_usd: published,
+            diff_published_usd: published.map(|x| o.cost_usd - x),
+            note: note.into(),
+        });
+    }
+    if let Some(best) = rows
+        .iter()
+        .find(|r| r.policy == "optimal")
+        .map(|r| r.cost_usd)
+    {
+        for r in &mut rows {
+            if r.cost_usd < best - 1e-9 {
+                return Err(SpotError::Policy(format!(
+                    "{} window {start}: {} costs ${:.6}, below the exact optimum's ${best:.6} \
+                     (a wrong optimum: a bug)",
+                    sc.name, r.policy, r.cost_usd
+                )));
+            }
+            r.gap_usd = Some(r.cost_usd - best);
+        }
+    }
+    Ok(rows)
+}
