@@ -43,6 +43,9 @@ pub enum System {
     /// 2024). Its keys are the fields of `frugal_spot::SpotSpec` (`job_fraction`, not
     /// `job-fraction`): the file deserialises straight into the spec.
     Spot,
+    /// `frugal zones`: one deadline job on spot across many zones (SkyNomad, NSDI '27). Its
+    /// keys are the fields of `frugal_spot::zones::experiment::ZonesSpec`.
+    Zones,
     /// `frugal live`: real Spark jobs on this machine's hybrid testbed (papers 000 §7 and
     /// 004 §6 measured real clusters). Runs need root, Java 17 and pyspark and take up to
     /// hours, so `frugal reproduce` reads the rows recorded in `[recorded]` (which a live
@@ -68,6 +71,7 @@ impl System {
             System::Ephemeral | System::EphemeralPlanners => &["hosts", "utilisation"],
             System::LearningCurves => &[],
             System::Spot => &["traces"],
+            System::Zones => &[],
             System::Live => &[],
         }
     }
@@ -81,6 +85,7 @@ impl System {
             System::EphemeralPlanners => &["ephemeral", "planners"],
             System::LearningCurves => &["learning-curves"],
             System::Spot => &["spot"],
+            System::Zones => &["zones"],
             System::Live => &["live"],
         }
     }

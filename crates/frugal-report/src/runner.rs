@@ -260,6 +260,13 @@ fn configuration(
             let spec = spot_spec(&c.spec)?;
             tidy(&frugal_spot::experiment::run(&spec, progress)?)?
         }
+        System::Zones => {
+            let spec = zones_spec(&c.spec)?;
+            progress.add(1);
+            let rows = frugal_spot::zones::experiment::run_spec(&spec)?;
+            progress.tick();
+            tidy(&rows)?
+        }
         System::Live => bail!(LIVE_ONLY),
     };
     Ok((table, timelines))
@@ -286,6 +293,15 @@ fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, InputError> {
     Ok(spec)
 }
 
+/// A configuration's table as a multi-zone spec, checked; errors name the field.
+fn zones_spec(
+    table: &toml::Table,
+) -> Result<frugal_spot::zones::experiment::ZonesSpec, InputError> {
+    let spec: frugal_spot::zones::experiment::ZonesSpec = typed(table)?;
+    spec.check().map_err(|e| InputError(e.into()))?;
+    Ok(spec)
+}
+
 /// Reads `spec` as `system`'s typed spec and checks it, for the error only: the key at
 /// fault and what is wrong.
 fn check(system: System, spec: &toml::Table) -> Result<(), InputError> {
@@ -305,6 +321,7 @@ fn check(system: System, spec: &toml::Table) -> Result<(), InputError> {
             .map_err(checked),
         System::LearningCurves => typed::<frugal_agents::curves::CurvesSpec>(spec).map(|_| ()),
         System::Spot => spot_spec(spec).map(|_| ()),
+        System::Zones => zones_spec(spec).map(|_| ()),
         System::Live => Err(InputError(anyhow!(LIVE_ONLY))),
     }
 }

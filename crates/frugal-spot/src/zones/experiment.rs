@@ -7,6 +7,7 @@
 //! exact optimum is above any policy on any window: that would be a wrong optimum, never a
 //! number to print.
 
+use frugal_core::spec::Choice;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -17,39 +18,17 @@ use crate::zones::optimum::Exact;
 use crate::zones::policy::{UniformFailover, UniformProbing};
 use crate::zones::scenario::{self, Scenario, artifact_start_tick};
 
-/// The multi-zone policies by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ZonePolicyName {
-    /// frugal's exact offline optimum ([`crate::zones::optimum`]).
-    Optimal,
-    /// UP(S), eager failover.
-    UpS,
-    /// UP(A), recent availability.
-    UpA,
-    /// UP(AP), availability per dollar.
-    UpAp,
+frugal_core::choice! {
+    /// The multi-zone policies by name.
+    pub enum ZonePolicyName {
+        Optimal = "optimal": "frugal's exact offline optimum over (tick, zone, state)",
+        UpS = "up-s": "UP(S): Uniform Progress, failing over to the cheapest other region (SkyPilot's eager failover)",
+        UpA = "up-a": "UP(A): Uniform Progress, zones ranked by their last 5 spot samples",
+        UpAp = "up-ap": "UP(AP): Uniform Progress, zones ranked by spot availability per dollar",
+    }
 }
 
 impl ZonePolicyName {
-    /// Every policy, in row order.
-    pub const ALL: [ZonePolicyName; 4] = [
-        ZonePolicyName::Optimal,
-        ZonePolicyName::UpS,
-        ZonePolicyName::UpA,
-        ZonePolicyName::UpAp,
-    ];
-
-    /// Its name in rows (`optimal`, `up-s`, `up-a`, `up-ap`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ZonePolicyName::Optimal => "optimal",
-            ZonePolicyName::UpS => "up-s",
-            ZonePolicyName::UpA => "up-a",
-            ZonePolicyName::UpAp => "up-ap",
-        }
-    }
-
     /// The arm of the artifact's stored results that it is compared with (frugal's exact
     /// optimum with the artifact's approximate "Optimal").
     fn published_arm(self) -> &'static str {
@@ -70,14 +49,12 @@ impl ZonePolicyName {
     }
 }
 
-/// The published scenarios by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ScenarioName {
-    /// Fig 9b: three AWS V100 zones.
-    V100,
-    /// Figs 9a, 10a: the six GCP H100 zones of "Global Diverse (6)".
-    H100GlobalDiverse,
+frugal_core::choice! {
+    /// The published scenarios by name.
+    pub enum ScenarioName {
+        V100 = "v100": "Fig 9b: three AWS V100 zones (us-east-1c, us-east-2b, us-west-2a), 195-s ticks",
+        H100GlobalDiverse = "h100-global-diverse": "Figs 9a, 10a: six GCP H100 zones of three continents, 600-s ticks",
+    }
 }
 
 impl ScenarioName {
@@ -91,7 +68,7 @@ impl ScenarioName {
 }
 
 fn all_policies() -> Vec<ZonePolicyName> {
-    ZonePolicyName::ALL.to_vec()
+    <ZonePolicyName as Choice>::ALL.to_vec()
 }
 
 /// What `frugal zones` and experiment files run (the fields are the file's keys).

@@ -111,17 +111,21 @@ pub fn egress_per_gb(from: &str, to: &str) -> f64 {
     }
 }
 
-/// What the run reports as its cost (spec §1.2, "reporting quirk").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FinalTick {
-    /// The true bill: the tick in which the job finished is billed whole, like every other.
-    #[default]
-    Bill,
-    /// The artifact's figure sweeps (Figs 9, 10, 12, 15): the cost is read before the tick
-    /// in which the job finished is settled, so that tick's instance bill, its probes and
-    /// any egress of a start in it are left out.
-    Omit,
+frugal_core::choice! {
+    /// What a run reports as its cost (spec §1.2, "reporting quirk"): `bill`, the true bill
+    /// (the default), or `omit`, what the artifact's figure sweeps (Figs 9, 10, 12, 15)
+    /// report: the cost read before the tick in which the job finished is settled, so that
+    /// tick's instance bill, its probes and any egress of a start in it are left out.
+    pub enum FinalTick {
+        Bill = "bill": "the true bill: the tick the job finishes in is billed whole",
+        Omit = "omit": "as the artifact's figures report: the tick the job finishes in left out",
+    }
+}
+
+impl Default for FinalTick {
+    fn default() -> FinalTick {
+        FinalTick::Bill
+    }
 }
 
 /// One window of a multi-zone scenario: the zones from the window's first tick, the job
