@@ -20,6 +20,7 @@ mod table;
 mod train;
 mod values;
 mod whatif;
+mod zones;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -77,6 +78,10 @@ enum Command {
     /// greedy, Time Sliced, Uniform Progress and the omniscient optimum on windows of spot
     /// availability traces (default: the synthetic 2-week set, C(0) = 48 h, f = 0.8).
     Spot(Box<spot::SpotArgs>),
+    /// One deadline job on spot capacity across many zones (SkyNomad, NSDI '27): Uniform
+    /// Progress variants and the exact multi-zone optimum on a published scenario's windows,
+    /// beside the artifact's published costs (default: Fig 9b's three V100 zones).
+    Zones(Box<zones::ZonesArgs>),
     /// Re-run the papers' experiments (experiments/*.toml) in parallel and write their
     /// rows (CSV), plots (SVG, PNG) and report.html: each published value beside frugal's,
     /// with a verdict.
@@ -187,6 +192,7 @@ fn main() -> std::process::ExitCode {
             ephemeral::run(&args, matches.subcommand_matches("ephemeral"))
         }
         Some(Command::Spot(args)) => spot::run(&args),
+        Some(Command::Zones(args)) => zones::run(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Run(args)) => reproduce::run(&args),
         Some(Command::Merge(args)) => reproduce::merge(&args),

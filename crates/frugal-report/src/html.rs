@@ -37,6 +37,9 @@ pub fn paper_title(paper: &str) -> Option<&'static str> {
         "005" => {
             "Paper 005 — Can't Be Late: one deadline job on spot and on-demand capacity (greedy, Time Sliced, Uniform Progress, the omniscient optimum)"
         }
+        "006" => {
+            "Paper 006 — SkyNomad: one deadline job on spot capacity across many zones (Uniform Progress variants, the exact multi-zone optimum)"
+        }
         _ => return None,
     })
 }

@@ -19,7 +19,7 @@ use crate::progress::Progress;
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
     /// Papers to reproduce [default: every one with an experiment file].
-    #[arg(value_parser = ["000", "001", "002", "003", "004", "005"])]
+    #[arg(value_parser = ["000", "001", "002", "003", "004", "005", "006"])]
     pub papers: Vec<String>,
     /// The same experiments with fewer repetitions, smaller scales and solver budgets
     /// (each file's `[quick]` table): under a minute.

@@ -409,7 +409,7 @@ fn the_books_results_are_the_committed_reports() {
     // each paper's in its chapter.
     let chapter = |p: &str| std::fs::read_to_string(root().join("docs/book/src").join(p)).unwrap();
     assert!(chapter("guide/experiments.md").contains("{{#include ../../../report/results.md}}"));
-    for paper in ["000", "001", "002", "003", "004", "005"] {
+    for paper in ["000", "001", "002", "003", "004", "005", "006"] {
         let include = format!("{{{{#include ../../../report/results-{paper}.md}}}}");
         assert!(
             chapter(&format!("papers/{paper}.md")).contains(&include),

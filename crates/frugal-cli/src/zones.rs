@@ -1,0 +1,121 @@
+//! `frugal zones`: one deadline job on spot capacity across many zones (SkyNomad, NSDI
+//! '27) — the multi-zone policies and the exact optimum on a published scenario's windows.
+//! The flags map onto `frugal_spot::zones::experiment::ZonesSpec`, which runs it; this
+//! prints the rows beside the artifact's published costs and writes them.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use frugal_spot::SpotError;
+use frugal_spot::zones::FinalTick;
+use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName, ZoneRow, ZonesSpec, run_spec};
+
+use crate::Usage;
+use crate::table::{Column, fixed, opt, render};
+use crate::values::choice;
+
+/// Options of `frugal zones`.
+#[derive(Args, Debug)]
+pub struct ZonesArgs {
+    /// The published scenario (zones, deadline, windows).
+    #[arg(long, value_parser = choice::<ScenarioName>(), default_value = "v100")]
+    pub scenario: ScenarioName,
+    /// Policies, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_parser = choice::<ZonePolicyName>(),
+        default_value = "optimal,up-s,up-a,up-ap"
+    )]
+    pub policies: Vec<ZonePolicyName>,
+    /// T/P, the deadline over the work [default: the scenario's, 1.5].
+    #[arg(long)]
+    pub ratio: Option<f64>,
+    /// S, the checkpoint's size, GB [default: 50].
+    #[arg(long)]
+    pub checkpoint_gb: Option<f64>,
+    /// What the cost reports.
+    #[arg(long, value_parser = choice::<FinalTick>(), default_value = "bill")]
+    pub final_tick: FinalTick,
+    /// Only the first N windows.
+    #[arg(long, value_name = "N")]
+    pub windows: Option<usize>,
+    /// Write every row (CSV) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+impl ZonesArgs {
+    /// The spec the flags stand for.
+    pub fn spec(&self) -> ZonesSpec {
+        ZonesSpec {
+            scenario: self.scenario,
+            policies: self.policies.clone(),
+            ratio: self.ratio,
+            checkpoint_gb: self.checkpoint_gb,
+            final_tick: self.final_tick,
+            windows: self.windows,
+        }
+    }
+}
+
+/// Runs `frugal zones`.
+///
+/// # Errors
+/// A bad flag ([`Usage`], naming it); a policy's error; an unwritable `--csv`.
+pub fn run(args: &ZonesArgs) -> Result<()> {
+    let spec = args.spec();
+    // The spec's own check names its field: as a flag here.
+    if let Err(SpotError::Input(m)) = spec.check() {
+        return Err(Usage(anyhow::anyhow!("--{}", m.replacen('_', "-", 1))).into());
+    }
+    let rows = run_spec(&spec)?;
+    let cols: Vec<Column<ZoneRow>> = vec![
+        Column::new(["window", "(tick)"], |r| r.window.to_string()),
+        Column::new(["policy", ""], |r| r.policy.clone()),
+        Column::new(["cost", "($)"], |r| fixed(r.cost_usd, 4)),
+        Column::new(["published", "($)"], |r| opt(r.published_usd, 4)),
+        Column::new(["diff", "($)"], |r| opt(r.diff_published_usd, 4)),
+        Column::new(["gap to", "optimal ($)"], |r| opt(r.gap_usd, 4)),
+        Column::new(["bill", "($)"], |r| fixed(r.bill_usd, 4)),
+        Column::new(["migra-", "tions"], |r| r.migrations.to_string()),
+        Column::new(["egress", "($)"], |r| fixed(r.egress_usd, 2)),
+    ];
+    println!(
+        "{} (ratio {}, final tick: {}; published = the artifact's stored cost of the same arm; \
+         optimal's is its approximate DP)\n",
+        args.scenario,
+        rows.first().map_or(1.5, |r| r.ratio),
+        args.final_tick
+    );
+    println!("{}", render(cols, &rows, true, 2));
+    println!();
+    for p in &args.policies {
+        let of: Vec<&ZoneRow> = rows.iter().filter(|r| r.policy == p.to_string()).collect();
+        let mean = |f: fn(&ZoneRow) -> Option<f64>| -> Option<f64> {
+            let v: Option<Vec<f64>> = of.iter().copied().map(f).collect();
+            v.filter(|v| !v.is_empty())
+                .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        println!(
+            "{:>8}: mean ${} over {} windows (published ${})",
+            p.to_string(),
+            opt(mean(|r| Some(r.cost_usd)), 2),
+            of.len(),
+            opt(mean(|r| r.published_usd), 2)
+        );
+    }
+    if let Some(path) = &args.csv {
+        let mut w =
+            csv::Writer::from_path(path).with_context(|| format!("--csv {}", path.display()))?;
+        for r in &rows {
+            w.serialize(r)
+                .with_context(|| format!("--csv {}", path.display()))?;
+        }
+        w.flush()
+            .with_context(|| format!("--csv {}", path.display()))?;
+    }
+    Ok(())
+}
