@@ -42,6 +42,10 @@ pub struct ZonesArgs {
     /// Only the first N windows.
     #[arg(long, value_name = "N")]
     pub windows: Option<usize>,
+    /// Bill single-zone UP's spot tick i at tick i + 1's price, as the artifact's
+    /// single-zone environment does.
+    #[arg(long)]
+    pub single_zone_price_lag: bool,
     /// Write every row (CSV) to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -57,6 +61,7 @@ impl ZonesArgs {
             checkpoint_gb: self.checkpoint_gb,
             final_tick: self.final_tick,
             windows: self.windows,
+            single_zone_price_lag: self.single_zone_price_lag,
         }
     }
 }
@@ -75,6 +80,7 @@ pub fn run(args: &ZonesArgs) -> Result<()> {
     let cols: Vec<Column<ZoneRow>> = vec![
         Column::new(["window", "(tick)"], |r| r.window.to_string()),
         Column::new(["policy", ""], |r| r.policy.clone()),
+        Column::new(["zone", ""], |r: &ZoneRow| r.zone.clone()).sparse(|r| !r.zone.is_empty()),
         Column::new(["cost", "($)"], |r| fixed(r.cost_usd, 4)),
         Column::new(["published", "($)"], |r| opt(r.published_usd, 4)),
         Column::new(["diff", "($)"], |r| opt(r.diff_published_usd, 4)),
@@ -90,7 +96,7 @@ pub fn run(args: &ZonesArgs) -> Result<()> {
         rows.first().map_or(1.5, |r| r.ratio),
         args.final_tick
     );
-    println!("{}", render(cols, &rows, true, 2));
+    println!("{}", render(cols, &rows, false, 3));
     println!();
     for p in &args.policies {
         let of: Vec<&ZoneRow> = rows.iter().filter(|r| r.policy == p.to_string()).collect();
@@ -100,7 +106,7 @@ pub fn run(args: &ZonesArgs) -> Result<()> {
                 .map(|v| v.iter().sum::<f64>() / v.len() as f64)
         };
         println!(
-            "{:>8}: mean ${} over {} windows (published ${})",
+            "{:>8}: mean ${} over {} runs (published ${})",
             p.to_string(),
             opt(mean(|r| Some(r.cost_usd)), 2),
             of.len(),

@@ -12,10 +12,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::SpotError;
+use crate::policy::SpotPolicySpec;
 use crate::zones::env::{ZonePolicy, run};
 use crate::zones::model::{FinalTick, Setting};
 use crate::zones::optimum::Exact;
-use crate::zones::policy::{UniformFailover, UniformProbing};
+use crate::zones::policy::{SingleZone, UniformFailover, UniformProbing};
 use crate::zones::scenario::{self, Scenario, artifact_start_tick};
 
 frugal_core::choice! {
@@ -25,6 +26,7 @@ frugal_core::choice! {
         UpS = "up-s": "UP(S): Uniform Progress, failing over to the cheapest other region (SkyPilot's eager failover)",
         UpA = "up-a": "UP(A): Uniform Progress, zones ranked by their last 5 spot samples",
         UpAp = "up-ap": "UP(AP): Uniform Progress, zones ranked by spot availability per dollar",
+        Up = "up": "UP: paper 005's Uniform Progress in each zone alone, final tick billed (the figures' single-zone bar; a row per zone)",
     }
 }
 
@@ -38,13 +40,16 @@ impl ZonePolicyName {
         }
     }
 
-    /// A fresh instance.
+    /// A fresh instance (single-zone UP: for a one-zone setting, [`Setting::only`]).
     pub fn build(self) -> Box<dyn ZonePolicy + Send> {
         match self {
             ZonePolicyName::Optimal => Box::new(Exact::default()),
             ZonePolicyName::UpS => Box::new(UniformFailover::default()),
             ZonePolicyName::UpA => Box::new(UniformProbing::availability()),
             ZonePolicyName::UpAp => Box::new(UniformProbing::availability_per_price()),
+            ZonePolicyName::Up => Box::new(SingleZone::new(
+                SpotPolicySpec::UniformProgress.build(&crate::model::Prices::PAPER),
+            )),
         }
     }
 }
@@ -93,6 +98,11 @@ pub struct ZonesSpec {
     /// Only the first N windows [default: all of the scenario's].
     #[serde(default)]
     pub windows: Option<usize>,
+    /// Bill single-zone UP's spot tick i at tick i + 1's price, as the artifact's
+    /// single-zone environment does (its usage history runs one tick behind the price
+    /// series it indexes; spec §2.3's "UP" bar). Off: every tick at its own price.
+    #[serde(default)]
+    pub single_zone_price_lag: bool,
 }
 
 impl ZonesSpec {
@@ -137,6 +147,8 @@ pub struct ZoneRow {
     pub window: usize,
     /// The policy.
     pub policy: String,
+    /// The zone a single-zone policy ran in (empty for a multi-zone one).
+    pub zone: String,
     /// The cost as `final_tick` reports it, dollars.
     pub cost_usd: f64,
     /// The true bill (every tick billed), dollars.
@@ -168,8 +180,9 @@ pub struct ZoneRow {
 /// The artifact's stored results (`data/skynomad/published.csv`), embedded.
 const PUBLISHED: &str = include_str!("../../../../data/skynomad/published.csv");
 
-/// The published cost of `arm` on `window` of `scenario` at `ratio`.
-fn published(scenario: &str, ratio: f64, window: usize, arm: &str) -> Option<f64> {
+/// The published cost of `arm` (in `zone` for a single-zone arm, else "") on `window` of
+/// `scenario` at `ratio`.
+fn published(scenario: &str, ratio: f64, window: usize, arm: &str, zone: &str) -> Option<f64> {
     PUBLISHED.lines().skip(1).find_map(|l| {
         let f: Vec<&str> = l.split(',').collect();
         let matches = f.len() == 7
@@ -180,7 +193,7 @@ fn published(scenario: &str, ratio: f64, window: usize, arm: &str) -> Option<f64
                 .is_some_and(|r| (r - ratio).abs() < 1e-9)
             && f[2].parse::<usize>().ok() == Some(window)
             && f[3] == arm
-            && f[4].is_empty();
+            && f[4] == zone;
         matches.then(|| f[5].parse().ok()).flatten()
     })
 }
@@ -233,43 +246,66 @@ fn window_rows(
     let infeasible = job.work_s + job.changeover_s > job.deadline_s;
     let mut rows = Vec::new();
     for &p in &spec.policies {
-        let (o, note) = if infeasible {
-            let od = setting
-                .zones
-                .iter()
-                .map(|z| z.on_demand_per_h)
-                .fold(f64::INFINITY, f64::min);
-            let cost = od * (job.work_s + job.changeover_s) / 3600.0;
-            let o = crate::zones::ZoneOutcome {
-                cost_usd: cost,
-                bill_usd: cost,
-                finish_h: (job.work_s + job.changeover_s) / 3600.0,
-                ..Default::default()
-            };
-            (o, "infeasible rule")
+        // Single-zone UP runs in each zone alone, its final tick billed (the artifact's
+        // single-zone loop); every other policy runs once on all zones.
+        let runs: Vec<(String, Setting)> = if p == ZonePolicyName::Up {
+            (0..setting.zones.len())
+                .map(|z| {
+                    let mut one = setting.only(z);
+                    one.final_tick = FinalTick::Bill;
+                    if spec.single_zone_price_lag {
+                        let p = &mut one.zones[0].spot_per_h;
+                        if p.len() > 1 {
+                            p.remove(0);
+                            p.push(*p.last().unwrap_or(&0.0));
+                        }
+                    }
+                    (setting.zones[z].name.clone(), one)
+                })
+                .collect()
         } else {
-            setting.check()?;
-            (run(p.build().as_mut(), setting)?, "simulated")
+            vec![(String::new(), setting.clone())]
         };
-        let published = published(sc.name, sc.ratio, start, p.published_arm());
-        rows.push(ZoneRow {
-            scenario: sc.name.to_string(),
-            ratio: sc.ratio,
-            window: start,
-            policy: p.name().to_string(),
-            cost_usd: o.cost_usd,
-            bill_usd: o.bill_usd,
-            egress_usd: o.egress_usd,
-            probe_usd: o.probe_usd,
-            starts: o.starts,
-            migrations: o.migrations,
-            preemptions: o.preemptions,
-            finish_h: o.finish_h,
-            gap_usd: None,
-            published_usd: published,
-            diff_published_usd: published.map(|x| o.cost_usd - x),
-            note: note.into(),
-        });
+        for (zone, s) in runs {
+            let (o, note) = if infeasible {
+                let od = s
+                    .zones
+                    .iter()
+                    .map(|z| z.on_demand_per_h)
+                    .fold(f64::INFINITY, f64::min);
+                let cost = od * (job.work_s + job.changeover_s) / 3600.0;
+                let o = crate::zones::ZoneOutcome {
+                    cost_usd: cost,
+                    bill_usd: cost,
+                    finish_h: (job.work_s + job.changeover_s) / 3600.0,
+                    ..Default::default()
+                };
+                (o, "infeasible rule")
+            } else {
+                s.check()?;
+                (run(p.build().as_mut(), &s)?, "simulated")
+            };
+            let published = published(sc.name, sc.ratio, start, p.published_arm(), &zone);
+            rows.push(ZoneRow {
+                scenario: sc.name.to_string(),
+                ratio: sc.ratio,
+                window: start,
+                policy: p.name().to_string(),
+                zone,
+                cost_usd: o.cost_usd,
+                bill_usd: o.bill_usd,
+                egress_usd: o.egress_usd,
+                probe_usd: o.probe_usd,
+                starts: o.starts,
+                migrations: o.migrations,
+                preemptions: o.preemptions,
+                finish_h: o.finish_h,
+                gap_usd: None,
+                published_usd: published,
+                diff_published_usd: published.map(|x| o.cost_usd - x),
+                note: note.into(),
+            });
+        }
     }
     if let Some(best) = rows
         .iter()

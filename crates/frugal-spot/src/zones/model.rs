@@ -122,6 +122,7 @@ frugal_core::choice! {
     }
 }
 
+#[allow(clippy::derivable_impls)] // the enum comes from `choice!`, which derives no Default
 impl Default for FinalTick {
     fn default() -> FinalTick {
         FinalTick::Bill
@@ -156,6 +157,14 @@ impl Setting {
     /// (S × the per-GB rate; 0 inside a cloud region), dollars.
     pub fn egress(&self, from: usize, to: usize) -> f64 {
         self.checkpoint_gb * egress_per_gb(self.zones[from].region(), self.zones[to].region())
+    }
+
+    /// The same window with zone `z` alone.
+    pub fn only(&self, z: usize) -> Setting {
+        Setting {
+            zones: vec![self.zones[z].clone()],
+            ..self.clone()
+        }
     }
 
     /// Checks the setting.

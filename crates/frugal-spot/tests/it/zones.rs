@@ -195,17 +195,17 @@ proptest! {
 ///   says (the runner checks that it is below every policy);
 /// - side by side with a fresh run of the artifact's simulator on the same traces
 ///   (`data/skynomad/fresh-run.csv`, its provenance in the folder's README), the Uniform
-///   Progress variants agree to 10⁻⁶ $.
+///   Progress variants, and single-zone UP in each zone, agree to 10⁻⁶ $.
 #[test]
 fn the_published_windows_reproduce() {
     use frugal_spot::zones::experiment::{ScenarioName, ZonesSpec, run_spec};
     let fresh_csv =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/skynomad/fresh-run.csv");
     let fresh_text = std::fs::read_to_string(&fresh_csv).unwrap();
-    let fresh = |scenario: &str, window: usize, policy: &str| -> Option<f64> {
+    let fresh = |scenario: &str, window: usize, policy: &str, zone: &str| -> Option<f64> {
         fresh_text.lines().skip(1).find_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[0] == scenario && f[1] == window.to_string() && f[2] == policy && f[3].is_empty())
+            (f[0] == scenario && f[1] == window.to_string() && f[2] == policy && f[3] == zone)
                 .then(|| f[4].parse().unwrap())
         })
     };
@@ -220,13 +220,19 @@ fn the_published_windows_reproduce() {
             checkpoint_gb: None,
             final_tick: FinalTick::Omit,
             windows: None,
+            single_zone_price_lag: true,
         };
         for r in run_spec(&spec).unwrap() {
             let diff = r.diff_published_usd.expect("every arm is published");
             eprintln!(
-                "{} {} window {}: ${:.4} (published ${:.4}, bill ${:.4}, {} migrations)",
+                "{} {}{} window {}: ${:.4} (published ${:.4}, bill ${:.4}, {} migrations)",
                 r.scenario,
                 r.policy,
+                if r.zone.is_empty() {
+                    String::new()
+                } else {
+                    format!("@{}", r.zone)
+                },
                 r.window,
                 r.cost_usd,
                 r.published_usd.unwrap(),
@@ -249,7 +255,7 @@ fn the_published_windows_reproduce() {
             } else {
                 &r.policy
             };
-            let theirs = fresh(&r.scenario, r.window, arm).expect("every arm ran fresh");
+            let theirs = fresh(&r.scenario, r.window, arm, &r.zone).expect("every arm ran fresh");
             let ok = if r.policy == "optimal" {
                 r.cost_usd <= theirs + 1e-6
             } else {
@@ -264,4 +270,41 @@ fn the_published_windows_reproduce() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// One model: paper 005's Uniform Progress acting in the multi-zone environment on one
+    /// zone bills what the single-zone simulator bills (constant prices, final tick billed,
+    /// a deadline of whole ticks).
+    #[test]
+    fn single_zone_up_in_the_environment_is_the_single_zone_simulator(
+        avail in prop::collection::vec(any::<bool>(), 8..60),
+        d in prop::sample::select(vec![0.0, 300.0, 600.0, 720.0]),
+        share in 0.3f64..0.9,
+    ) {
+        use frugal_spot::policy::SpotPolicySpec;
+        use frugal_spot::sim::LastTick;
+        use frugal_spot::zones::policy::SingleZone;
+        let g = 600.0;
+        let n = avail.len();
+        let work = (share * (n as f64 * g - d)).round().max(1.0);
+        let prices = Prices { spot_per_h: 0.9731, on_demand_per_h: 3.06 };
+        let z = Zone {
+            name: "us-east-1c".into(),
+            available: avail.clone(),
+            spot_per_h: vec![prices.spot_per_h; n],
+            on_demand_per_h: prices.on_demand_per_h,
+        };
+        let s = setting(vec![z], g, work, n as f64 * g, d);
+        prop_assume!(s.check().is_ok());
+        let policy = || SpotPolicySpec::UniformProgress.build(&prices);
+        let multi = run(&mut SingleZone::new(policy()), &s).unwrap();
+        let single = frugal_spot::sim::run(
+            policy().as_mut(), &s.job, &prices, &avail, g, LastTick::Whole,
+        ).unwrap();
+        prop_assert!((multi.bill_usd - single.cost_usd).abs() < 1e-9,
+            "environment {} vs simulator {}", multi.bill_usd, single.cost_usd);
+    }
 }

@@ -2,7 +2,9 @@
 //! under the safety net, learning spot availability only by trying and probing.
 
 pub mod probing;
+pub mod single;
 pub mod uniform;
 
 pub use probing::UniformProbing;
+pub use single::SingleZone;
 pub use uniform::UniformFailover;
