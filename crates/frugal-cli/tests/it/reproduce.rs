@@ -164,7 +164,7 @@ fn quick_reproduction_writes_every_result_plot_and_claim_whatever_the_threads() 
             );
         }
     }
-    for p in ["000", "001", "002", "003", "004", "005"] {
+    for p in ["000", "001", "002", "003", "004", "005", "006"] {
         assert!(papers.iter().any(|q| q == p), "no experiment for paper {p}");
     }
     for d in [one, two] {
