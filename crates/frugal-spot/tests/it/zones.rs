@@ -73,6 +73,20 @@ fn a_move_between_regions_pays_its_cold_start_and_egress() {
 /// One tick of a plan: idle or the (zone, mode) that runs.
 type Step = Option<(usize, Mode)>;
 
+/// One zone with constant `prices`, 600-s ticks, a deadline of `avail.len()` whole ticks
+/// and work `share` of what fits after one changeover `d`.
+fn one_zone(avail: &[bool], prices: &Prices, d: f64, share: f64) -> Setting {
+    let (g, n) = (600.0, avail.len());
+    let z = Zone {
+        name: "us-east-1c".into(),
+        available: avail.to_vec(),
+        spot_per_h: vec![prices.spot_per_h; n],
+        on_demand_per_h: prices.on_demand_per_h,
+    };
+    let work = (share * (n as f64 * g - d)).round().max(1.0);
+    setting(vec![z], g, work, n as f64 * g, d)
+}
+
 /// A plan's cost in the environment, if it finishes.
 fn replay(s: &Setting, steps: &[Step]) -> Option<f64> {
     run(&mut Plan(steps.to_vec()), s).ok().map(|o| o.cost_usd)
@@ -167,16 +181,8 @@ proptest! {
         share in 0.2f64..0.9,
     ) {
         let g = 600.0;
-        let n = avail.len();
-        let work = (share * (n as f64 * g - d)).round().max(1.0);
         let prices = Prices { spot_per_h: 1.0, on_demand_per_h: 3.1446 };
-        let z = Zone {
-            name: "us-east-1c".into(),
-            available: avail.clone(),
-            spot_per_h: vec![prices.spot_per_h; n],
-            on_demand_per_h: prices.on_demand_per_h,
-        };
-        let s = setting(vec![z], g, work, n as f64 * g, d);
+        let s = one_zone(&avail, &prices, d, share);
         prop_assume!(s.check().is_ok());
         let multi = exact(&s).unwrap().cost_usd;
         let (single, _) = omniscient(&s.job, &prices, &avail, g).unwrap().unwrap();
@@ -288,16 +294,8 @@ proptest! {
         use frugal_spot::sim::LastTick;
         use frugal_spot::zones::policy::SingleZone;
         let g = 600.0;
-        let n = avail.len();
-        let work = (share * (n as f64 * g - d)).round().max(1.0);
         let prices = Prices { spot_per_h: 0.9731, on_demand_per_h: 3.06 };
-        let z = Zone {
-            name: "us-east-1c".into(),
-            available: avail.clone(),
-            spot_per_h: vec![prices.spot_per_h; n],
-            on_demand_per_h: prices.on_demand_per_h,
-        };
-        let s = setting(vec![z], g, work, n as f64 * g, d);
+        let s = one_zone(&avail, &prices, d, share);
         prop_assume!(s.check().is_ok());
         let policy = || SpotPolicySpec::UniformProgress.build(&prices);
         let multi = run(&mut SingleZone::new(policy()), &s).unwrap();
