@@ -50,24 +50,8 @@ struct Grid {
 
 impl Grid {
     fn new(job: &Job, prices: &Prices, gap_s: f64) -> Result<Grid, SpotError> {
-        let ms = |s: f64, field: &str| -> Result<u64, SpotError> {
-            let v = (s * 1000.0).round();
-            if !(0.0..=MAX_MS).contains(&v) {
-                return Err(SpotError::Input(format!(
-                    "{field}: {} s is out of the omniscient DP's range (0 to {} s)",
-                    crate::model::short(s),
-                    MAX_MS / 1000.0
-                )));
-            }
-            if (v - s * 1000.0).abs() > 1e-6 {
-                return Err(SpotError::Input(format!(
-                    "{field}: the omniscient DP needs whole milliseconds, not {s} s"
-                )));
-            }
-            Ok(v as u64)
-        };
-        let g = ms(gap_s, "gap_seconds")?;
-        let d = ms(job.changeover_s, "changeover_h")?;
+        let g = whole_ms(gap_s, "gap_seconds")?;
+        let d = whole_ms(job.changeover_s, "changeover_h")?;
         let unit = if d == 0 { g } else { gcd(g, d) };
         let g_units = (g / unit) as usize;
         let d_units = (d / unit) as usize;
@@ -138,6 +122,28 @@ impl Grid {
             self.gains[(m - 1) % self.runs]
         }
     }
+}
+
+/// `s` seconds as whole milliseconds, the unit both exact optima count time in.
+///
+/// # Errors
+/// [`SpotError::Input`] naming `field`: negative, beyond [`MAX_MS`] (the unit arithmetic
+/// could overflow), or not a whole number of milliseconds.
+pub(crate) fn whole_ms(s: f64, field: &str) -> Result<u64, SpotError> {
+    let v = (s * 1000.0).round();
+    if !(0.0..=MAX_MS).contains(&v) {
+        return Err(SpotError::Input(format!(
+            "{field}: {} s is out of the exact optimum's range (0 to {} s)",
+            crate::model::short(s),
+            MAX_MS / 1000.0
+        )));
+    }
+    if (v - s * 1000.0).abs() > 1e-6 {
+        return Err(SpotError::Input(format!(
+            "{field}: the exact optimum needs whole milliseconds, not {s} s"
+        )));
+    }
+    Ok(v as u64)
 }
 
 pub(crate) fn gcd(a: u64, b: u64) -> u64 {

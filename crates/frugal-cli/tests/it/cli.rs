@@ -630,3 +630,23 @@ fn kube_without_the_feature_is_refused_naming_it() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--features kube"), "{err}");
 }
+
+/// `frugal zones` refuses what it cannot honour with status 2, naming the flag.
+#[test]
+fn zones_misuse_exits_2_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--ratio", "nan"], "--ratio"),
+        (&["--ratio", "0.5"], "--ratio"),
+        (&["--windows", "0"], "--windows"),
+        (&["--checkpoint-gb=-1"], "--checkpoint-gb"),
+        (&["--scenario", "x"], "--scenario"),
+        (&["--policies", "up-z"], "--policies"),
+    ];
+    for (args, flag) in cases {
+        let mut argv = vec!["zones"];
+        argv.extend_from_slice(args);
+        let (code, _, err) = frugal(&argv);
+        assert_eq!(code, 2, "{argv:?}: {err}");
+        assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
+    }
+}

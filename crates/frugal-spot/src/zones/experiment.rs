@@ -12,47 +12,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::SpotError;
-use crate::policy::SpotPolicySpec;
-use crate::zones::env::{ZonePolicy, run};
+use crate::zones::env::run;
 use crate::zones::model::{FinalTick, Setting};
-use crate::zones::optimum::Exact;
-use crate::zones::policy::{SingleZone, UniformFailover, UniformProbing};
+pub use crate::zones::policy::ZonePolicyName;
 use crate::zones::scenario::{self, Scenario, artifact_start_tick};
-
-frugal_core::choice! {
-    /// The multi-zone policies by name.
-    pub enum ZonePolicyName {
-        Optimal = "optimal": "frugal's exact offline optimum over (tick, zone, state)",
-        UpS = "up-s": "UP(S): Uniform Progress, failing over to the cheapest other region (SkyPilot's eager failover)",
-        UpA = "up-a": "UP(A): Uniform Progress, zones ranked by their last 5 spot samples",
-        UpAp = "up-ap": "UP(AP): Uniform Progress, zones ranked by spot availability per dollar",
-        Up = "up": "UP: paper 005's Uniform Progress in each zone alone, final tick billed (the figures' single-zone bar; a row per zone)",
-    }
-}
-
-impl ZonePolicyName {
-    /// The arm of the artifact's stored results that it is compared with (frugal's exact
-    /// optimum with the artifact's approximate "Optimal").
-    fn published_arm(self) -> &'static str {
-        match self {
-            ZonePolicyName::Optimal => "artifact-optimal",
-            other => other.name(),
-        }
-    }
-
-    /// A fresh instance (single-zone UP: for a one-zone setting, [`Setting::only`]).
-    pub fn build(self) -> Box<dyn ZonePolicy + Send> {
-        match self {
-            ZonePolicyName::Optimal => Box::new(Exact::default()),
-            ZonePolicyName::UpS => Box::new(UniformFailover::default()),
-            ZonePolicyName::UpA => Box::new(UniformProbing::availability()),
-            ZonePolicyName::UpAp => Box::new(UniformProbing::availability_per_price()),
-            ZonePolicyName::Up => Box::new(SingleZone::new(
-                SpotPolicySpec::UniformProgress.build(&crate::model::Prices::PAPER),
-            )),
-        }
-    }
-}
 
 frugal_core::choice! {
     /// The published scenarios by name.
@@ -177,6 +140,15 @@ pub struct ZoneRow {
     pub note: String,
 }
 
+/// The arm of the artifact's stored results that `p` is compared with (frugal's exact
+/// optimum with the artifact's approximate "Optimal").
+fn published_arm(p: ZonePolicyName) -> &'static str {
+    match p {
+        ZonePolicyName::Optimal => "artifact-optimal",
+        other => other.name(),
+    }
+}
+
 /// The artifact's stored results (`data/skynomad/published.csv`), embedded.
 const PUBLISHED: &str = include_str!("../../../../data/skynomad/published.csv");
 
@@ -285,7 +257,7 @@ fn window_rows(
                 s.check()?;
                 (run(p.build().as_mut(), &s)?, "simulated")
             };
-            let published = published(sc.name, sc.ratio, start, p.published_arm(), &zone);
+            let published = published(sc.name, sc.ratio, start, published_arm(p), &zone);
             rows.push(ZoneRow {
                 scenario: sc.name.to_string(),
                 ratio: sc.ratio,

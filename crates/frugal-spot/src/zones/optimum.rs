@@ -23,7 +23,7 @@
 
 use crate::SpotError;
 use crate::model::{Mode, POLICY_DONE_S, ceil_ticks};
-use crate::optimum::gcd;
+use crate::optimum::{gcd, whole_ms};
 use crate::zones::env::{Plan, ZonePolicy};
 use crate::zones::model::{FinalTick, Setting};
 
@@ -103,17 +103,8 @@ pub fn exact(setting: &Setting) -> Result<Optimum, SpotError> {
 }
 
 fn grid(s: &Setting) -> Result<Grid, SpotError> {
-    let ms = |x: f64, field: &str| -> Result<u64, SpotError> {
-        let v = (x * 1000.0).round();
-        if !(0.0..=1e12).contains(&v) || (v - x * 1000.0).abs() > 1e-6 {
-            return Err(SpotError::Input(format!(
-                "{field}: the exact optimum needs whole milliseconds up to 10⁹ s, not {x} s"
-            )));
-        }
-        Ok(v as u64)
-    };
-    let g = ms(s.gap_s, "gap_seconds")?;
-    let d = ms(s.job.changeover_s, "changeover_h")?;
+    let g = whole_ms(s.gap_s, "gap_seconds")?;
+    let d = whole_ms(s.job.changeover_s, "changeover_h")?;
     let unit = if d == 0 { g } else { gcd(g, d) };
     let (g_u, d_u) = ((g / unit) as usize, (d / unit) as usize);
     let k = ceil_ticks(s.job.changeover_s, s.gap_s);
@@ -348,7 +339,7 @@ pub struct Exact {
 
 impl ZonePolicy for Exact {
     fn name(&self) -> String {
-        "optimal".into()
+        crate::zones::policy::ZonePolicyName::Optimal.to_string()
     }
 
     fn reset(&mut self, setting: &Setting) -> Result<(), SpotError> {

@@ -8,3 +8,33 @@ pub mod uniform;
 pub use probing::UniformProbing;
 pub use single::SingleZone;
 pub use uniform::UniformFailover;
+
+use crate::policy::SpotPolicySpec;
+use crate::zones::env::ZonePolicy;
+
+frugal_core::choice! {
+    /// The multi-zone policies by name.
+    pub enum ZonePolicyName {
+        Optimal = "optimal": "frugal's exact offline optimum over (tick, zone, state)",
+        UpS = "up-s": "UP(S): Uniform Progress, failing over to the cheapest other region (SkyPilot's eager failover)",
+        UpA = "up-a": "UP(A): Uniform Progress, zones ranked by their last 5 spot samples",
+        UpAp = "up-ap": "UP(AP): Uniform Progress, zones ranked by spot availability per dollar",
+        Up = "up": "UP: paper 005's Uniform Progress in each zone alone, final tick billed (the figures' single-zone bar; a row per zone)",
+    }
+}
+
+impl ZonePolicyName {
+    /// A fresh instance (single-zone UP: for a one-zone setting,
+    /// [`Setting::only`](crate::zones::Setting::only)).
+    pub fn build(self) -> Box<dyn ZonePolicy + Send> {
+        match self {
+            ZonePolicyName::Optimal => Box::new(crate::zones::optimum::Exact::default()),
+            ZonePolicyName::UpS => Box::new(UniformFailover::default()),
+            ZonePolicyName::UpA => Box::new(UniformProbing::availability()),
+            ZonePolicyName::UpAp => Box::new(UniformProbing::availability_per_price()),
+            ZonePolicyName::Up => Box::new(SingleZone::new(
+                SpotPolicySpec::UniformProgress.build(&crate::model::Prices::PAPER),
+            )),
+        }
+    }
+}

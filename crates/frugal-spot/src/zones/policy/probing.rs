@@ -164,8 +164,8 @@ impl UniformProbing {
 impl ZonePolicy for UniformProbing {
     fn name(&self) -> String {
         match self.variant {
-            Variant::Availability => "up-a".into(),
-            Variant::AvailabilityPerPrice => "up-ap".into(),
+            Variant::Availability => super::ZonePolicyName::UpA.to_string(),
+            Variant::AvailabilityPerPrice => super::ZonePolicyName::UpAp.to_string(),
         }
     }
 

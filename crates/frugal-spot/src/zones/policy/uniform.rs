@@ -85,7 +85,7 @@ impl UniformFailover {
 
 impl ZonePolicy for UniformFailover {
     fn name(&self) -> String {
-        "up-s".into()
+        super::ZonePolicyName::UpS.to_string()
     }
 
     fn reset(&mut self, _: &Setting) -> Result<(), SpotError> {
