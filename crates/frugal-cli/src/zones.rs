@@ -46,6 +46,11 @@ pub struct ZonesArgs {
     /// single-zone environment does.
     #[arg(long)]
     pub single_zone_price_lag: bool,
+    /// Bill a probe of the zone where the job's own instance runs as the artifact's
+    /// environment does (not at all beside on-demand; beside spot, the instance's tick as
+    /// the probe's 60 s).
+    #[arg(long)]
+    pub artifact_probe_billing: bool,
     /// Write every row (CSV) to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -62,6 +67,7 @@ impl ZonesArgs {
             final_tick: self.final_tick,
             windows: self.windows,
             single_zone_price_lag: self.single_zone_price_lag,
+            artifact_probe_billing: self.artifact_probe_billing,
         }
     }
 }

@@ -91,7 +91,10 @@ pub struct Env<'a> {
     overhead_s: f64,
     location: Option<usize>,
     done_s: f64,
+    settled_s: f64,
     probes_usd_now: f64,
+    /// With `artifact_probe_billing`: this tick probed the zone of the running instance.
+    own_zone_probe: Option<usize>,
     out: ZoneOutcome,
     status: Status,
     latched: bool,
@@ -107,7 +110,9 @@ impl<'a> Env<'a> {
             overhead_s: 0.0,
             location: None,
             done_s: 0.0,
+            settled_s: 0.0,
             probes_usd_now: 0.0,
+            own_zone_probe: None,
             out: ZoneOutcome::default(),
             status: Status::Running,
             latched: false,
@@ -138,6 +143,12 @@ impl<'a> Env<'a> {
     /// Work done, seconds (the sum of every settled tick's progress, in order).
     pub fn work_done_s(&self) -> f64 {
         self.done_s
+    }
+
+    /// The progress the last [`Env::begin`] settled (of the tick before this one; 0 at tick
+    /// 0 and after a tick with nothing running), seconds.
+    pub fn settled_s(&self) -> f64 {
+        self.settled_s
     }
 
     /// r: cold start left after the last settled tick, seconds.
@@ -173,15 +184,23 @@ impl<'a> Env<'a> {
         let s = self.setting;
         let g = s.gap_s;
         let before = self.bill_usd();
+        self.settled_s = 0.0;
         if self.tick > 0 {
             let last = self.tick - 1;
             self.out.probe_usd += self.probes_usd_now;
             self.probes_usd_now = 0.0;
+            let own_zone_probe = self.own_zone_probe.take();
             if let Some(inst) = self.active {
                 let price = s.zones[inst.zone].price(inst.mode, last);
-                self.out.instance_usd += price * g / 3600.0;
+                // The artifact bills a spot tick its zone was probed in as the probe's 60 s.
+                let billed_s = if own_zone_probe == Some(inst.zone) && inst.mode == Mode::Spot {
+                    PROBE_S
+                } else {
+                    g
+                };
+                self.out.instance_usd += price * billed_s / 3600.0;
                 match inst.mode {
-                    Mode::Spot => self.out.spot_h += g / 3600.0,
+                    Mode::Spot => self.out.spot_h += billed_s / 3600.0,
                     _ => self.out.on_demand_h += g / 3600.0,
                 }
                 if inst.launched == last {
@@ -198,6 +217,7 @@ impl<'a> Env<'a> {
                 let used = self.overhead_s.min(g) + progress;
                 self.overhead_s = (self.overhead_s - g).max(0.0);
                 self.done_s += progress;
+                self.settled_s = progress;
                 self.location = Some(inst.zone);
                 if self.work_left_s() <= POLICY_DONE_S {
                     self.out.finish_h = (last as f64 * g + used) / 3600.0;
@@ -263,10 +283,18 @@ impl<'a> Env<'a> {
     }
 
     /// Probes zone `z`: whether it has spot now, billed [`PROBE_S`] of spot if it has.
+    ///
+    /// With the setting's `artifact_probe_billing`, a successful probe of the zone where the
+    /// job's own instance runs is billed as the artifact's environment bills it (one charge
+    /// per zone and tick): beside on-demand not at all; beside spot, the instance's tick is
+    /// billed [`PROBE_S`] instead of g and the probe nothing. If that instance is gone by the
+    /// tick's end, neither is billed (the artifact's terminate drops the zone's charge).
     pub fn probe(&mut self, z: usize) -> bool {
         self.out.probes += 1;
         let ok = self.spot_now(z);
-        if ok {
+        if ok && self.setting.artifact_probe_billing && self.active.is_some_and(|i| i.zone == z) {
+            self.own_zone_probe = Some(z);
+        } else if ok {
             self.probes_usd_now +=
                 self.setting.zones[z].price(Mode::Spot, self.tick) * PROBE_S / 3600.0;
         }

@@ -66,6 +66,11 @@ pub struct ZonesSpec {
     /// series it indexes; spec §2.3's "UP" bar). Off: every tick at its own price.
     #[serde(default)]
     pub single_zone_price_lag: bool,
+    /// Bill a probe of the zone where the job's own instance runs as the artifact's
+    /// environment does: not at all beside on-demand; beside spot, the instance's tick as
+    /// the probe's 60 s. Off: the probe is billed 60 s of spot like any other.
+    #[serde(default)]
+    pub artifact_probe_billing: bool,
 }
 
 impl ZonesSpec {
@@ -140,12 +145,18 @@ pub struct ZoneRow {
     pub note: String,
 }
 
-/// The arm of the artifact's stored results that `p` is compared with (frugal's exact
-/// optimum with the artifact's approximate "Optimal").
-fn published_arm(p: ZonePolicyName) -> &'static str {
+/// The arm of the artifact's stored results that `p` is compared with on scenario `sc`
+/// (frugal's exact optimum with the artifact's approximate "Optimal"; each SkyNomad arm
+/// where the scenario's sweep ran it), if any.
+fn published_arm(sc: &Scenario, p: ZonePolicyName) -> Option<&'static str> {
+    use ZonePolicyName as P;
     match p {
-        ZonePolicyName::Optimal => "artifact-optimal",
-        other => other.name(),
+        P::Optimal => Some("artifact-optimal"),
+        P::SkyNomad | P::SkyNomadO if sc.skynomad_rate_ratio => None,
+        P::SkyNomadRate | P::SkyNomadORate if !sc.skynomad_rate_ratio => None,
+        P::SkyNomad | P::SkyNomadRate => Some("skynomad"),
+        P::SkyNomadO | P::SkyNomadORate => Some("skynomad-oracle"),
+        other => Some(other.name()),
     }
 }
 
@@ -197,7 +208,8 @@ pub fn run_spec(spec: &ZonesSpec) -> Result<Vec<ZoneRow>, SpotError> {
         .par_iter()
         .map(|&start| {
             let tick = artifact_start_tick(start, traces[0].gap_s);
-            let setting = sc.setting(&traces, tick, spec.final_tick);
+            let mut setting = sc.setting(&traces, tick, spec.final_tick);
+            setting.artifact_probe_billing = spec.artifact_probe_billing;
             window_rows(spec, &sc, start, &setting)
         })
         .collect();
@@ -257,7 +269,8 @@ fn window_rows(
                 s.check()?;
                 (run(p.build().as_mut(), &s)?, "simulated")
             };
-            let published = published(sc.name, sc.ratio, start, published_arm(p), &zone);
+            let published = published_arm(sc, p)
+                .and_then(|arm| published(sc.name, sc.ratio, start, arm, &zone));
             rows.push(ZoneRow {
                 scenario: sc.name.to_string(),
                 ratio: sc.ratio,

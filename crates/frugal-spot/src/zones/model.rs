@@ -144,6 +144,10 @@ pub struct Setting {
     pub checkpoint_gb: f64,
     /// What the cost reports.
     pub final_tick: FinalTick,
+    /// Bill a probe of the zone where the job's own instance runs as the artifact's
+    /// environment does (a reporting quirk, off by default; see
+    /// [`Env::probe`](crate::zones::Env::probe)).
+    pub artifact_probe_billing: bool,
 }
 
 impl Setting {

@@ -28,6 +28,9 @@ pub struct Scenario {
     pub checkpoint_gb: f64,
     /// The windows' first ticks as the sweep names them.
     pub starts: &'static [usize],
+    /// The SkyNomad arms its sweep published: the rate-ratio V with virtual availability
+    /// and uncapped lifetimes (Fig. 9b's config), else the reference-cost V.
+    pub skynomad_rate_ratio: bool,
 }
 
 /// Fig 9b: three AWS V100 zones at 195-s ticks, ratio 1.5, five windows (tiles 3, 5, 7, 8
@@ -45,6 +48,7 @@ pub const V100: Scenario = Scenario {
     changeover_s: 720.0,
     checkpoint_gb: 50.0,
     starts: &[3318, 5530, 7742, 8848, 15484],
+    skynomad_rate_ratio: true,
 };
 
 /// Fig 9a: "Global Diverse (6)" GCP H100 zones at 600-s ticks, ratio 1.5, the six
@@ -65,6 +69,7 @@ pub const H100_GLOBAL_DIVERSE: Scenario = Scenario {
     changeover_s: 720.0,
     checkpoint_gb: 50.0,
     starts: &[0, 311, 622, 933, 1244, 1555],
+    skynomad_rate_ratio: false,
 };
 
 /// The tick the artifact's simulator starts a window at: it passes the start as hours and
@@ -184,6 +189,7 @@ impl Scenario {
             },
             checkpoint_gb: self.checkpoint_gb,
             final_tick,
+            artifact_probe_billing: false,
         }
     }
 }

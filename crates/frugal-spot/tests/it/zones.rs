@@ -31,6 +31,7 @@ fn setting(zones: Vec<Zone>, gap_s: f64, work_s: f64, deadline_s: f64, d_s: f64)
         },
         checkpoint_gb: 50.0,
         final_tick: FinalTick::Bill,
+        artifact_probe_billing: false,
     }
 }
 
@@ -68,6 +69,45 @@ fn a_move_between_regions_pays_its_cold_start_and_egress() {
     let o = run(&mut plan(), &s).unwrap();
     assert!((o.cost_usd - 4.0).abs() < 1e-12, "{o:?}");
     assert!((o.bill_usd - 5.2).abs() < 1e-12);
+}
+
+/// A plan that also probes the zone it runs in, every tick.
+struct ProbingOwnZone(Plan);
+
+impl frugal_spot::zones::ZonePolicy for ProbingOwnZone {
+    fn name(&self) -> String {
+        "probing-own-zone".into()
+    }
+    fn reset(&mut self, s: &Setting) -> Result<(), frugal_spot::SpotError> {
+        self.0.reset(s)
+    }
+    fn safety_net(&self) -> bool {
+        false
+    }
+    fn act(&mut self, env: &mut frugal_spot::zones::Env<'_>) {
+        self.0.act(env);
+        if let Some(i) = env.active() {
+            env.probe(i.zone);
+        }
+    }
+}
+
+/// By hand, the artifact's billing of a probe of the zone where the job's own instance
+/// runs: g = 3,600 s, d = 0, P = 2 h, T = 4 h; spot in us-east-1c at 0.9 $/h, on-demand
+/// 3 $/h; the plan runs spot, then on-demand, probing its own zone each tick.
+/// True billing: 0.9 + 0.015 (60 s of spot) + 3 + 0.015 = $3.93. The artifact's: the spot
+/// tick billed as the probe's 60 s (0.015) and the probe beside on-demand not at all: 3.015.
+#[test]
+fn a_probe_of_the_running_zone_is_billed_as_the_setting_says() {
+    let east = zone("us-east-1c", &[true; 4], 0.9, 3.0);
+    let mut s = setting(vec![east], 3600.0, 2.0 * 3600.0, 4.0 * 3600.0, 0.0);
+    let policy = || ProbingOwnZone(Plan(vec![Some((0, Mode::Spot)), Some((0, Mode::OnDemand))]));
+    let o = run(&mut policy(), &s).unwrap();
+    assert!((o.bill_usd - 3.93).abs() < 1e-12, "{o:?}");
+    s.artifact_probe_billing = true;
+    let o = run(&mut policy(), &s).unwrap();
+    assert!((o.bill_usd - 3.015).abs() < 1e-12, "{o:?}");
+    assert_eq!(o.probes, 2);
 }
 
 /// One tick of a plan: idle or the (zone, mode) that runs.
@@ -200,8 +240,9 @@ proptest! {
 ///   approximate DP replayed), and its plan replayed in the environment costs what the DP
 ///   says (the runner checks that it is below every policy);
 /// - side by side with a fresh run of the artifact's simulator on the same traces
-///   (`data/skynomad/fresh-run.csv`, its provenance in the folder's README), the Uniform
-///   Progress variants, and single-zone UP in each zone, agree to 10⁻⁶ $.
+///   (`data/skynomad/fresh-run.csv`, its provenance in the folder's README), SkyNomad,
+///   SkyNomad(o), the Uniform Progress variants, and single-zone UP in each zone, agree to
+///   10⁻⁶ $.
 #[test]
 fn the_published_windows_reproduce() {
     use frugal_spot::zones::experiment::{ScenarioName, ZonesSpec, run_spec};
@@ -217,16 +258,26 @@ fn the_published_windows_reproduce() {
     };
     let mut wrong = Vec::new();
     for scenario in [ScenarioName::V100, ScenarioName::H100GlobalDiverse] {
+        use frugal_spot::zones::experiment::ZonePolicyName as P;
+        // Each scenario's own SkyNomad arms (the sweeps ran different configurations).
+        let other_arms = if scenario == ScenarioName::V100 {
+            [P::SkyNomad, P::SkyNomadO]
+        } else {
+            [P::SkyNomadRate, P::SkyNomadORate]
+        };
         let spec = ZonesSpec {
             scenario,
-            policies:
-                <frugal_spot::zones::experiment::ZonePolicyName as frugal_core::spec::Choice>::ALL
-                    .to_vec(),
+            policies: <P as frugal_core::spec::Choice>::ALL
+                .iter()
+                .copied()
+                .filter(|p| !other_arms.contains(p))
+                .collect(),
             ratio: None,
             checkpoint_gb: None,
             final_tick: FinalTick::Omit,
             windows: None,
             single_zone_price_lag: true,
+            artifact_probe_billing: true,
         };
         for r in run_spec(&spec).unwrap() {
             let diff = r.diff_published_usd.expect("every arm is published");
@@ -256,10 +307,11 @@ fn the_published_windows_reproduce() {
                     r.scenario, r.policy, r.window
                 ));
             }
-            let arm = if r.policy == "optimal" {
-                "artifact-optimal"
-            } else {
-                &r.policy
+            let arm = match r.policy.as_str() {
+                "optimal" => "artifact-optimal",
+                "skynomad" | "skynomad-rate" => "skynomad",
+                "skynomad-o" | "skynomad-o-rate" => "skynomad-oracle",
+                other => other,
             };
             let theirs = fresh(&r.scenario, r.window, arm, &r.zone).expect("every arm ran fresh");
             let ok = if r.policy == "optimal" {

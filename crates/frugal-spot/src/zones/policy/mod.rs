@@ -3,10 +3,12 @@
 
 pub mod probing;
 pub mod single;
+pub mod skynomad;
 pub mod uniform;
 
 pub use probing::UniformProbing;
 pub use single::SingleZone;
+pub use skynomad::SkyNomad;
 pub use uniform::UniformFailover;
 
 use crate::policy::SpotPolicySpec;
@@ -19,6 +21,10 @@ frugal_core::choice! {
         UpS = "up-s": "UP(S): Uniform Progress, failing over to the cheapest other region (SkyPilot's eager failover)",
         UpA = "up-a": "UP(A): Uniform Progress, zones ranked by their last 5 spot samples",
         UpAp = "up-ap": "UP(AP): Uniform Progress, zones ranked by spot availability per dollar",
+        SkyNomad = "skynomad": "SkyNomad as the H100 figures ran it: reference-cost V, lifetimes capped at 2 h (the artifact's unified_cost_model_risk)",
+        SkyNomadRate = "skynomad-rate": "SkyNomad as Fig. 9b (V100) ran it: rate-ratio V, uncapped lifetimes, virtual availability",
+        SkyNomadO = "skynomad-o": "SkyNomad(o): SkyNomad told each zone's true next spot lifetime, reference-cost V (H100 figures)",
+        SkyNomadORate = "skynomad-o-rate": "SkyNomad(o) with the rate-ratio V (Fig. 9b)",
         Up = "up": "UP: paper 005's Uniform Progress in each zone alone, final tick billed (the figures' single-zone bar; a row per zone)",
     }
 }
@@ -32,6 +38,10 @@ impl ZonePolicyName {
             ZonePolicyName::UpS => Box::new(UniformFailover::default()),
             ZonePolicyName::UpA => Box::new(UniformProbing::availability()),
             ZonePolicyName::UpAp => Box::new(UniformProbing::availability_per_price()),
+            ZonePolicyName::SkyNomad => Box::new(SkyNomad::reference_cost()),
+            ZonePolicyName::SkyNomadRate => Box::new(SkyNomad::rate_ratio()),
+            ZonePolicyName::SkyNomadO => Box::new(SkyNomad::oracle_reference_cost()),
+            ZonePolicyName::SkyNomadORate => Box::new(SkyNomad::oracle_rate_ratio()),
             ZonePolicyName::Up => Box::new(SingleZone::new(
                 SpotPolicySpec::UniformProgress.build(&crate::model::Prices::PAPER),
             )),
