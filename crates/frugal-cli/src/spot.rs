@@ -204,7 +204,7 @@ pub fn run(a: &SpotArgs) -> Result<()> {
                 if let Some(r) = gap_closure(&rows, "greedy", "uniform-progress", stat, spec.seed) {
                     writeln!(
                         out,
-                        "greedy's gap to the optimum / uniform-progress's ({name}): {:.2}× \
+                        "greedy's gap to the optimum / uniform-progress's ({name}, in dollars): {:.2}× \
                          (95 % bootstrap interval {:.2}–{:.2})",
                         r.value, r.low, r.high
                     )?;

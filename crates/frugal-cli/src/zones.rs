@@ -10,7 +10,7 @@ use clap::Args;
 
 use frugal_spot::SpotError;
 use frugal_spot::zones::FinalTick;
-use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName, ZoneRow, ZonesSpec, run_spec};
+use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName, ZoneRow, ZonesSpec, run_spec_recorded};
 
 use crate::Usage;
 use crate::table::{Column, fixed, opt, render};
@@ -54,6 +54,10 @@ pub struct ZonesArgs {
     /// Write every row (CSV) to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Write every run's per-tick history (CSV: scenario, ratio, window, policy, run_zone,
+    /// tick, zone, mode, preempted, probes, safety_net, work_done_h, bill_usd) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
 }
 
 impl ZonesArgs {
@@ -82,7 +86,7 @@ pub fn run(args: &ZonesArgs) -> Result<()> {
     if let Err(SpotError::Input(m)) = spec.check() {
         return Err(Usage(anyhow::anyhow!("--{}", m.replacen('_', "-", 1))).into());
     }
-    let rows = run_spec(&spec)?;
+    let (rows, history) = run_spec_recorded(&spec, &[], args.history.is_some())?;
     let cols: Vec<Column<ZoneRow>> = vec![
         Column::new(["window", "(tick)"], |r| r.window.to_string()),
         Column::new(["policy", ""], |r| r.policy.clone()),
@@ -120,14 +124,20 @@ pub fn run(args: &ZonesArgs) -> Result<()> {
         );
     }
     if let Some(path) = &args.csv {
-        let mut w =
-            csv::Writer::from_path(path).with_context(|| format!("--csv {}", path.display()))?;
-        for r in &rows {
-            w.serialize(r)
-                .with_context(|| format!("--csv {}", path.display()))?;
-        }
-        w.flush()
-            .with_context(|| format!("--csv {}", path.display()))?;
+        write_csv(path, "--csv", &rows)?;
     }
+    if let Some(path) = &args.history {
+        write_csv(path, "--history", &history)?;
+    }
+    Ok(())
+}
+
+fn write_csv<T: serde::Serialize>(path: &std::path::Path, flag: &str, rows: &[T]) -> Result<()> {
+    let what = || format!("{flag} {}", path.display());
+    let mut w = csv::Writer::from_path(path).with_context(what)?;
+    for r in rows {
+        w.serialize(r).with_context(what)?;
+    }
+    w.flush().with_context(what)?;
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 mod runs;
 mod spot;
+mod zones;
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -374,5 +375,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs::ephemeral_csv, m)?)?;
     m.add_function(wrap_pyfunction!(runs::run_experiments, m)?)?;
     m.add_function(wrap_pyfunction!(spot::spot_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(zones::zones_csv, m)?)?;
     Ok(())
 }

@@ -124,10 +124,13 @@ pub fn summarise(rows: &[SpotRow]) -> Vec<PolicySummary> {
         .collect()
 }
 
-/// How many times smaller `policy`'s gap to the optimum is than `baseline`'s (§6.4: "UP
-/// closes greedy's gap by about 2×"): statistic(gap of baseline) / statistic(gap of
+/// How many times smaller `policy`'s gap to the optimum is than `baseline`'s (§6.4, Fig. 12:
+/// "UP closes greedy's gap by about 2×"): statistic(gap of baseline) / statistic(gap of
 /// policy) over the windows both ran, with a paired bootstrap over windows (2,000 draws
-/// from `seed`). `None` without gaps, or when the policy's gap is 0.
+/// from `seed`). The gap is in **dollars**, as the paper's figure plots it: a window's cost
+/// minus the `omniscient` optimum's cost on the same (trace, window); a percentage gap
+/// weighs cheap windows more and gives another ratio. `None` without the optimum's rows,
+/// or when the policy's gap is 0.
 pub fn gap_closure(
     rows: &[SpotRow],
     baseline: &str,
@@ -135,10 +138,15 @@ pub fn gap_closure(
     statistic: Statistic,
     seed: u64,
 ) -> Option<Ratio> {
+    let optimum = |r: &SpotRow| {
+        rows.iter()
+            .find(|o| o.policy == "omniscient" && o.trace == r.trace && o.window == r.window)
+            .map(|o| o.cost_usd)
+    };
     let gap = |name: &str| -> Vec<f64> {
         rows.iter()
             .filter(|r| r.policy == name)
-            .filter_map(|r| r.gap_pct)
+            .filter_map(|r| optimum(r).map(|best| r.cost_usd - best))
             .collect()
     };
     let (a, b) = (gap(baseline), gap(policy));

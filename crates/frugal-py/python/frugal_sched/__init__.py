@@ -9,7 +9,7 @@ environments in one native call. Both are registered with Gymnasium on import:
     gymnasium.make_vec("frugal_sched/SparkPlacement-v0", num_envs=64,
                        vectorization_mode="vector_entry_point")
 
-``simulate``, ``bag_of_tasks``, ``ephemeral``, ``spot`` and ``run_experiment`` run frugal's
+``simulate``, ``bag_of_tasks``, ``ephemeral``, ``spot``, ``zones`` and ``run_experiment`` run frugal's
 comparisons and experiment files and return their rows as pandas DataFrames (the values
 the CLI prints with ``--format csv``); ``load_results`` reads an ``--out`` folder.
 """
@@ -32,6 +32,7 @@ from frugal_sched._native import VecEnv as _VecEnv
 
 from frugal_sched._runs import bag_of_tasks, ephemeral, load_results, run_experiment, simulate
 from frugal_sched._spot import spot
+from frugal_sched._zones import zones
 
 # `from __future__ import annotations` binds the name `annotations`; it is not part of
 # the package's namespace.
@@ -48,6 +49,7 @@ __all__ = [
     "run_experiment",
     "simulate",
     "spot",
+    "zones",
 ]
 
 try:

@@ -6,6 +6,7 @@
 mod bot;
 mod scale;
 mod spot;
+mod zones;
 
 use std::time::Instant;
 
@@ -40,6 +41,7 @@ choice! {
         Training = "training": "(g) RL training: REINFORCE and DQN iterations on the burst pattern, one core",
         Gap = "gap": "(h) the service's decision with the exact optimum computed beside it (the gap)",
         Spot = "spot": "(i) spot with deadlines (paper 005): windows per second per core per policy",
+        Zones = "zones": "(j) one job across many zones (paper 006): time per window per policy beside the artifact's simulator",
     }
 }
 
@@ -141,6 +143,9 @@ pub fn run(a: &BenchSpec, out: &mut impl Write) -> Result<()> {
     }
     if on(Section::Spot) {
         spot::bench(out, a.seed)?;
+    }
+    if on(Section::Zones) {
+        zones::bench(out)?;
     }
     if let Some(mib) = peak_rss_mib() {
         writeln!(

@@ -98,6 +98,31 @@ pub struct Env<'a> {
     out: ZoneOutcome,
     status: Status,
     latched: bool,
+    preempted_now: bool,
+    probes_at_begin: u32,
+    history: Option<Vec<TickRecord>>,
+}
+
+/// One tick of a run as [`run_recorded`] keeps it: the state after the policy (or the
+/// safety net) acted on it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TickRecord {
+    /// The tick i.
+    pub tick: usize,
+    /// The zone of the instance that runs through the tick (its index), if any.
+    pub zone: Option<usize>,
+    /// What runs: `idle`, `spot` or `on-demand`.
+    pub mode: Mode,
+    /// Whether a spot instance was preempted at the tick's start.
+    pub preempted: bool,
+    /// Probes made in the tick.
+    pub probes: u32,
+    /// Whether the safety net has the tick.
+    pub safety_net: bool,
+    /// Work done by the tick's start, seconds.
+    pub work_done_s: f64,
+    /// The bill settled by the tick's start (ticks before it), dollars.
+    pub bill_usd: f64,
 }
 
 impl<'a> Env<'a> {
@@ -116,6 +141,9 @@ impl<'a> Env<'a> {
             out: ZoneOutcome::default(),
             status: Status::Running,
             latched: false,
+            preempted_now: false,
+            probes_at_begin: 0,
+            history: None,
         }
     }
 
@@ -241,6 +269,7 @@ impl<'a> Env<'a> {
         {
             self.active = None;
             self.out.preemptions += 1;
+            self.preempted_now = true;
         }
         if self.elapsed_s() >= s.job.deadline_s - 1e-9 {
             self.status = Status::Missed;
@@ -367,6 +396,20 @@ impl<'a> Env<'a> {
 
     /// Closes the current tick.
     pub fn end(&mut self) {
+        if let Some(h) = self.history.as_mut() {
+            h.push(TickRecord {
+                tick: self.tick,
+                zone: self.active.map(|i| i.zone),
+                mode: self.active.map_or(Mode::Idle, |i| i.mode),
+                preempted: self.preempted_now,
+                probes: self.out.probes - self.probes_at_begin,
+                safety_net: self.latched,
+                work_done_s: self.done_s,
+                bill_usd: self.out.instance_usd + self.out.probe_usd + self.out.egress_usd,
+            });
+        }
+        self.preempted_now = false;
+        self.probes_at_begin = self.out.probes;
         self.tick += 1;
     }
 
@@ -399,8 +442,30 @@ pub trait ZonePolicy {
 /// The policy's own from [`ZonePolicy::reset`]; [`SpotError::Policy`] if it misses the
 /// deadline.
 pub fn run(policy: &mut dyn ZonePolicy, setting: &Setting) -> Result<ZoneOutcome, SpotError> {
+    run_inner(policy, setting, false).map(|(o, _)| o)
+}
+
+/// As [`run`], keeping a [`TickRecord`] of every tick the job ran (the per-tick history).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_recorded(
+    policy: &mut dyn ZonePolicy,
+    setting: &Setting,
+) -> Result<(ZoneOutcome, Vec<TickRecord>), SpotError> {
+    run_inner(policy, setting, true)
+}
+
+fn run_inner(
+    policy: &mut dyn ZonePolicy,
+    setting: &Setting,
+    record: bool,
+) -> Result<(ZoneOutcome, Vec<TickRecord>), SpotError> {
     policy.reset(setting)?;
     let mut env = Env::new(setting);
+    if record {
+        env.history = Some(Vec::new());
+    }
     loop {
         match env.begin() {
             Status::Running => {
@@ -408,7 +473,7 @@ pub fn run(policy: &mut dyn ZonePolicy, setting: &Setting) -> Result<ZoneOutcome
                     policy.act(&mut env);
                 }
             }
-            Status::Done => return Ok(env.outcome()),
+            Status::Done => return Ok((env.outcome(), env.history.take().unwrap_or_default())),
             Status::Missed => {
                 return Err(SpotError::Policy(format!(
                     "{}: missed the deadline of {} h with {:.3} h of work left",

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::SpotError;
-use crate::zones::env::run;
+use crate::zones::env::{ZonePolicy, run, run_recorded};
 use crate::zones::model::{FinalTick, Setting};
 pub use crate::zones::policy::ZonePolicyName;
 use crate::zones::scenario::{self, Scenario, artifact_start_tick};
@@ -83,6 +83,11 @@ impl ZonesSpec {
         if self.policies.is_empty() {
             return Err(SpotError::Input("policies: none given".into()));
         }
+        self.check_setting()
+    }
+
+    /// The checks of [`ZonesSpec::check`] but the policies'.
+    fn check_setting(&self) -> Result<(), SpotError> {
         if let Some(r) = self.ratio
             && !(r.is_finite() && r >= 1.0)
         {
@@ -145,6 +150,38 @@ pub struct ZoneRow {
     pub note: String,
 }
 
+/// One tick of one run, as `frugal zones --history` writes it (the state after the policy
+/// acted on the tick).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// The scenario's name.
+    pub scenario: String,
+    /// T/P.
+    pub ratio: f64,
+    /// The window's first tick.
+    pub window: usize,
+    /// The policy.
+    pub policy: String,
+    /// Single-zone UP: the zone it ran alone in; else empty.
+    pub run_zone: String,
+    /// The tick i (from the window's start).
+    pub tick: usize,
+    /// The zone of the instance that runs through the tick; empty when idle.
+    pub zone: String,
+    /// `idle`, `spot` or `on-demand`.
+    pub mode: String,
+    /// Whether a spot instance was preempted at the tick's start.
+    pub preempted: bool,
+    /// Probes made in the tick.
+    pub probes: u32,
+    /// Whether the safety net has the tick.
+    pub safety_net: bool,
+    /// Work done by the tick's start, hours.
+    pub work_done_h: f64,
+    /// The bill settled by the tick's start, dollars.
+    pub bill_usd: f64,
+}
+
 /// The arm of the artifact's stored results that `p` is compared with on scenario `sc`
 /// (frugal's exact optimum with the artifact's approximate "Optimal"; each SkyNomad arm
 /// where the scenario's sweep ran it), if any.
@@ -189,7 +226,45 @@ fn published(scenario: &str, ratio: f64, window: usize, arm: &str, zone: &str) -
 /// optimum above a policy on a window ([`SpotError::Policy`]: a bug, never printed as a
 /// result).
 pub fn run_spec(spec: &ZonesSpec) -> Result<Vec<ZoneRow>, SpotError> {
-    spec.check()?;
+    run_spec_with(spec, &[])
+}
+
+/// Makes a fresh instance of a policy of the caller's (one per window).
+pub type PolicyFactory = dyn Fn() -> Box<dyn ZonePolicy> + Sync;
+
+/// As [`run_spec`], with the caller's own policies after the spec's, each a row per window
+/// under its name (no published value; its gap to the exact optimum when `optimal` runs).
+///
+/// # Errors
+/// As [`run_spec`]; a custom name that is empty or that of a built-in policy.
+pub fn run_spec_with(
+    spec: &ZonesSpec,
+    custom: &[(String, &PolicyFactory)],
+) -> Result<Vec<ZoneRow>, SpotError> {
+    run_spec_recorded(spec, custom, false).map(|(rows, _)| rows)
+}
+
+/// As [`run_spec_with`], with every run's per-tick history when `record` (else none).
+///
+/// # Errors
+/// As [`run_spec_with`].
+pub fn run_spec_recorded(
+    spec: &ZonesSpec,
+    custom: &[(String, &PolicyFactory)],
+    record: bool,
+) -> Result<(Vec<ZoneRow>, Vec<HistoryRow>), SpotError> {
+    if custom.is_empty() {
+        spec.check()?;
+    } else {
+        spec.check_setting()?;
+    }
+    for (name, _) in custom {
+        if name.is_empty() || ZonePolicyName::ALL.iter().any(|p| p.name() == name) {
+            return Err(SpotError::Input(format!(
+                "custom: {name:?} is empty or the name of a built-in policy"
+            )));
+        }
+    }
     let mut sc = spec.scenario.scenario().clone();
     if let Some(r) = spec.ratio {
         sc.ratio = r;
@@ -204,20 +279,74 @@ pub fn run_spec(spec: &ZonesSpec) -> Result<Vec<ZoneRow>, SpotError> {
         .copied()
         .take(spec.windows.unwrap_or(usize::MAX))
         .collect();
-    let per_window: Vec<Result<Vec<ZoneRow>, SpotError>> = starts
+    type Window = Result<(Vec<ZoneRow>, Vec<HistoryRow>), SpotError>;
+    let per_window: Vec<Window> = starts
         .par_iter()
         .map(|&start| {
             let tick = artifact_start_tick(start, traces[0].gap_s);
             let mut setting = sc.setting(&traces, tick, spec.final_tick);
             setting.artifact_probe_billing = spec.artifact_probe_billing;
-            window_rows(spec, &sc, start, &setting)
+            window_rows(spec, &sc, start, &setting, custom, record)
         })
         .collect();
     let mut rows = Vec::new();
+    let mut history = Vec::new();
     for r in per_window {
-        rows.extend(r?);
+        let (r, h) = r?;
+        rows.extend(r);
+        history.extend(h);
     }
-    Ok(rows)
+    Ok((rows, history))
+}
+
+/// The artifact's infeasible rule (no time for a cold start): every arm reports
+/// min_z o_z·(P + d)/3600.
+fn infeasible_outcome(s: &Setting) -> crate::zones::ZoneOutcome {
+    let job = &s.job;
+    let od = s
+        .zones
+        .iter()
+        .map(|z| z.on_demand_per_h)
+        .fold(f64::INFINITY, f64::min);
+    let cost = od * (job.work_s + job.changeover_s) / 3600.0;
+    crate::zones::ZoneOutcome {
+        cost_usd: cost,
+        bill_usd: cost,
+        finish_h: (job.work_s + job.changeover_s) / 3600.0,
+        ..Default::default()
+    }
+}
+
+impl ZoneRow {
+    fn of(
+        sc: &Scenario,
+        window: usize,
+        policy: &str,
+        zone: String,
+        o: &crate::zones::ZoneOutcome,
+        published: Option<f64>,
+        note: &str,
+    ) -> ZoneRow {
+        ZoneRow {
+            scenario: sc.name.to_string(),
+            ratio: sc.ratio,
+            window,
+            policy: policy.to_string(),
+            zone,
+            cost_usd: o.cost_usd,
+            bill_usd: o.bill_usd,
+            egress_usd: o.egress_usd,
+            probe_usd: o.probe_usd,
+            starts: o.starts,
+            migrations: o.migrations,
+            preemptions: o.preemptions,
+            finish_h: o.finish_h,
+            gap_usd: None,
+            published_usd: published,
+            diff_published_usd: published.map(|x| o.cost_usd - x),
+            note: note.into(),
+        }
+    }
 }
 
 fn window_rows(
@@ -225,11 +354,54 @@ fn window_rows(
     sc: &Scenario,
     start: usize,
     setting: &Setting,
-) -> Result<Vec<ZoneRow>, SpotError> {
+    custom: &[(String, &PolicyFactory)],
+    record: bool,
+) -> Result<(Vec<ZoneRow>, Vec<HistoryRow>), SpotError> {
     let job = &setting.job;
+    let mut history = Vec::new();
+    let mut go = |policy: &mut dyn ZonePolicy, s: &Setting, name: &str, zone: &str| {
+        if !record {
+            return run(policy, s);
+        }
+        let (o, ticks) = run_recorded(policy, s)?;
+        history.extend(ticks.into_iter().map(|t| HistoryRow {
+            scenario: sc.name.to_string(),
+            ratio: sc.ratio,
+            window: start,
+            policy: name.to_string(),
+            run_zone: zone.to_string(),
+            tick: t.tick,
+            zone: t.zone.map(|z| s.zones[z].name.clone()).unwrap_or_default(),
+            mode: t.mode.name().to_string(),
+            preempted: t.preempted,
+            probes: t.probes,
+            safety_net: t.safety_net,
+            work_done_h: t.work_done_s / 3600.0,
+            bill_usd: t.bill_usd,
+        }));
+        Ok(o)
+    };
     let infeasible = job.work_s + job.changeover_s > job.deadline_s;
     let mut rows = Vec::new();
-    for &p in &spec.policies {
+    let arms = spec
+        .policies
+        .iter()
+        .map(|&p| Ok(p))
+        .chain(custom.iter().map(Err));
+    for arm in arms {
+        let p = match arm {
+            Ok(p) => p,
+            Err((name, make)) => {
+                let o = if infeasible {
+                    infeasible_outcome(setting)
+                } else {
+                    setting.check()?;
+                    go(make().as_mut(), setting, name, "")?
+                };
+                rows.push(ZoneRow::of(sc, start, name, String::new(), &o, None, "simulated"));
+                continue;
+            }
+        };
         // Single-zone UP runs in each zone alone, its final tick billed (the artifact's
         // single-zone loop); every other policy runs once on all zones.
         let runs: Vec<(String, Setting)> = if p == ZonePolicyName::Up {
@@ -252,44 +424,14 @@ fn window_rows(
         };
         for (zone, s) in runs {
             let (o, note) = if infeasible {
-                let od = s
-                    .zones
-                    .iter()
-                    .map(|z| z.on_demand_per_h)
-                    .fold(f64::INFINITY, f64::min);
-                let cost = od * (job.work_s + job.changeover_s) / 3600.0;
-                let o = crate::zones::ZoneOutcome {
-                    cost_usd: cost,
-                    bill_usd: cost,
-                    finish_h: (job.work_s + job.changeover_s) / 3600.0,
-                    ..Default::default()
-                };
-                (o, "infeasible rule")
+                (infeasible_outcome(&s), "infeasible rule")
             } else {
                 s.check()?;
-                (run(p.build().as_mut(), &s)?, "simulated")
+                (go(p.build().as_mut(), &s, p.name(), &zone)?, "simulated")
             };
             let published = published_arm(sc, p)
                 .and_then(|arm| published(sc.name, sc.ratio, start, arm, &zone));
-            rows.push(ZoneRow {
-                scenario: sc.name.to_string(),
-                ratio: sc.ratio,
-                window: start,
-                policy: p.name().to_string(),
-                zone,
-                cost_usd: o.cost_usd,
-                bill_usd: o.bill_usd,
-                egress_usd: o.egress_usd,
-                probe_usd: o.probe_usd,
-                starts: o.starts,
-                migrations: o.migrations,
-                preemptions: o.preemptions,
-                finish_h: o.finish_h,
-                gap_usd: None,
-                published_usd: published,
-                diff_published_usd: published.map(|x| o.cost_usd - x),
-                note: note.into(),
-            });
+            rows.push(ZoneRow::of(sc, start, p.name(), zone, &o, published, note));
         }
     }
     if let Some(best) = rows
@@ -308,5 +450,5 @@ fn window_rows(
             r.gap_usd = Some(r.cost_usd - best);
         }
     }
-    Ok(rows)
+    Ok((rows, history))
 }

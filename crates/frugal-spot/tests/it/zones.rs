@@ -110,6 +110,19 @@ fn a_probe_of_the_running_zone_is_billed_as_the_setting_says() {
     assert_eq!(o.probes, 2);
 }
 
+/// By hand, the multi-zone greedy: g = 3,600 s, d = 0, P = 2 h, T = 4 h, two zones of one
+/// region (no egress). Tick 0: spot only in us-east-1b (0.5 $/h): it runs there. Tick 1:
+/// preempted; us-east-1a (1.0 $/h) has spot: it moves. Done at tick 2: $1.5, one migration.
+#[test]
+fn the_greedy_takes_the_cheapest_spot_there_is() {
+    let a = zone("us-east-1a", &[false, true, true, true], 1.0, 3.0);
+    let b = zone("us-east-1b", &[true, false, false, false], 0.5, 3.0);
+    let s = setting(vec![a, b], 3600.0, 2.0 * 3600.0, 4.0 * 3600.0, 0.0);
+    let o = run(&mut frugal_spot::zones::policy::Greedy, &s).unwrap();
+    assert!((o.bill_usd - 1.5).abs() < 1e-12, "{o:?}");
+    assert_eq!((o.migrations, o.preemptions, o.egress_usd), (1, 1, 0.0));
+}
+
 /// One tick of a plan: idle or the (zone, mode) that runs.
 type Step = Option<(usize, Mode)>;
 
@@ -259,11 +272,12 @@ fn the_published_windows_reproduce() {
     let mut wrong = Vec::new();
     for scenario in [ScenarioName::V100, ScenarioName::H100GlobalDiverse] {
         use frugal_spot::zones::experiment::ZonePolicyName as P;
-        // Each scenario's own SkyNomad arms (the sweeps ran different configurations).
+        // Each scenario's own SkyNomad arms (the sweeps ran different configurations); the
+        // greedy is frugal's.
         let other_arms = if scenario == ScenarioName::V100 {
-            [P::SkyNomad, P::SkyNomadO]
+            [P::SkyNomad, P::SkyNomadO, P::Greedy]
         } else {
-            [P::SkyNomadRate, P::SkyNomadORate]
+            [P::SkyNomadRate, P::SkyNomadORate, P::Greedy]
         };
         let spec = ZonesSpec {
             scenario,

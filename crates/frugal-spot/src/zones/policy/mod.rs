@@ -1,11 +1,13 @@
 //! Online multi-zone policies: each acts on the [`Env`](crate::zones::Env) once per tick
 //! under the safety net, learning spot availability only by trying and probing.
 
+pub mod greedy;
 pub mod probing;
 pub mod single;
 pub mod skynomad;
 pub mod uniform;
 
+pub use greedy::Greedy;
 pub use probing::UniformProbing;
 pub use single::SingleZone;
 pub use skynomad::SkyNomad;
@@ -25,6 +27,7 @@ frugal_core::choice! {
         SkyNomadRate = "skynomad-rate": "SkyNomad as Fig. 9b (V100) ran it: rate-ratio V, uncapped lifetimes, virtual availability",
         SkyNomadO = "skynomad-o": "SkyNomad(o): SkyNomad told each zone's true next spot lifetime, reference-cost V (H100 figures)",
         SkyNomadORate = "skynomad-o-rate": "SkyNomad(o) with the rate-ratio V (Fig. 9b)",
+        Greedy = "greedy": "greedy: keep spot; without it, the zone with the cheapest spot this tick; with none, idle until the safety net",
         Up = "up": "UP: paper 005's Uniform Progress in each zone alone, final tick billed (the figures' single-zone bar; a row per zone)",
     }
 }
@@ -42,6 +45,7 @@ impl ZonePolicyName {
             ZonePolicyName::SkyNomadRate => Box::new(SkyNomad::rate_ratio()),
             ZonePolicyName::SkyNomadO => Box::new(SkyNomad::oracle_reference_cost()),
             ZonePolicyName::SkyNomadORate => Box::new(SkyNomad::oracle_rate_ratio()),
+            ZonePolicyName::Greedy => Box::new(Greedy),
             ZonePolicyName::Up => Box::new(SingleZone::new(
                 SpotPolicySpec::UniformProgress.build(&crate::model::Prices::PAPER),
             )),

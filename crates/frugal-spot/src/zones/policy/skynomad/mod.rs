@@ -80,6 +80,13 @@ struct State {
     tick_failures: Vec<u32>,
     /// Progress settled at each tick the policy acted (entry k: tick k).
     progress: Vec<f64>,
+    /// Per zone, this tick's expected lifetime before any cap, h (set by `observe`).
+    expected_h: Vec<f64>,
+    /// Per zone, the count of closed segments its hazard was estimated from.
+    hazard_of: Vec<Option<usize>>,
+    /// SkyNomad(o): per zone and tick, the ticks of spot from that tick on (the whole
+    /// trace's, not the window's).
+    spot_run: Vec<Vec<u32>>,
 }
 
 /// Ticks between probes of a zone (until its first success).
@@ -158,29 +165,15 @@ impl SkyNomad {
         match self.lifetime {
             Lifetime::Oracle => {
                 self.st.price_tick[z] = env.tick();
-                let zone = &s.zones[z];
-                let run = zone
-                    .available
-                    .iter()
-                    .skip(env.tick())
-                    .take_while(|&&a| a)
-                    .count();
-                let mut h = run as f64 * s.gap_s / 3600.0;
+                let run = self.st.spot_run[z].get(env.tick()).copied().unwrap_or(0);
+                let mut h = f64::from(run) * s.gap_s / 3600.0;
                 if let Some(r) = remaining_s.filter(|&r| r > 0.0) {
                     h = h.min(r / 3600.0);
                 }
                 h
             }
-            Lifetime::Estimated {
-                cap_h,
-                virtual_availability,
-            } => {
-                let mut age = self.st.logs[z].age_h().unwrap_or(0.0);
-                if virtual_availability {
-                    age = age.max(self.st.probe_age_h[z]);
-                }
-                let g = self.st.volatility[z].g;
-                let mut pred = self.st.hazards[z].expected_h(g, age, s.gap_s / 3600.0);
+            Lifetime::Estimated { cap_h, .. } => {
+                let mut pred = self.st.expected_h[z];
                 if pred > cap_h {
                     pred = cap_h;
                 }
@@ -381,7 +374,13 @@ impl SkyNomad {
                 self.st.probe_usd_seen[z] = self.st.probe_usd[z];
             }
             self.st.logs[z].rebuild(now);
-            self.st.hazards[z] = Hazard::estimate(&self.st.logs[z], va);
+            // Without virtual availability the estimate depends on the closed segments
+            // alone, which only ever grow: it changes only when one more has closed.
+            let closed = self.st.logs[z].segments.len();
+            if va || self.st.hazard_of[z] != Some(closed) {
+                self.st.hazards[z] = Hazard::estimate(&self.st.logs[z], va);
+                self.st.hazard_of[z] = Some(closed);
+            }
         }
         let dt = s.gap_s / 3600.0;
         for z in 0..s.zones.len() {
@@ -442,6 +441,15 @@ impl SkyNomad {
             }
             self.st.tick_failures[z] = 0;
         }
+        // Every lifetime this tick reads these (nothing changes the logs before it acts).
+        for z in 0..s.zones.len() {
+            let mut age = self.st.logs[z].age_h().unwrap_or(0.0);
+            if va {
+                age = age.max(self.st.probe_age_h[z]);
+            }
+            let g = self.st.volatility[z].g;
+            self.st.expected_h[z] = self.st.hazards[z].expected_h(g, age, dt);
+        }
     }
 }
 
@@ -467,6 +475,24 @@ impl ZonePolicy for SkyNomad {
             last_real_age: vec![None; n],
             last_virtual_age: vec![None; n],
             tick_failures: vec![0; n],
+            expected_h: vec![0.0; n],
+            hazard_of: vec![None; n],
+            spot_run: match self.lifetime {
+                Lifetime::Oracle => setting
+                    .zones
+                    .iter()
+                    .map(|zone| {
+                        let mut run = vec![0_u32; zone.available.len()];
+                        for i in (0..run.len()).rev() {
+                            if zone.available[i] {
+                                run[i] = 1 + run.get(i + 1).copied().unwrap_or(0);
+                            }
+                        }
+                        run
+                    })
+                    .collect(),
+                Lifetime::Estimated { .. } => Vec::new(),
+            },
             ..State::default()
         };
         Ok(())
