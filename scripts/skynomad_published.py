@@ -4,8 +4,9 @@ data/skynomad/published.csv (Apache-2.0, as the artifact).
 
     python3 scripts/skynomad_published.py ARTIFACT_CHECKOUT > data/skynomad/published.csv
 
-Reads research/data/v100.csv (Fig 9b) and research/data/deadline_sensitivity.csv
-(Figs 9a and 10a) and writes one row per (scenario, ratio, window, arm): the window's
+Reads research/data/v100.csv (Fig 9b), research/data/deadline_sensitivity.csv (Figs 9a
+and 10a) and research/data/checkpoint_sensitivity.csv (Fig 12) and writes one row per
+(scenario, ratio, checkpoint size, window, arm): the window's
 first tick as the sweep names it (round(env_start_hours·3600/g)), the arm under frugal's
 name, the zone of a single-zone row, the reported cost (final tick omitted for the
 multi-zone arms, as the figures report it) and the migrations. The sweep's aggregate rows
@@ -29,6 +30,7 @@ ARMS = {
 SOURCES = [
     ("v100.csv", "v100", 195.0),
     ("deadline_sensitivity.csv", "h100-global-diverse", 600.0),
+    ("checkpoint_sensitivity.csv", "h100-global-diverse", 600.0),
 ]
 
 
@@ -37,7 +39,9 @@ def main() -> None:
         sys.exit("usage: skynomad_published.py ARTIFACT_CHECKOUT")
     root = Path(sys.argv[1]) / "research" / "data"
     out = csv.writer(sys.stdout, lineterminator="\n")
-    out.writerow(["scenario", "ratio", "window", "policy", "zone", "cost_usd", "migrations"])
+    out.writerow(["scenario", "ratio", "checkpoint_gb", "window", "policy", "zone", "cost_usd",
+                  "migrations"])
+    seen = set()
     for name, scenario, gap in SOURCES:
         path = root / name
         if not path.is_file():
@@ -50,7 +54,12 @@ def main() -> None:
                 sys.exit(f"{path}: unknown strategy {r['strategy']!r}")
             window = round(float(r["env_start_hours"]) * 3600 / gap)
             zone = r["region"].split("_")[0] if arm == "up" else ""
-            out.writerow([scenario, r["deadline_ratio"], window, arm, zone, r["cost"], r["migrations"]])
+            key = (scenario, r["deadline_ratio"], r["checkpoint_size"], window, arm, zone)
+            if key in seen:
+                continue  # ratio 1.2 at 50 GB is in both sweeps
+            seen.add(key)
+            out.writerow([scenario, r["deadline_ratio"], r["checkpoint_size"], window, arm, zone,
+                          r["cost"], r["migrations"]])
 
 
 if __name__ == "__main__":

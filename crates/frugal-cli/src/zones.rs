@@ -10,7 +10,9 @@ use clap::Args;
 
 use frugal_spot::SpotError;
 use frugal_spot::zones::FinalTick;
-use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName, ZoneRow, ZonesSpec, run_spec_recorded};
+use frugal_spot::zones::experiment::{
+    ScenarioName, ZonePolicyName, ZoneRow, ZonesSpec, run_spec_recorded,
+};
 
 use crate::Usage;
 use crate::table::{Column, fixed, opt, render};

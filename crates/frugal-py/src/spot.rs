@@ -93,6 +93,15 @@ pub fn spot_csv(
             .collect();
         run_with(&spec, &mut boxed, &())
     });
+    finish(&error, rows)
+}
+
+/// The rows of a run with Python policies as CSV: the first error a policy raised, else the
+/// run's own as `ValueError`.
+pub(crate) fn finish<T: serde::Serialize>(
+    error: &Mutex<Option<PyErr>>,
+    rows: Result<Vec<T>, SpotError>,
+) -> PyResult<String> {
     if let Some(e) = error.lock().expect("not poisoned").take() {
         return Err(e);
     }

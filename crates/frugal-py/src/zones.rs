@@ -187,15 +187,11 @@ pub fn zones_csv(
         })
         .collect();
     let rows = py.detach(|| {
-        let custom: Vec<(String, &PolicyFactory)> =
-            makers.iter().map(|(n, m)| (n.clone(), m.as_ref())).collect();
+        let custom: Vec<(String, &PolicyFactory)> = makers
+            .iter()
+            .map(|(n, m)| (n.clone(), m.as_ref()))
+            .collect();
         run_spec_with(&spec, &custom)
     });
-    if let Some(e) = error.lock().expect("not poisoned").take() {
-        return Err(e);
-    }
-    let rows = rows.map_err(|e| match e {
-        SpotError::Input(m) | SpotError::Policy(m) => PyValueError::new_err(m),
-    })?;
-    crate::runs::csv_of(rows)
+    crate::spot::finish(&error, rows)
 }

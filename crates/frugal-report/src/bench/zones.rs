@@ -25,7 +25,9 @@ fn artifact_s(scenario: &str, arm: &str) -> Option<f64> {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f.len() == 6 && f[0] == scenario && f[2] == arm).then(|| f[5].parse().ok()).flatten()
+            (f.len() == 6 && f[0] == scenario && f[2] == arm)
+                .then(|| f[5].parse().ok())
+                .flatten()
         })
         .collect();
     (!walls.is_empty()).then(|| walls.iter().sum::<f64>() / walls.len() as f64)
@@ -49,11 +51,25 @@ pub fn bench(out: &mut impl Write) -> Result<()> {
     for (name, policies) in [
         (
             ScenarioName::V100,
-            [P::SkyNomadRate, P::SkyNomadORate, P::UpS, P::UpA, P::UpAp, P::Greedy],
+            [
+                P::SkyNomadRate,
+                P::SkyNomadORate,
+                P::UpS,
+                P::UpA,
+                P::UpAp,
+                P::Greedy,
+            ],
         ),
         (
             ScenarioName::H100GlobalDiverse,
-            [P::SkyNomad, P::SkyNomadO, P::UpS, P::UpA, P::UpAp, P::Greedy],
+            [
+                P::SkyNomad,
+                P::SkyNomadO,
+                P::UpS,
+                P::UpA,
+                P::UpAp,
+                P::Greedy,
+            ],
         ),
     ] {
         let sc = name.scenario();
@@ -61,7 +77,13 @@ pub fn bench(out: &mut impl Write) -> Result<()> {
         let settings: Vec<_> = sc
             .starts
             .iter()
-            .map(|&s| sc.setting(&traces, artifact_start_tick(s, traces[0].gap_s), FinalTick::Omit))
+            .map(|&s| {
+                sc.setting(
+                    &traces,
+                    artifact_start_tick(s, traces[0].gap_s),
+                    FinalTick::Omit,
+                )
+            })
             .collect();
         for p in policies {
             let start = Instant::now();

@@ -201,20 +201,19 @@ fn published_arm(sc: &Scenario, p: ZonePolicyName) -> Option<&'static str> {
 const PUBLISHED: &str = include_str!("../../../../data/skynomad/published.csv");
 
 /// The published cost of `arm` (in `zone` for a single-zone arm, else "") on `window` of
-/// `scenario` at `ratio`.
-fn published(scenario: &str, ratio: f64, window: usize, arm: &str, zone: &str) -> Option<f64> {
+/// scenario `sc` at its ratio and checkpoint size.
+fn published(sc: &Scenario, window: usize, arm: &str, zone: &str) -> Option<f64> {
+    let near = |x: &str, y: f64| x.parse::<f64>().ok().is_some_and(|x| (x - y).abs() < 1e-9);
     PUBLISHED.lines().skip(1).find_map(|l| {
         let f: Vec<&str> = l.split(',').collect();
-        let matches = f.len() == 7
-            && f[0] == scenario
-            && f[1]
-                .parse::<f64>()
-                .ok()
-                .is_some_and(|r| (r - ratio).abs() < 1e-9)
-            && f[2].parse::<usize>().ok() == Some(window)
-            && f[3] == arm
-            && f[4] == zone;
-        matches.then(|| f[5].parse().ok()).flatten()
+        let matches = f.len() == 8
+            && f[0] == sc.name
+            && near(f[1], sc.ratio)
+            && near(f[2], sc.checkpoint_gb)
+            && f[3].parse::<usize>().ok() == Some(window)
+            && f[4] == arm
+            && f[5] == zone;
+        matches.then(|| f[6].parse().ok()).flatten()
     })
 }
 
@@ -398,7 +397,15 @@ fn window_rows(
                     setting.check()?;
                     go(make().as_mut(), setting, name, "")?
                 };
-                rows.push(ZoneRow::of(sc, start, name, String::new(), &o, None, "simulated"));
+                rows.push(ZoneRow::of(
+                    sc,
+                    start,
+                    name,
+                    String::new(),
+                    &o,
+                    None,
+                    "simulated",
+                ));
                 continue;
             }
         };
@@ -429,8 +436,7 @@ fn window_rows(
                 s.check()?;
                 (go(p.build().as_mut(), &s, p.name(), &zone)?, "simulated")
             };
-            let published = published_arm(sc, p)
-                .and_then(|arm| published(sc.name, sc.ratio, start, arm, &zone));
+            let published = published_arm(sc, p).and_then(|arm| published(sc, start, arm, &zone));
             rows.push(ZoneRow::of(sc, start, p.name(), zone, &o, published, note));
         }
     }

@@ -32,8 +32,13 @@ impl ZonePolicy for Greedy {
         let mut order: Vec<usize> = (0..s.zones.len()).collect();
         // Cheapest spot first; at equal prices the checkpoint's zone, then the lower index.
         order.sort_by(|&a, &b| {
-            let (pa, pb) = (s.zones[a].price(Mode::Spot, tick), s.zones[b].price(Mode::Spot, tick));
-            pa.total_cmp(&pb).then((Some(b) == here).cmp(&(Some(a) == here))).then(a.cmp(&b))
+            let (pa, pb) = (
+                s.zones[a].price(Mode::Spot, tick),
+                s.zones[b].price(Mode::Spot, tick),
+            );
+            pa.total_cmp(&pb)
+                .then((Some(b) == here).cmp(&(Some(a) == here)))
+                .then(a.cmp(&b))
         });
         for z in order {
             if env.try_launch(z, Mode::Spot) {
