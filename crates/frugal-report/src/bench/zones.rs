@@ -12,7 +12,7 @@ use frugal_core::spec::Choice;
 
 use frugal_spot::zones::FinalTick;
 use frugal_spot::zones::env::run;
-use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName};
+use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName, published_arm};
 use frugal_spot::zones::scenario::artifact_start_tick;
 
 /// The artifact's fresh run: scenario, window, arm, zone, cost, wall seconds.
@@ -95,12 +95,9 @@ pub fn bench(out: &mut impl Write) -> Result<()> {
             }
             std::hint::black_box(cost);
             let ms = 1e3 * start.elapsed().as_secs_f64() / (reps * settings.len()) as f64;
-            let arm = match p {
-                P::SkyNomad | P::SkyNomadRate => "skynomad",
-                P::SkyNomadO | P::SkyNomadORate => "skynomad-oracle",
-                other => other.name(),
-            };
-            let theirs = artifact_s(sc.name, arm).map(|s| s * 1e3);
+            let theirs = published_arm(sc, p)
+                .and_then(|arm| artifact_s(sc.name, arm))
+                .map(|s| s * 1e3);
             writeln!(
                 out,
                 "{:<20} {:<16} {:>12.3} {:>14} {:>10}",

@@ -184,8 +184,9 @@ pub struct HistoryRow {
 
 /// The arm of the artifact's stored results that `p` is compared with on scenario `sc`
 /// (frugal's exact optimum with the artifact's approximate "Optimal"; each SkyNomad arm
-/// where the scenario's sweep ran it), if any.
-fn published_arm(sc: &Scenario, p: ZonePolicyName) -> Option<&'static str> {
+/// where the scenario's sweep ran it), if any. Its name is the artifact's arm in
+/// `data/skynomad/published.csv` and `fresh-run.csv`.
+pub fn published_arm(sc: &Scenario, p: ZonePolicyName) -> Option<&'static str> {
     use ZonePolicyName as P;
     match p {
         P::Optimal => Some("artifact-optimal"),

@@ -258,7 +258,7 @@ proptest! {
 ///   10⁻⁶ $.
 #[test]
 fn the_published_windows_reproduce() {
-    use frugal_spot::zones::experiment::{ScenarioName, ZonesSpec, run_spec};
+    use frugal_spot::zones::experiment::{ScenarioName, ZonesSpec, published_arm, run_spec};
     let fresh_csv =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/skynomad/fresh-run.csv");
     let fresh_text = std::fs::read_to_string(&fresh_csv).unwrap();
@@ -321,12 +321,8 @@ fn the_published_windows_reproduce() {
                     r.scenario, r.policy, r.window
                 ));
             }
-            let arm = match r.policy.as_str() {
-                "optimal" => "artifact-optimal",
-                "skynomad" | "skynomad-rate" => "skynomad",
-                "skynomad-o" | "skynomad-o-rate" => "skynomad-oracle",
-                other => other,
-            };
+            let policy = <P as frugal_core::spec::Choice>::from_name(&r.policy).unwrap();
+            let arm = published_arm(spec.scenario.scenario(), policy).expect("a published arm");
             let theirs = fresh(&r.scenario, r.window, arm, &r.zone).expect("every arm ran fresh");
             let ok = if r.policy == "optimal" {
                 r.cost_usd <= theirs + 1e-6
