@@ -105,11 +105,23 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
 
     let db_arg = db.to_str().unwrap();
     let export = dir.join("export");
+    // The window ends a wall minute (12,000 service seconds) after the workload: another
+    // policy's replay may end later than the service did, and a window ending at "now" —
+    // moments after the last job on an idle machine, a little later on a loaded one —
+    // would clip it and make the comparison with `simulate` depend on the machine's load.
+    let until = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        + 60.0;
+    let until = format!("{until:.3}");
     let (rows, out) = whatif_csv(
         db_arg,
         &[
             "--policies",
             "first-fit,best-fit-decreasing",
+            "--until",
+            &until,
             "--export",
             export.to_str().unwrap(),
         ],
@@ -151,6 +163,8 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
         db_arg,
         "--policies",
         "best-fit-decreasing",
+        "--until",
+        &until,
         "--export",
         export.to_str().unwrap(),
     ]);
@@ -178,6 +192,11 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
         "{cmd}\n{out}"
     );
     assert_eq!(rows[3][policy], "best-fit-decreasing");
+    assert_eq!(
+        rows[3][column(&rows, "completed")],
+        jobs.len().to_string(),
+        "{out}"
+    );
 
     // The prediction (--estimates-only) is `frugal simulate` on the exported jobs: the
     // estimates alone, each run to its own end.
