@@ -32,7 +32,12 @@ pub struct ZonesArgs {
         default_value = "optimal,up-s,up-a,up-ap"
     )]
     pub policies: Vec<ZonePolicyName>,
-    /// T/P, the deadline over the work [default: the scenario's, 1.5].
+    /// Only the scenario's first N zones, in its order (Fig 10b: `h100-progressive`)
+    /// [default: all].
+    #[arg(long, value_name = "N")]
+    pub first_zones: Option<usize>,
+    /// T/P, the deadline over the work [default: the scenario's: 1.5, or 1.2 for the Fig 10b
+    /// and 15 scenarios].
     #[arg(long)]
     pub ratio: Option<f64>,
     /// S, the checkpoint's size, GB [default: 50].
@@ -68,6 +73,7 @@ impl ZonesArgs {
         ZonesSpec {
             scenario: self.scenario,
             policies: self.policies.clone(),
+            first_zones: self.first_zones,
             ratio: self.ratio,
             checkpoint_gb: self.checkpoint_gb,
             final_tick: self.final_tick,

@@ -60,5 +60,9 @@ def test_bad_input_is_refused_naming_it():
         frugal_sched.zones(scenario="a100")
     with pytest.raises(ValueError, match="ratio"):
         frugal_sched.zones(ratio=0.5)
+    with pytest.raises(ValueError, match="first_zones"):
+        frugal_sched.zones(scenario="h100-europe", first_zones=3)
+    with pytest.raises(ValueError, match="first_zones"):
+        frugal_sched.zones(first_zones=0)
     with pytest.raises(ValueError, match="built-in"):
         frugal_sched.zones(windows=1, policies=[], custom={"greedy": lambda obs: "keep"})

@@ -101,7 +101,11 @@ pub struct Claim {
     #[serde(default = "policy")]
     pub by: String,
     /// Only rows with these column values.
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        rename = "where",
+        deserialize_with = "crate::table::filter_from_scalars"
+    )]
     pub filter: Filter,
     /// Columns that split the rows into groups, each checked on its own.
     #[serde(default)]
@@ -635,6 +639,24 @@ mod tests {
               high,gio,9\nhigh,ff,8\nhigh,fifo,10\n",
         )
         .unwrap()
+    }
+
+    #[test]
+    fn where_takes_numbers_and_matches_them_as_numbers() {
+        let t = Table::from_csv(
+            b"zones,ratio,policy,cost_usd\n8,1.2,a,5\n8,1.5,a,6\n13,1.2,a,7\n8,1.2,b,9\n",
+        )
+        .unwrap();
+        // zones 8 at ratio 1.2: a costs 5 (the cell "1.2" is the number 1.2; 8.0 is 8).
+        for w in ["{zones=8, ratio=1.2}", "{zones=8.0, ratio='1.2'}"] {
+            let c = claim(&format!("mean='a'\nbetween=[5,5]\nwhere={w}"));
+            assert_eq!(c.evaluate(&t).unwrap().verdict, Verdict::Holds, "{w}");
+        }
+        let bad: Result<Claim, _> = toml::from_str(
+            "claim='c'\nsource='s'\npublished='p'\nmetric='m'\nmean='a'\nwhere={zones=[8]}",
+        );
+        let err = bad.unwrap_err().to_string();
+        assert!(err.contains("where.zones: array"), "{err}");
     }
 
     #[test]

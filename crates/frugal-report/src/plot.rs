@@ -63,7 +63,11 @@ pub struct PlotSpec {
     #[serde(default)]
     pub series: Option<String>,
     /// Only rows with these column values.
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        rename = "where",
+        deserialize_with = "crate::table::filter_from_scalars"
+    )]
     pub filter: Filter,
     /// Axis captions (default: the column names).
     #[serde(default)]

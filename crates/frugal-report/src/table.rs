@@ -15,8 +15,46 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
-/// A row filter: column → the value it must have.
+/// A row filter: column → the value it must have. A cell matches a value with the same
+/// text, or when both are numbers, with the same number (`8` matches `8.0`).
 pub type Filter = BTreeMap<String, String>;
+
+/// Reads a [`Filter`] whose values are any TOML scalars (`{ policy = "up", first_zones = 8,
+/// ratio = 1.2, bill = true }`), each kept as its text.
+///
+/// # Errors
+/// A value that is a table or an array (named by its key).
+pub fn filter_from_scalars<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Filter, D::Error> {
+    use serde::Deserialize;
+    use serde::de::Error;
+    let raw = BTreeMap::<String, toml::Value>::deserialize(d)?;
+    raw.into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(D::Error::custom(format!(
+                        "where.{k}: {} is not a string, number or boolean",
+                        other.type_str()
+                    )));
+                }
+            };
+            Ok((k, text))
+        })
+        .collect()
+}
+
+/// Whether a cell holds a filter's value: the same text, or the same number.
+fn holds(cell: &str, value: &str) -> bool {
+    cell == value
+        || matches!(
+            (cell.parse::<f64>(), value.parse::<f64>()),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
 
 impl Table {
     /// Reads CSV text with a header line.
@@ -116,7 +154,7 @@ impl Table {
             .map(|(c, v)| Ok((self.column(c)?, v)))
             .collect::<Result<Vec<_>, String>>()?;
         Ok((0..self.rows.len())
-            .filter(|&k| cols.iter().all(|(i, v)| self.rows[k][*i] == **v))
+            .filter(|&k| cols.iter().all(|(i, v)| holds(&self.rows[k][*i], v)))
             .collect())
     }
 

@@ -21,6 +21,11 @@ ZONE_POLICIES = (
     "skynomad-rate",
     "skynomad-o",
     "skynomad-o-rate",
+    "skynomad-v-alpha05",
+    "skynomad-v-quadratic",
+    "skynomad-v-hjb-exp",
+    "skynomad-v-time-only",
+    "skynomad-v-neely-dpp",
     "up-s",
     "up-a",
     "up-ap",
@@ -29,13 +34,17 @@ ZONE_POLICIES = (
 )
 
 #: The published scenarios.
-SCENARIOS = ("v100", "h100-global-diverse")
+SCENARIOS = ("v100", "h100-global-diverse", "h100-progressive", "h100-us", "h100-europe",
+             "h100-asia", "h100-global", "v100-4node", "h100-8zone")
 
 
 def zones(
     *,
-    scenario: Literal["v100", "h100-global-diverse"] = "v100",
+    scenario: Literal["v100", "h100-global-diverse", "h100-progressive", "h100-us",
+                      "h100-europe", "h100-asia", "h100-global", "v100-4node",
+                      "h100-8zone"] = "v100",
     policies: Iterable[str] = ("optimal", "up-s", "up-a", "up-ap"),
+    first_zones: int | None = None,
     ratio: float | None = None,
     checkpoint_gb: float | None = None,
     final_tick: Literal["bill", "omit"] = "bill",
@@ -50,10 +59,16 @@ def zones(
     yours, on the artifact's own traces.
 
     Args:
-        scenario: ``"v100"`` (Fig 9b: 3 AWS zones, 195-s ticks) or
-            ``"h100-global-diverse"`` (Figs 9a, 10a: 6 GCP zones, 600-s ticks).
+        scenario: ``"v100"`` (Fig 9b: 3 AWS zones, 195-s ticks),
+            ``"h100-global-diverse"`` (Figs 9a, 10a, 12: 6 GCP zones, 600-s ticks),
+            ``"h100-progressive"`` (Fig 10b: 13 zones in the order the figure adds them),
+            or Fig 15's ``"h100-us"`` (8 zones), ``"h100-europe"`` (2), ``"h100-asia"``
+            (3) and ``"h100-global"`` (13), or Table 2's ``"v100-4node"`` and
+            ``"h100-8zone"``: see :data:`SCENARIOS`.
         policies: names from :data:`ZONE_POLICIES`.
-        ratio: T/P, the deadline over the work (default the scenario's, 1.5).
+        first_zones: only the scenario's first N zones, in its order (default all).
+        ratio: T/P, the deadline over the work (default the scenario's: 1.5, or 1.2 for
+            the Fig 10b and 15 scenarios).
         checkpoint_gb: S, the checkpoint's size in GB (default 50).
         final_tick: ``"bill"`` (the true bill) or ``"omit"`` (as the artifact's figures
             report: the tick the job finishes in left out).
@@ -107,9 +122,13 @@ def zones(
     windows = _as_int("windows", windows)
     if windows is not None and windows < 1:
         raise ValueError(f"windows must be at least 1, got {windows}")
+    first_zones = _as_int("first_zones", first_zones)
+    if first_zones is not None and first_zones < 1:
+        raise ValueError(f"first_zones must be at least 1, got {first_zones}")
     spec = {
         "scenario": scenario,
         "policies": policies,
+        "first_zones": first_zones,
         "ratio": _as_number("ratio", ratio),
         "checkpoint_gb": _as_number("checkpoint_gb", checkpoint_gb),
         "final_tick": final_tick,

@@ -21,7 +21,14 @@ frugal_core::choice! {
     /// The published scenarios by name.
     pub enum ScenarioName {
         V100 = "v100": "Fig 9b: three AWS V100 zones (us-east-1c, us-east-2b, us-west-2a), 195-s ticks",
-        H100GlobalDiverse = "h100-global-diverse": "Figs 9a, 10a: six GCP H100 zones of three continents, 600-s ticks",
+        H100GlobalDiverse = "h100-global-diverse": "Figs 9a, 10a, 12: six GCP H100 zones of three continents, 600-s ticks",
+        H100Progressive = "h100-progressive": "Fig 10b: the 13 H100 zones in the order the region-scaling sweep adds them (first_zones: the first n), ratio 1.2",
+        H100Us = "h100-us": "Fig 15: the 8 US H100 zones, ratio 1.2",
+        H100Europe = "h100-europe": "Fig 15: the 2 European H100 zones, ratio 1.2",
+        H100Asia = "h100-asia": "Fig 15: the 3 Asian H100 zones, ratio 1.2",
+        H100Global = "h100-global": "Fig 15: all 13 H100 zones, alphabetical, ratio 1.2",
+        V100FourNode = "v100-4node": "Table 2: three AWS V100 zones of a 4-node capture, 600-s ticks, 12 windows per ratio (1.5, 2.0)",
+        H100EightZone = "h100-8zone": "Table 2: Fig 2's eight GCP H100 zones, 12 windows per ratio (1.5, 2.0)",
     }
 }
 
@@ -31,6 +38,13 @@ impl ScenarioName {
         match self {
             ScenarioName::V100 => &scenario::V100,
             ScenarioName::H100GlobalDiverse => &scenario::H100_GLOBAL_DIVERSE,
+            ScenarioName::H100Progressive => &scenario::H100_PROGRESSIVE,
+            ScenarioName::H100Us => &scenario::H100_US,
+            ScenarioName::H100Europe => &scenario::H100_EUROPE,
+            ScenarioName::H100Asia => &scenario::H100_ASIA,
+            ScenarioName::H100Global => &scenario::H100_GLOBAL,
+            ScenarioName::V100FourNode => &scenario::V100_4NODE,
+            ScenarioName::H100EightZone => &scenario::H100_8ZONE,
         }
     }
 }
@@ -48,7 +62,12 @@ pub struct ZonesSpec {
     /// The policies, in row order.
     #[serde(default = "all_policies")]
     pub policies: Vec<ZonePolicyName>,
-    /// T/P, the deadline over the work [default: the scenario's, 1.5].
+    /// Only the scenario's first N zones, in its order (Fig 10b adds the zones of
+    /// `h100-progressive` one at a time) [default: all].
+    #[serde(default)]
+    pub first_zones: Option<usize>,
+    /// T/P, the deadline over the work [default: the scenario's: 1.5, or 1.2 for the
+    /// Fig 10b and 15 scenarios].
     #[serde(default)]
     pub ratio: Option<f64>,
     /// S, the checkpoint's size in GB [default: 50].
@@ -104,6 +123,15 @@ impl ZonesSpec {
         }
         if self.windows == Some(0) {
             return Err(SpotError::Input("windows: at least 1".into()));
+        }
+        let zones = self.scenario.scenario().zones.len();
+        if let Some(n) = self.first_zones
+            && !(1..=zones).contains(&n)
+        {
+            return Err(SpotError::Input(format!(
+                "first_zones: {n} is not between 1 and {zones} ({} has {zones} zones)",
+                self.scenario
+            )));
         }
         Ok(())
     }
@@ -202,19 +230,20 @@ pub fn published_arm(sc: &Scenario, p: ZonePolicyName) -> Option<&'static str> {
 const PUBLISHED: &str = include_str!("../../../../data/skynomad/published.csv");
 
 /// The published cost of `arm` (in `zone` for a single-zone arm, else "") on `window` of
-/// scenario `sc` at its ratio and checkpoint size.
+/// scenario `sc` with its zones (the first n of a scenario's), ratio and checkpoint size.
 fn published(sc: &Scenario, window: usize, arm: &str, zone: &str) -> Option<f64> {
     let near = |x: &str, y: f64| x.parse::<f64>().ok().is_some_and(|x| (x - y).abs() < 1e-9);
     PUBLISHED.lines().skip(1).find_map(|l| {
         let f: Vec<&str> = l.split(',').collect();
-        let matches = f.len() == 8
+        let matches = f.len() == 9
             && f[0] == sc.name
-            && near(f[1], sc.ratio)
-            && near(f[2], sc.checkpoint_gb)
-            && f[3].parse::<usize>().ok() == Some(window)
-            && f[4] == arm
-            && f[5] == zone;
-        matches.then(|| f[6].parse().ok()).flatten()
+            && f[1].parse::<usize>().ok() == Some(sc.zones.len())
+            && near(f[2], sc.ratio)
+            && near(f[3], sc.checkpoint_gb)
+            && f[4].parse::<usize>().ok() == Some(window)
+            && f[5] == arm
+            && f[6] == zone;
+        matches.then(|| f[7].parse().ok()).flatten()
     })
 }
 
@@ -236,7 +265,7 @@ pub type PolicyFactory = dyn Fn() -> Box<dyn ZonePolicy> + Sync;
 /// under its name (no published value; its gap to the exact optimum when `optimal` runs).
 ///
 /// # Errors
-/// As [`run_spec`]; a custom name that is empty or that of a built-in policy.
+/// As [`run_spec`]; a custom name that is empty, that of a built-in policy, or given twice.
 pub fn run_spec_with(
     spec: &ZonesSpec,
     custom: &[(String, &PolicyFactory)],
@@ -258,14 +287,22 @@ pub fn run_spec_recorded(
     } else {
         spec.check_setting()?;
     }
-    for (name, _) in custom {
+    for (k, (name, _)) in custom.iter().enumerate() {
         if name.is_empty() || ZonePolicyName::ALL.iter().any(|p| p.name() == name) {
             return Err(SpotError::Input(format!(
                 "custom: {name:?} is empty or the name of a built-in policy"
             )));
         }
+        if custom[..k].iter().any(|(n, _)| n == name) {
+            return Err(SpotError::Input(format!(
+                "custom: {name:?} given twice (one name, one policy)"
+            )));
+        }
     }
     let mut sc = spec.scenario.scenario().clone();
+    if let Some(n) = spec.first_zones {
+        sc.zones = &sc.zones[..n];
+    }
     if let Some(r) = spec.ratio {
         sc.ratio = r;
     }
@@ -274,7 +311,7 @@ pub fn run_spec_recorded(
     }
     let traces = sc.embedded_traces()?;
     let starts: Vec<usize> = sc
-        .starts
+        .windows()
         .iter()
         .copied()
         .take(spec.windows.unwrap_or(usize::MAX))

@@ -28,6 +28,9 @@ pub struct Scenario {
     pub checkpoint_gb: f64,
     /// The windows' first ticks as the sweep names them.
     pub starts: &'static [usize],
+    /// Other windows at other ratios (Table 2's sampler draws its windows per ratio): a
+    /// ratio listed here runs its own windows, any other the `starts`.
+    pub starts_by_ratio: &'static [(f64, &'static [usize])],
     /// The SkyNomad arms its sweep published: the rate-ratio V with virtual availability
     /// and uncapped lifetimes (Fig. 9b's config), else the reference-cost V.
     pub skynomad_rate_ratio: bool,
@@ -48,15 +51,70 @@ pub const V100: Scenario = Scenario {
     changeover_s: 720.0,
     checkpoint_gb: 50.0,
     starts: &[3318, 5530, 7742, 8848, 15484],
+    starts_by_ratio: &[],
+    skynomad_rate_ratio: true,
+};
+
+/// Table 2's V100 cell (§A.7; `v_ablation_v100_4node`): three AWS zones of a 4-node
+/// capture at 600-s ticks (available when at least one of four nodes was up; one constant
+/// spot price per zone), T = 310 ticks, the twelve stratified windows the artifact's
+/// sampler draws at ratio 1.5 (and its own twelve at 2.0: `starts_by_ratio`).
+pub const V100_4NODE: Scenario = Scenario {
+    name: "v100-4node",
+    set: "v100-4node",
+    zones: &[
+        "us-east-1f_v100_1",
+        "us-east-2a_v100_1",
+        "us-west-2c_v100_1",
+    ],
+    deadline_ticks: 310,
+    ratio: 1.5,
+    changeover_s: 720.0,
+    checkpoint_gb: 50.0,
+    starts: &[57, 150, 283, 342, 511, 526, 639, 767, 849, 1042, 1095, 1203],
+    starts_by_ratio: &[(
+        2.0,
+        &[99, 169, 258, 378, 493, 568, 666, 786, 861, 1017, 1068, 1178],
+    )],
+    skynomad_rate_ratio: true,
+};
+
+/// Table 2's H100 cell (`v_ablation_h100`): Fig 2's eight GCP H100 zones, T = 311 ticks,
+/// the twelve stratified windows at ratio 1.5 (and at 2.0: `starts_by_ratio`).
+pub const H100_8ZONE: Scenario = Scenario {
+    name: "h100-8zone",
+    set: "h100",
+    zones: &[
+        "asia-south2-b_h100_16",
+        "asia-southeast1-b_h100_16",
+        "asia-southeast1-c_h100_16",
+        "europe-west1-c_h100_16",
+        "us-central1-a_h100_16",
+        "us-east4-b_h100_16",
+        "us-west1-a_h100_16",
+        "us-west1-b_h100_16",
+    ],
+    deadline_ticks: 311,
+    ratio: 1.5,
+    changeover_s: 720.0,
+    checkpoint_gb: 50.0,
+    starts: &[
+        146, 158, 310, 515, 652, 763, 948, 1076, 1210, 1428, 1556, 1653,
+    ],
+    starts_by_ratio: &[(
+        2.0,
+        &[
+            76, 284, 418, 588, 708, 856, 904, 1138, 1323, 1464, 1504, 1665,
+        ],
+    )],
     skynomad_rate_ratio: true,
 };
 
 /// Fig 9a: "Global Diverse (6)" GCP H100 zones at 600-s ticks, ratio 1.5, the six
 /// sequential tiles of 311 ticks.
-pub const H100_GLOBAL_DIVERSE: Scenario = Scenario {
-    name: "h100-global-diverse",
-    set: "h100",
-    zones: &[
+pub const H100_GLOBAL_DIVERSE: Scenario = h100(
+    "h100-global-diverse",
+    &[
         "us-central1-a_h100_16",
         "us-west1-a_h100_16",
         "europe-west1-c_h100_16",
@@ -64,13 +122,106 @@ pub const H100_GLOBAL_DIVERSE: Scenario = Scenario {
         "asia-southeast1-b_h100_16",
         "asia-south2-b_h100_16",
     ],
-    deadline_ticks: 311,
-    ratio: 1.5,
-    changeover_s: 720.0,
-    checkpoint_gb: 50.0,
-    starts: &[0, 311, 622, 933, 1244, 1555],
-    skynomad_rate_ratio: false,
-};
+    1.5,
+);
+
+/// Fig 10b: the 13 H100 zones in the order the region-scaling sweep adds them (by
+/// single-zone UP cost, high to low: the code's order, where the text says "by average
+/// availability"), ratio 1.2; the figure's n zones are the first n
+/// ([`ZonesSpec::first_zones`](crate::zones::experiment::ZonesSpec::first_zones)).
+pub const H100_PROGRESSIVE: Scenario = h100(
+    "h100-progressive",
+    &[
+        "asia-southeast1-c_h100_16",
+        "asia-south2-b_h100_16",
+        "us-west1-b_h100_16",
+        "europe-west3-c_h100_16",
+        "us-west1-a_h100_16",
+        "us-east4-a_h100_16",
+        "europe-west1-c_h100_16",
+        "us-central1-c_h100_16",
+        "us-central1-b_h100_16",
+        "asia-southeast1-b_h100_16",
+        "us-central1-a_h100_16",
+        "us-east5-a_h100_16",
+        "us-east4-b_h100_16",
+    ],
+    1.2,
+);
+
+/// Fig 15 "US Only (8)" (the text says 3 regions; the legend and the code have these 8
+/// zones), ratio 1.2.
+pub const H100_US: Scenario = h100(
+    "h100-us",
+    &[
+        "us-central1-a_h100_16",
+        "us-central1-b_h100_16",
+        "us-central1-c_h100_16",
+        "us-east4-a_h100_16",
+        "us-east4-b_h100_16",
+        "us-east5-a_h100_16",
+        "us-west1-a_h100_16",
+        "us-west1-b_h100_16",
+    ],
+    1.2,
+);
+
+/// Fig 15 "Europe Only (2)", ratio 1.2.
+pub const H100_EUROPE: Scenario = h100(
+    "h100-europe",
+    &["europe-west1-c_h100_16", "europe-west3-c_h100_16"],
+    1.2,
+);
+
+/// Fig 15 "Asia Only (3)", ratio 1.2.
+pub const H100_ASIA: Scenario = h100(
+    "h100-asia",
+    &[
+        "asia-south2-b_h100_16",
+        "asia-southeast1-b_h100_16",
+        "asia-southeast1-c_h100_16",
+    ],
+    1.2,
+);
+
+/// Fig 15 "Global (13)": every H100 zone in alphabetical order (the sweep's; ties go to the
+/// lower index, so the order can change a cost), ratio 1.2.
+pub const H100_GLOBAL: Scenario = h100(
+    "h100-global",
+    &[
+        "asia-south2-b_h100_16",
+        "asia-southeast1-b_h100_16",
+        "asia-southeast1-c_h100_16",
+        "europe-west1-c_h100_16",
+        "europe-west3-c_h100_16",
+        "us-central1-a_h100_16",
+        "us-central1-b_h100_16",
+        "us-central1-c_h100_16",
+        "us-east4-a_h100_16",
+        "us-east4-b_h100_16",
+        "us-east5-a_h100_16",
+        "us-west1-a_h100_16",
+        "us-west1-b_h100_16",
+    ],
+    1.2,
+);
+
+/// An H100 scenario of the published sweeps (spec §4): 600-s ticks, T = 311 ticks, d =
+/// 0.2 h, S = 50 GB, the six sequential tiles of 311 ticks, the reference-cost SkyNomad.
+const fn h100(name: &'static str, zones: &'static [&'static str], ratio: f64) -> Scenario {
+    Scenario {
+        name,
+        set: "h100",
+        zones,
+        deadline_ticks: 311,
+        ratio,
+        changeover_s: 720.0,
+        checkpoint_gb: 50.0,
+        starts: &[0, 311, 622, 933, 1244, 1555],
+        starts_by_ratio: &[],
+        skynomad_rate_ratio: false,
+    }
+}
 
 /// The tick the artifact's simulator starts a window at: it passes the start as hours and
 /// takes ⌈hours·3600/g⌉ in floating point, so a start can move one tick later (H100 tick
@@ -80,57 +231,57 @@ pub fn artifact_start_tick(start: usize, gap_s: f64) -> usize {
     (hours * 3600.0 / gap_s).ceil() as usize
 }
 
+/// One embedded trace: (set, zone folder, its `full.json`).
+macro_rules! embed {
+    ($set:literal, $zone:literal) => {
+        (
+            $set,
+            $zone,
+            include_str!(concat!(
+                "../../../../data/skynomad/",
+                $set,
+                "/",
+                $zone,
+                "/full.json"
+            )),
+        )
+    };
+}
+
 /// The traces of the published scenarios, embedded so that a clone with nothing beside it,
-/// and an installed binary, run them (`data/skynomad/`, Apache-2.0; see its NOTICE).
+/// and an installed binary, run them (`data/skynomad/`, Apache-2.0; see its NOTICE): the
+/// three V100 zones, the three V100 4-node zones and all 13 H100 zones.
 const EMBEDDED: &[(&str, &str, &str)] = &[
-    (
-        "v100",
-        "us-east-1c_v100_1",
-        include_str!("../../../../data/skynomad/v100/us-east-1c_v100_1/full.json"),
-    ),
-    (
-        "v100",
-        "us-east-2b_v100_1",
-        include_str!("../../../../data/skynomad/v100/us-east-2b_v100_1/full.json"),
-    ),
-    (
-        "v100",
-        "us-west-2a_v100_1",
-        include_str!("../../../../data/skynomad/v100/us-west-2a_v100_1/full.json"),
-    ),
-    (
-        "h100",
-        "us-central1-a_h100_16",
-        include_str!("../../../../data/skynomad/h100/us-central1-a_h100_16/full.json"),
-    ),
-    (
-        "h100",
-        "us-west1-a_h100_16",
-        include_str!("../../../../data/skynomad/h100/us-west1-a_h100_16/full.json"),
-    ),
-    (
-        "h100",
-        "europe-west1-c_h100_16",
-        include_str!("../../../../data/skynomad/h100/europe-west1-c_h100_16/full.json"),
-    ),
-    (
-        "h100",
-        "europe-west3-c_h100_16",
-        include_str!("../../../../data/skynomad/h100/europe-west3-c_h100_16/full.json"),
-    ),
-    (
-        "h100",
-        "asia-southeast1-b_h100_16",
-        include_str!("../../../../data/skynomad/h100/asia-southeast1-b_h100_16/full.json"),
-    ),
-    (
-        "h100",
-        "asia-south2-b_h100_16",
-        include_str!("../../../../data/skynomad/h100/asia-south2-b_h100_16/full.json"),
-    ),
+    embed!("v100", "us-east-1c_v100_1"),
+    embed!("v100", "us-east-2b_v100_1"),
+    embed!("v100", "us-west-2a_v100_1"),
+    embed!("v100-4node", "us-east-1f_v100_1"),
+    embed!("v100-4node", "us-east-2a_v100_1"),
+    embed!("v100-4node", "us-west-2c_v100_1"),
+    embed!("h100", "asia-south2-b_h100_16"),
+    embed!("h100", "asia-southeast1-b_h100_16"),
+    embed!("h100", "asia-southeast1-c_h100_16"),
+    embed!("h100", "europe-west1-c_h100_16"),
+    embed!("h100", "europe-west3-c_h100_16"),
+    embed!("h100", "us-central1-a_h100_16"),
+    embed!("h100", "us-central1-b_h100_16"),
+    embed!("h100", "us-central1-c_h100_16"),
+    embed!("h100", "us-east4-a_h100_16"),
+    embed!("h100", "us-east4-b_h100_16"),
+    embed!("h100", "us-east5-a_h100_16"),
+    embed!("h100", "us-west1-a_h100_16"),
+    embed!("h100", "us-west1-b_h100_16"),
 ];
 
 impl Scenario {
+    /// The windows' first ticks at the scenario's ratio.
+    pub fn windows(&self) -> &'static [usize] {
+        self.starts_by_ratio
+            .iter()
+            .find(|(r, _)| (r - self.ratio).abs() < 1e-9)
+            .map_or(self.starts, |(_, w)| w)
+    }
+
     /// The scenario's traces from the copies embedded in the binary.
     ///
     /// # Errors

@@ -274,18 +274,23 @@ fn the_published_windows_reproduce() {
         use frugal_spot::zones::experiment::ZonePolicyName as P;
         // Each scenario's own SkyNomad arms (the sweeps ran different configurations); the
         // greedy is frugal's.
-        let other_arms = if scenario == ScenarioName::V100 {
-            [P::SkyNomad, P::SkyNomadO, P::Greedy]
+        let (skynomad, skynomad_o) = if scenario == ScenarioName::V100 {
+            (P::SkyNomadRate, P::SkyNomadORate)
         } else {
-            [P::SkyNomadRate, P::SkyNomadORate, P::Greedy]
+            (P::SkyNomad, P::SkyNomadO)
         };
         let spec = ZonesSpec {
             scenario,
-            policies: <P as frugal_core::spec::Choice>::ALL
-                .iter()
-                .copied()
-                .filter(|p| !other_arms.contains(p))
-                .collect(),
+            policies: vec![
+                P::Optimal,
+                skynomad,
+                skynomad_o,
+                P::UpS,
+                P::UpA,
+                P::UpAp,
+                P::Up,
+            ],
+            first_zones: None,
             ratio: None,
             checkpoint_gb: None,
             final_tick: FinalTick::Omit,

@@ -27,6 +27,11 @@ frugal_core::choice! {
         SkyNomadRate = "skynomad-rate": "SkyNomad as Fig. 9b (V100) ran it: rate-ratio V, uncapped lifetimes, virtual availability",
         SkyNomadO = "skynomad-o": "SkyNomad(o): SkyNomad told each zone's true next spot lifetime, reference-cost V (H100 figures)",
         SkyNomadORate = "skynomad-o-rate": "SkyNomad(o) with the rate-ratio V (Fig. 9b)",
+        SkyNomadAlpha05 = "skynomad-v-alpha05": "Table 2: skynomad-rate with V = c_od·r^0.5 (r: required over planned rate)",
+        SkyNomadQuadratic = "skynomad-v-quadratic": "Table 2: skynomad-rate with the quadratic surrogate V = c_od·t/(T − t)·(P − p)/P",
+        SkyNomadHjbExp = "skynomad-v-hjb-exp": "Table 2: skynomad-rate with the HJB exponential V = c_od·exp(r − 1)",
+        SkyNomadTimeOnly = "skynomad-v-time-only": "Table 2: skynomad-rate with the time-only V = c_od·t/(T − t)",
+        SkyNomadNeelyDpp = "skynomad-v-neely-dpp": "Table 2: skynomad-rate with Neely's drift-plus-penalty V = c_od·(1 + q/(P − p))",
         Greedy = "greedy": "greedy: keep spot; without it, the zone with the cheapest spot this tick; with none, idle until the safety net",
         Up = "up": "UP: paper 005's Uniform Progress in each zone alone, final tick billed (the figures' single-zone bar; a row per zone)",
     }
@@ -45,6 +50,24 @@ impl ZonePolicyName {
             ZonePolicyName::SkyNomadRate => Box::new(SkyNomad::rate_ratio()),
             ZonePolicyName::SkyNomadO => Box::new(SkyNomad::oracle_reference_cost()),
             ZonePolicyName::SkyNomadORate => Box::new(SkyNomad::oracle_rate_ratio()),
+            ZonePolicyName::SkyNomadAlpha05
+            | ZonePolicyName::SkyNomadQuadratic
+            | ZonePolicyName::SkyNomadHjbExp
+            | ZonePolicyName::SkyNomadTimeOnly
+            | ZonePolicyName::SkyNomadNeelyDpp => {
+                use skynomad::value::VShape;
+                let shape = match self {
+                    ZonePolicyName::SkyNomadAlpha05 => VShape::Alpha05,
+                    ZonePolicyName::SkyNomadQuadratic => VShape::Quadratic,
+                    ZonePolicyName::SkyNomadHjbExp => VShape::HjbExp,
+                    ZonePolicyName::SkyNomadTimeOnly => VShape::TimeOnly,
+                    _ => VShape::NeelyDpp,
+                };
+                Box::new(SkyNomad::shaped(
+                    frugal_core::spec::Choice::name(self),
+                    shape,
+                ))
+            }
             ZonePolicyName::Greedy => Box::new(Greedy),
             ZonePolicyName::Up => Box::new(SingleZone::new(
                 SpotPolicySpec::UniformProgress.build(&crate::model::Prices::PAPER),

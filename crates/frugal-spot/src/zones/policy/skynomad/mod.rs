@@ -126,6 +126,19 @@ impl SkyNomad {
         )
     }
 
+    /// Table 2's arm with another closed form of V (§A.7): Fig. 9b's configuration
+    /// (uncapped lifetimes, virtual availability) with `shape` in place of the rate ratio.
+    pub fn shaped(name: &'static str, shape: value::VShape) -> SkyNomad {
+        SkyNomad::new(
+            name,
+            TimeValue::Shape(shape),
+            Lifetime::Estimated {
+                cap_h: 1e9,
+                virtual_availability: true,
+            },
+        )
+    }
+
     /// SkyNomad(o) as the H100 figures ran it (reference-cost V).
     pub fn oracle_reference_cost() -> SkyNomad {
         SkyNomad::new("skynomad-o", TimeValue::ReferenceCost, Lifetime::Oracle)
@@ -220,11 +233,14 @@ impl SkyNomad {
             .map(|z| z.on_demand_per_h)
             .fold(f64::INFINITY, f64::min);
         match self.value {
-            TimeValue::RateRatio => {
+            TimeValue::RateRatio | TimeValue::Shape(_) => {
                 let c_spot = (0..s.zones.len())
                     .map(|z| self.spot_price(env, z))
                     .fold(f64::INFINITY, f64::min);
-                value::rate_ratio(env, c_od, c_spot)
+                match self.value {
+                    TimeValue::Shape(v) => value::shape(env, v, c_od, c_spot),
+                    _ => value::rate_ratio(env, c_od, c_spot),
+                }
             }
             TimeValue::ReferenceCost => {
                 let remaining = s.job.deadline_s - env.elapsed_s();

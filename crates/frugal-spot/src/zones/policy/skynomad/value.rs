@@ -14,6 +14,102 @@ pub enum TimeValue {
     /// Fig. 9b's arm (`unified_cost_model_rate_ratio`; Table 2's "log-barrier (default)"):
     /// V = max(c_od·T·(P − p)/((T − t)·P), min_z s_z), the required rate over the planned one.
     RateRatio,
+    /// One of Table 2's other closed forms (§A.7), floored at min_z s_z as the ablation
+    /// runs them.
+    Shape(VShape),
+}
+
+/// The closed forms of V that Table 2 (§A.7, the progress-value ablation) compares with
+/// the log-barrier default, as the artifact's `_v_candidates.py` computes them. With t and
+/// T the time elapsed and the deadline, p and P the work done and the work (seconds),
+/// r = T·(P − p)/((T − t)·P) the required rate over the planned one:
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VShape {
+    /// "α = 0.5": c_od·r^0.5.
+    Alpha05,
+    /// "Quadratic surrogate": c_od·t/(T − t)·(P − p)/P (0 at the start: the job idles
+    /// until the surrogate grows).
+    Quadratic,
+    /// "HJB exponential": c_od·exp(r − 1), the exponent clipped to [−20, 20].
+    HjbExp,
+    /// "Time-only": c_od·t/(T − t), blind to progress.
+    TimeOnly,
+    /// "Neely DPP": c_od·(1 + q/(P − p)) with the virtual backlog q = max(0, P·t/T − p).
+    NeelyDpp,
+}
+
+/// The artifact's "essentially infinite" V (`_v_candidates.BIG`): every shape is capped
+/// at it and a non-finite value becomes ±it.
+const BIG: f64 = 1e9;
+/// The artifact's `_v_candidates.EPS`.
+const EPS: f64 = 1e-9;
+
+fn safe(x: f64) -> f64 {
+    if !x.is_finite() {
+        if x > 0.0 { BIG } else { -BIG }
+    } else {
+        x.min(BIG)
+    }
+}
+
+impl VShape {
+    /// V before the spot floor ($/h), from t, T, p, P in seconds and c_od in $/h.
+    pub fn value(self, t: f64, t_total: f64, p: f64, p_total: f64, c_od: f64) -> f64 {
+        let rem_t = t_total - t;
+        let planned_ratio = || {
+            if rem_t <= EPS || p_total <= EPS {
+                BIG
+            } else {
+                (t_total * (p_total - p)) / (rem_t * p_total)
+            }
+        };
+        match self {
+            VShape::Alpha05 => {
+                let r = planned_ratio();
+                if r >= BIG {
+                    return BIG;
+                }
+                safe(c_od * r.max(0.0).powf(0.5))
+            }
+            VShape::HjbExp => {
+                let r = planned_ratio();
+                if r >= BIG {
+                    return BIG;
+                }
+                safe(c_od * (r - 1.0).clamp(-20.0, 20.0).exp())
+            }
+            VShape::Quadratic | VShape::TimeOnly if rem_t <= EPS => BIG,
+            VShape::Quadratic => safe(c_od * (t / rem_t) * ((p_total - p) / p_total)),
+            VShape::TimeOnly => safe(c_od * (t / rem_t)),
+            VShape::NeelyDpp => {
+                if t_total <= EPS {
+                    return BIG;
+                }
+                let q = ((p_total / t_total) * t - p).max(0.0);
+                let rem_work = p_total - p;
+                if rem_work <= EPS {
+                    return 0.0;
+                }
+                safe(c_od * (1.0 + q / rem_work))
+            }
+        }
+    }
+}
+
+/// A Table 2 shape's V from the job's state: infinite past the deadline, 0 once the work is
+/// done, else the shape's value floored at the cheapest spot price seen (the ablation's
+/// default floor).
+pub fn shape(env: &Env<'_>, shape: VShape, c_od: f64, c_spot_min: f64) -> f64 {
+    let job = &env.setting().job;
+    let (p_total, t_total) = (job.work_s, job.deadline_s);
+    let (p, t) = (env.work_done_s(), env.elapsed_s());
+    if t_total - t <= 0.0 {
+        return f64::INFINITY;
+    }
+    if p_total - p <= 0.0 {
+        return 0.0;
+    }
+    shape.value(t, t_total, p, p_total, c_od).max(c_spot_min)
 }
 
 /// Per zone, what the reference cost needs: its spot price as the policy last saw it, its
@@ -168,4 +264,43 @@ pub fn reference_cost(
         }
     }
     c_ref * 1.2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VShape::{self, *};
+
+    /// Each Table 2 shape at a hand-computed point: T = 2 h, P = 1 h, c_od = $3/h, t = 1 h.
+    #[test]
+    fn the_table_2_shapes_by_hand() {
+        let at = |s: VShape, p: f64| s.value(3600.0, 7200.0, p, 3600.0, 3.0);
+        // On schedule (p = 0.5 h): r = T(P − p)/((T − t)P) = 1, q = 0.
+        for (s, v) in [
+            (Alpha05, 3.0),
+            (HjbExp, 3.0),
+            (Quadratic, 1.5),
+            (TimeOnly, 3.0),
+            (NeelyDpp, 3.0),
+        ] {
+            assert!((at(s, 1800.0) - v).abs() < 1e-12, "{s:?}");
+        }
+        // Behind (p = 0.25 h): r = 1.5, q = P·t/T − p = 900 s of 2,700 s left.
+        for (s, v) in [
+            (Alpha05, 3.0 * 1.5f64.sqrt()),
+            (HjbExp, 3.0 * 0.5f64.exp()),
+            (Quadratic, 2.25),
+            (TimeOnly, 3.0),
+            (NeelyDpp, 4.0),
+        ] {
+            assert!((at(s, 900.0) - v).abs() < 1e-12, "{s:?}");
+        }
+        // At the deadline every shape but Neely's is the artifact's "infinite" 1e9; past
+        // the work Neely's is 0.
+        assert_eq!(Quadratic.value(7200.0, 7200.0, 0.0, 3600.0, 3.0), 1e9);
+        assert_eq!(Alpha05.value(7200.0, 7200.0, 0.0, 3600.0, 3.0), 1e9);
+        assert_eq!(NeelyDpp.value(3600.0, 7200.0, 3600.0, 3600.0, 3.0), 0.0);
+        // The exponent is clipped at 20.
+        let far = HjbExp.value(7199.0, 7200.0, 0.0, 3600.0, 1.0);
+        assert!((far - 20f64.exp()).abs() < 1e-6);
+    }
 }
