@@ -74,7 +74,9 @@ pub struct SpotArgs {
     /// Seed of the windows (and of the synthetic traces).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Spot price, $/h per instance.
+    /// Spot price, $/h per instance: every tick's, or for a trace with per-tick `prices`
+    /// (the SkyNomad artifact's V100 files) those ticks' own (the flat price past its end;
+    /// the oracle's k stays on-demand over this flat price).
     #[arg(long, default_value_t = 0.9731)]
     pub spot_price_per_h: f64,
     /// On-demand price, $/h per instance.

@@ -58,7 +58,9 @@ pub struct SpotSpec {
     pub min_trace_left_h: Option<f64>,
     /// Seed of the window starts (and of the synthetic traces).
     pub seed: u64,
-    /// Spot price, $/h per instance.
+    /// Spot price, $/h per instance: every tick's, or for a trace with per-tick `prices`
+    /// (the SkyNomad artifact's V100 files) those ticks' own (the flat price past its end;
+    /// the oracle's k stays on-demand over this flat price).
     pub spot_price_per_h: f64,
     /// On-demand price, $/h per instance.
     pub on_demand_price_per_h: f64,
@@ -376,6 +378,7 @@ pub fn run_with(
         trace: &source.traces[i],
         start,
         availability: &avails[i][start..],
+        spot_prices: window_prices(&source.traces[i], start),
         job: &job,
         prices: &prices,
         last_tick: spec.last_tick,
@@ -419,6 +422,8 @@ struct Window<'a> {
     trace: &'a Trace,
     start: usize,
     availability: &'a [bool],
+    /// The trace's spot price per tick from the window's start, $/h, when it has them.
+    spot_prices: Option<&'a [f64]>,
     job: &'a Job,
     prices: &'a Prices,
     last_tick: LastTick,
@@ -433,6 +438,7 @@ impl Window<'_> {
             policy,
             job,
             self.prices,
+            self.spot_prices,
             self.availability,
             g,
             self.last_tick,
@@ -523,6 +529,7 @@ pub fn history(spec: &SpotSpec) -> Result<Vec<HistoryRow>, SpotError> {
                 policy.as_mut(),
                 &job,
                 &prices,
+                window_prices(t, start),
                 &avails[i][start..],
                 t.gap_s,
                 spec.last_tick,
@@ -543,6 +550,15 @@ pub fn history(spec: &SpotSpec) -> Result<Vec<HistoryRow>, SpotError> {
         }
     }
     Ok(out)
+}
+
+/// A trace's spot price per tick from `start` on, $/h, when it has them (a window's ticks
+/// are billed at these; see [`sim::run`]).
+fn window_prices(trace: &Trace, start: usize) -> Option<&[f64]> {
+    trace
+        .prices
+        .as_deref()
+        .map(|p| p.get(start..).unwrap_or(&[]))
 }
 
 /// The (trace, first tick) of every window of `spec` in trace order, and each trace's

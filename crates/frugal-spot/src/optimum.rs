@@ -44,8 +44,10 @@ struct Grid {
     work: usize,
     /// Progress slots: P + g/u (a state at or past P is done).
     width: usize,
-    /// Cost of one tick on spot and on on-demand, dollars.
+    /// Cost of one tick on spot (at the flat price) and on on-demand, dollars.
     tick_cost: [f64; 2],
+    /// n·g/3600: a tick's cost per $/h of price.
+    tick_hours: f64,
 }
 
 impl Grid {
@@ -75,7 +77,20 @@ impl Grid {
                 prices.spot_per_h * n * gap_s / 3600.0,
                 prices.on_demand_per_h * n * gap_s / 3600.0,
             ],
+            tick_hours: n * gap_s / 3600.0,
         })
+    }
+
+    /// The cost of a spot tick at each of the first `ticks` ticks: at `spot_per_h[t]` where
+    /// the series has it, else the flat price.
+    fn spot_costs(&self, spot_per_h: &[f64], ticks: usize) -> Vec<f64> {
+        (0..ticks)
+            .map(|t| {
+                spot_per_h
+                    .get(t)
+                    .map_or(self.tick_cost[0], |&p| p * self.tick_hours)
+            })
+            .collect()
     }
 
     /// 1 + 2(K + 1) modes: idle, spot runs, on-demand runs.
@@ -198,6 +213,7 @@ struct Solved {
 fn solve(
     grid: &Grid,
     avail: &[bool],
+    spot_cost: &[f64],
     start: (usize, usize),
     target: usize,
 ) -> Result<Solved, SpotError> {
@@ -240,7 +256,11 @@ fn solve(
             if kind == 0 && !available {
                 continue;
             }
-            let cost = grid.tick_cost[kind];
+            let cost = if kind == 0 {
+                spot_cost[t]
+            } else {
+                grid.tick_cost[1]
+            };
             // A new run starts from idle or from a run of the other kind.
             for p in running.clone() {
                 from_other[p] = (cur[p], 0);
@@ -332,10 +352,27 @@ pub fn omniscient(
     window: &[bool],
     gap_s: f64,
 ) -> Result<Option<(f64, Vec<Mode>)>, SpotError> {
+    omniscient_priced(job, prices, &[], window, gap_s)
+}
+
+/// [`omniscient`] with the spot price of each tick of the window, $/h (tick 0 = the job's
+/// start; the flat [`Prices::spot_per_h`] past the series' end), as [`crate::sim::run`]
+/// bills it.
+///
+/// # Errors
+/// As [`omniscient`].
+pub fn omniscient_priced(
+    job: &Job,
+    prices: &Prices,
+    spot_per_h: &[f64],
+    window: &[bool],
+    gap_s: f64,
+) -> Result<Option<(f64, Vec<Mode>)>, SpotError> {
     let grid = Grid::new(job, prices, gap_s)?;
     check_size(job, &grid, gap_s)?;
     let avail = horizon(window, job.horizon_ticks(gap_s));
-    let solved = solve(&grid, &avail, (0, 0), grid.work)?;
+    let spot_cost = grid.spot_costs(spot_per_h, avail.len());
+    let solved = solve(&grid, &avail, &spot_cost, (0, 0), grid.work)?;
     Ok(solved
         .best_done(&grid, grid.work)
         .map(|(m, p, cost)| (cost, solved.plan(&grid, (m, p)))))
@@ -364,10 +401,27 @@ pub fn lookahead(
     gap_s: f64,
     slices: u32,
 ) -> Result<Option<(f64, Vec<Mode>)>, SpotError> {
+    lookahead_priced(job, prices, &[], window, gap_s, slices)
+}
+
+/// [`lookahead`] with the spot price of each tick of the window, $/h, as
+/// [`omniscient_priced`] takes it.
+///
+/// # Errors
+/// As [`omniscient`].
+pub fn lookahead_priced(
+    job: &Job,
+    prices: &Prices,
+    spot_per_h: &[f64],
+    window: &[bool],
+    gap_s: f64,
+    slices: u32,
+) -> Result<Option<(f64, Vec<Mode>)>, SpotError> {
     let grid = Grid::new(job, prices, gap_s)?;
     check_size(job, &grid, gap_s)?;
     let horizon_ticks = job.horizon_ticks(gap_s);
     let avail = horizon(window, horizon_ticks);
+    let spot_cost = grid.spot_costs(spot_per_h, avail.len());
     let mut modes = Vec::with_capacity(horizon_ticks);
     let (mut state, mut total) = ((0usize, 0usize), 0.0);
     let mut begin = 0;
@@ -379,14 +433,20 @@ pub fn lookahead(
         };
         let after = horizon_ticks - end;
         let finishable = |m: usize, p: usize| grid.on_demand_ticks(m, p) <= after;
-        let solved = solve(&grid, &avail[begin..end], state, share)?;
+        let solved = solve(
+            &grid,
+            &avail[begin..end],
+            &spot_cost[begin..end],
+            state,
+            share,
+        )?;
         let mut pick = best_ratio(&grid, &solved, state.1, share, &finishable)
             .filter(|&(_, p, _)| p.min(grid.work) >= share);
         let mut solved = solved;
         if pick.is_none() {
             // The share cannot be reached (or not finishably): expand every state to take
             // the furthest finishable one.
-            solved = solve(&grid, &avail[begin..end], state, 0)?;
+            solved = solve(&grid, &avail[begin..end], &spot_cost[begin..end], state, 0)?;
             pick = best_ratio(&grid, &solved, state.1, share, &finishable);
         }
         let Some((m, p, cost)) = pick else {
@@ -513,6 +573,7 @@ impl Replay {
 #[derive(Clone, Debug)]
 pub struct OptimumPlan {
     prices: Prices,
+    spot_per_h: Vec<f64>,
     plan: Replay,
 }
 
@@ -521,6 +582,7 @@ impl OptimumPlan {
     pub fn new(prices: Prices) -> OptimumPlan {
         OptimumPlan {
             prices,
+            spot_per_h: Vec::new(),
             plan: Replay { modes: Vec::new() },
         }
     }
@@ -531,10 +593,14 @@ impl SpotPolicy for OptimumPlan {
         "omniscient".into()
     }
 
+    fn spot_prices(&mut self, per_tick: &[f64]) {
+        self.spot_per_h = per_tick.to_vec();
+    }
+
     fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) -> Result<(), SpotError> {
         // Never a substitute plan: an optimum that cannot be computed refuses the run, so
         // no row labelled `omniscient` holds anything but the optimum.
-        let (_, modes) = omniscient(job, &self.prices, window, gap_s)?
+        let (_, modes) = omniscient_priced(job, &self.prices, &self.spot_per_h, window, gap_s)?
             .ok_or_else(|| no_plan(job, gap_s, "omniscient"))?;
         self.plan = Replay { modes };
         Ok(())
@@ -549,6 +615,7 @@ impl SpotPolicy for OptimumPlan {
 #[derive(Clone, Debug)]
 pub struct LookaheadPlan {
     prices: Prices,
+    spot_per_h: Vec<f64>,
     slices: u32,
     plan: Replay,
 }
@@ -558,6 +625,7 @@ impl LookaheadPlan {
     pub fn new(prices: Prices, slices: u32) -> LookaheadPlan {
         LookaheadPlan {
             prices,
+            spot_per_h: Vec::new(),
             slices,
             plan: Replay { modes: Vec::new() },
         }
@@ -569,9 +637,20 @@ impl SpotPolicy for LookaheadPlan {
         format!("omniscient-lookahead:{}", self.slices)
     }
 
+    fn spot_prices(&mut self, per_tick: &[f64]) {
+        self.spot_per_h = per_tick.to_vec();
+    }
+
     fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) -> Result<(), SpotError> {
-        let (_, modes) = lookahead(job, &self.prices, window, gap_s, self.slices)?
-            .ok_or_else(|| no_plan(job, gap_s, &self.name()))?;
+        let (_, modes) = lookahead_priced(
+            job,
+            &self.prices,
+            &self.spot_per_h,
+            window,
+            gap_s,
+            self.slices,
+        )?
+        .ok_or_else(|| no_plan(job, gap_s, &self.name()))?;
         self.plan = Replay { modes };
         Ok(())
     }

@@ -73,15 +73,32 @@ fn plan(
 
 /// The quick-optimal plan of `job` on `window` with `slices` slices (1: the whole horizon);
 /// a stretch's plan is priced by its ticks (every planned tick billed).
-fn quick(job: &Job, prices: &Prices, window: &[bool], gap_s: f64, slices: u32) -> Vec<Mode> {
+fn quick(
+    job: &Job,
+    prices: &Prices,
+    spot_per_h: &[f64],
+    window: &[bool],
+    gap_s: f64,
+    slices: u32,
+) -> Vec<Mode> {
     let horizon = job.horizon_ticks(gap_s);
     let avail: Vec<bool> = (0..horizon)
         .map(|t| window.get(t).copied().unwrap_or(false))
         .collect();
-    let price = |modes: &[Mode]| modes.iter().map(|&m| prices.of(m)).sum::<f64>();
     let mut modes = Vec::with_capacity(horizon);
     let mut begin = 0;
     for end in slice_ends(horizon, slices) {
+        // A spot tick at its own price where the trace has one, else the flat price.
+        let price = |modes: &[Mode]| {
+            modes
+                .iter()
+                .enumerate()
+                .map(|(t, &m)| match (m, spot_per_h.get(begin + t)) {
+                    (Mode::Spot, Some(&p)) => p,
+                    _ => prices.of(m),
+                })
+                .sum::<f64>()
+        };
         let share = job.work_s * (end - begin) as f64 / horizon.max(1) as f64;
         let stretch = &avail[begin..end];
         let part = plan(share, stretch, gap_s, job.changeover_s, price)
@@ -96,6 +113,7 @@ fn quick(job: &Job, prices: &Prices, window: &[bool], gap_s: f64, slices: u32) -
 #[derive(Clone, Debug)]
 pub struct QuickOptimal {
     prices: Prices,
+    spot_per_h: Vec<f64>,
     slices: u32,
     plan: Replay,
 }
@@ -105,6 +123,7 @@ impl QuickOptimal {
     pub fn new(prices: Prices, slices: u32) -> QuickOptimal {
         QuickOptimal {
             prices,
+            spot_per_h: Vec::new(),
             slices: slices.max(1),
             plan: Replay::default(),
         }
@@ -120,9 +139,20 @@ impl SpotPolicy for QuickOptimal {
         }
     }
 
+    fn spot_prices(&mut self, per_tick: &[f64]) {
+        self.spot_per_h = per_tick.to_vec();
+    }
+
     fn reset(&mut self, job: &Job, window: &[bool], gap_s: f64) -> Result<(), SpotError> {
         self.plan = Replay {
-            modes: quick(job, &self.prices, window, gap_s, self.slices),
+            modes: quick(
+                job,
+                &self.prices,
+                &self.spot_per_h,
+                window,
+                gap_s,
+                self.slices,
+            ),
         };
         Ok(())
     }

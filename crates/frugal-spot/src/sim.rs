@@ -9,7 +9,8 @@
 //!    i, elapsed time, progress, changeover left) and picks the mode of tick i;
 //! 3. if it picks a running mode other than the current one (the first start included),
 //!    the changeover counter r is set to d;
-//! 4. a running tick is billed in full at its mode's price (× N instances) and makes
+//! 4. a running tick is billed in full at its mode's price (× N instances; on spot, the
+//!    trace's price of that tick when it has per-tick `prices`, else the flat one) and makes
 //!    progress max(0, g − r), capped at the work left; then r := max(0, r − g). Changeover
 //!    left when an instance is lost is lost with it (the next start sets r := d again);
 //! 5. the job is done when at most [`DONE_S`](crate::model::DONE_S) of work is left; its
@@ -78,7 +79,11 @@ pub struct Tick {
 }
 
 /// Runs `policy` on `job` over the availability `window` (tick 0 = the job's start) with
-/// tick length `gap_s`.
+/// tick length `gap_s`; `spot_prices`, when given, is the spot price of each tick of the
+/// window in $/h (a trace's per-tick `prices`, from the window's first tick): a spot tick is
+/// billed at its own price, a tick past the series' end at the flat
+/// [`Prices::spot_per_h`]. The policy is told the series first
+/// ([`SpotPolicy::spot_prices`]).
 ///
 /// # Errors
 /// [`SpotError::Policy`] if the policy picks spot in a tick without spot, or has not
@@ -88,26 +93,39 @@ pub fn run(
     policy: &mut dyn SpotPolicy,
     job: &Job,
     prices: &Prices,
+    spot_prices: Option<&[f64]>,
     window: &[bool],
     gap_s: f64,
     last_tick: LastTick,
 ) -> Result<WindowOutcome, SpotError> {
-    run_traced(policy, job, prices, window, gap_s, last_tick, None)
+    run_traced(
+        policy,
+        job,
+        prices,
+        spot_prices,
+        window,
+        gap_s,
+        last_tick,
+        None,
+    )
 }
 
 /// [`run`], also appending every tick until the job is done to `ticks` when given.
 ///
 /// # Errors
 /// As [`run`].
+#[allow(clippy::too_many_arguments)]
 pub fn run_traced(
     policy: &mut dyn SpotPolicy,
     job: &Job,
     prices: &Prices,
+    spot_prices: Option<&[f64]>,
     window: &[bool],
     gap_s: f64,
     last_tick: LastTick,
     mut ticks: Option<&mut Vec<Tick>>,
 ) -> Result<WindowOutcome, SpotError> {
+    policy.spot_prices(spot_prices.unwrap_or(&[]));
     policy.reset(job, window, gap_s)?;
     let n = f64::from(job.instances);
     let mut out = WindowOutcome::default();
@@ -117,6 +135,23 @@ pub fn run_traced(
     // Seconds billed and worked per mode (spot, on-demand), summed exactly and turned into
     // hours once.
     let (mut billed, mut worked) = ([0.0f64; 2], [0.0f64; 2]);
+    // With per-tick spot prices, the spot seconds × their ticks' prices ($·s/h), summed in
+    // tick order; without, billed[0] × the flat price.
+    let mut spot_usd_s = 0.0f64;
+    let spot_at = |tick: usize| {
+        spot_prices
+            .and_then(|p| p.get(tick))
+            .copied()
+            .unwrap_or(prices.spot_per_h)
+    };
+    let dollars = |billed: &[f64; 2], spot_usd_s: f64| {
+        let spot = if spot_prices.is_some() {
+            spot_usd_s
+        } else {
+            billed[0] * prices.spot_per_h
+        };
+        (spot + billed[1] * prices.on_demand_per_h) * n / 3600.0
+    };
     // A policy that never finishes is a bug: stop it with an error, not a hang.
     let limit = crate::model::ceil_ticks(4.0 * job.deadline_s + job.work_s, gap_s) + 1;
     for tick in 0.. {
@@ -158,7 +193,7 @@ pub fn run_traced(
         }
         mode = pick;
         // The bill so far, for the record: each mode's seconds at its price.
-        let record = |ticks: &mut Option<&mut Vec<Tick>>, billed: &[f64; 2], done_s: f64| {
+        let record = |ticks: &mut Option<&mut Vec<Tick>>, cost_usd: f64, done_s: f64| {
             if let Some(t) = ticks.as_deref_mut() {
                 t.push(Tick {
                     tick,
@@ -166,14 +201,12 @@ pub fn run_traced(
                     preempted,
                     mode,
                     work_done_h: done_s / 3600.0,
-                    cost_usd: (billed[0] * prices.spot_per_h + billed[1] * prices.on_demand_per_h)
-                        * f64::from(job.instances)
-                        / 3600.0,
+                    cost_usd,
                 });
             }
         };
         if mode == Mode::Idle {
-            record(&mut ticks, &billed, done_s);
+            record(&mut ticks, dollars(&billed, spot_usd_s), done_s);
             continue;
         }
         let left = job.work_s - done_s;
@@ -189,17 +222,19 @@ pub fn run_traced(
         let k = usize::from(mode == Mode::OnDemand);
         billed[k] += billed_s;
         worked[k] += progress;
+        if mode == Mode::Spot {
+            spot_usd_s += billed_s * spot_at(tick);
+        }
         if finished {
             out.finish_h = (tick as f64 * gap_s + overhead_used + progress) / 3600.0;
         }
-        record(&mut ticks, &billed, done_s);
+        record(&mut ticks, dollars(&billed, spot_usd_s), done_s);
     }
     out.spot_h = billed[0] / 3600.0;
     out.on_demand_h = billed[1] / 3600.0;
     out.spot_work_h = worked[0] / 3600.0;
     out.on_demand_work_h = worked[1] / 3600.0;
-    out.cost_usd =
-        (billed[0] * prices.spot_per_h + billed[1] * prices.on_demand_per_h) * n / 3600.0;
+    out.cost_usd = dollars(&billed, spot_usd_s);
     out.deadline_met = out.finish_h * 3600.0 <= job.deadline_s + 1e-6;
     Ok(out)
 }

@@ -80,7 +80,8 @@ def spot(
             drawing random starts (``windows`` may then only be 1).
         min_trace_left_h: trace a window must leave, hours (default max(R(0), 120)).
         seed: seed of the windows and the synthetic traces.
-        spot_price_per_h, on_demand_price_per_h: prices in dollars per instance-hour.
+        spot_price_per_h, on_demand_price_per_h: prices in dollars per instance-hour
+            (a trace file with per-tick ``prices`` bills its spot ticks at those instead).
         last_tick: ``"whole"`` (the last tick billed whole) or ``"prorated"``.
         custom: your own policies, name → callable. The callable gets a dict (``tick``,
             ``elapsed_s``, ``gap_s``, ``mode``, ``spot_available``, ``work_done_s``,

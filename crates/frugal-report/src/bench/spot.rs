@@ -55,6 +55,7 @@ pub fn bench(out: &mut impl Write, seed: u64) -> Result<()> {
                 policy.as_mut(),
                 &job,
                 &prices,
+                None,
                 &avail[*s..],
                 600.0,
                 LastTick::Whole,

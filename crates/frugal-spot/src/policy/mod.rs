@@ -49,6 +49,12 @@ pub trait SpotPolicy {
         Ok(())
     }
 
+    /// Called before each [`SpotPolicy::reset`] with the window's spot price per tick, $/h
+    /// (tick 0 = the job's start; empty when the trace has none: every tick at the flat
+    /// [`Prices::spot_per_h`](crate::model::Prices)). The omniscient plans price their
+    /// ticks with it; other policies ignore it.
+    fn spot_prices(&mut self, _per_tick: &[f64]) {}
+
     /// The mode of tick `o.tick`. Spot may be picked only when `o.spot_available`.
     fn decide(&mut self, o: &Observation<'_>) -> Mode;
 }

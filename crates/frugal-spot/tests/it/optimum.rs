@@ -7,7 +7,7 @@ use crate::common;
 
 use common::Script;
 use frugal_spot::model::{Job, Mode, Prices};
-use frugal_spot::optimum::{lookahead, omniscient};
+use frugal_spot::optimum::{lookahead, lookahead_priced, omniscient, omniscient_priced};
 use frugal_spot::policy::SpotPolicySpec;
 use frugal_spot::sim::{LastTick, run};
 
@@ -17,8 +17,9 @@ const P: Prices = Prices {
     on_demand_per_h: 3.1446,
 };
 
-/// The cheapest of every mode sequence over the horizon that finishes within it.
-fn brute_force(job: &Job, window: &[bool]) -> Option<f64> {
+/// The cheapest of every mode sequence over the horizon that finishes within it, each spot
+/// tick at its price in `spot` when given.
+fn brute_force(job: &Job, window: &[bool], spot: Option<&[f64]>) -> Option<f64> {
     let t = job.horizon_ticks(G);
     let mut best: Option<f64> = None;
     let mut modes = vec![Mode::Idle; t];
@@ -27,6 +28,7 @@ fn brute_force(job: &Job, window: &[bool]) -> Option<f64> {
             &mut Script(modes.clone()),
             job,
             &P,
+            spot,
             window,
             G,
             LastTick::Whole,
@@ -78,15 +80,39 @@ proptest! {
     #[test]
     fn the_dp_is_the_brute_force_optimum((job, window) in case()) {
         let dp = omniscient(&job, &P, &window, G).unwrap();
-        let bf = brute_force(&job, &window);
+        let bf = brute_force(&job, &window, None);
         match (dp, bf) {
             (None, None) => {}
             (Some((cost, modes)), Some(best)) => {
                 prop_assert!((cost - best).abs() < 1e-9, "dp {cost} brute force {best}");
                 // The plan, replayed by the simulator, costs what the DP says and finishes.
-                let o = run(&mut Script(modes), &job, &P, &window, G, LastTick::Whole).unwrap();
+                let o = run(&mut Script(modes), &job, &P, None, &window, G, LastTick::Whole).unwrap();
                 prop_assert!((o.cost_usd - cost).abs() < 1e-9);
                 prop_assert!(o.deadline_met);
+            }
+            (dp, bf) => prop_assert!(false, "dp {dp:?} brute force {bf:?}"),
+        }
+    }
+
+    /// With a price per tick (a trace's `prices`), the DP is still the brute-force optimum
+    /// of what the simulator bills, and no lookahead plan is below it.
+    #[test]
+    fn the_dp_prices_each_spot_tick_as_the_simulator_bills_it(
+        (job, window) in case(),
+        spot in proptest::collection::vec(0.2f64..4.0, 8),
+    ) {
+        let dp = omniscient_priced(&job, &P, &spot, &window, G).unwrap();
+        let bf = brute_force(&job, &window, Some(&spot));
+        match (dp, bf) {
+            (None, None) => {}
+            (Some((cost, modes)), Some(best)) => {
+                prop_assert!((cost - best).abs() < 1e-9, "dp {cost} brute force {best}");
+                let o = run(&mut Script(modes), &job, &P, Some(&spot), &window, G, LastTick::Whole)
+                    .unwrap();
+                prop_assert!((o.cost_usd - cost).abs() < 1e-9);
+                if let Some((c, _)) = lookahead_priced(&job, &P, &spot, &window, G, 2).unwrap() {
+                    prop_assert!(c >= cost - 1e-9, "lookahead {c} below the optimum {cost}");
+                }
             }
             (dp, bf) => prop_assert!(false, "dp {dp:?} brute force {bf:?}"),
         }
@@ -111,7 +137,7 @@ proptest! {
         };
         for p in SpotPolicySpec::ALL.into_iter().chain([SpotPolicySpec::TimeSliced(3)]) {
             let mut policy = p.build(&P);
-            let o = run(policy.as_mut(), &job, &P, &avail, G, LastTick::Whole).unwrap();
+            let o = run(policy.as_mut(), &job, &P, None, &avail, G, LastTick::Whole).unwrap();
             if o.deadline_met {
                 prop_assert!(o.cost_usd >= best - 1e-9, "{p}: {} < {best}", o.cost_usd);
             }
@@ -150,7 +176,16 @@ fn the_lookahead_always_finishes_a_job_on_demand_could_finish() {
     };
     let avail: Vec<bool> = (0..80).map(|t| (46..49).contains(&t)).collect();
     let (cost, modes) = lookahead(&job, &P, &avail, G, 8).unwrap().unwrap();
-    let o = run(&mut Script(modes), &job, &P, &avail, G, LastTick::Whole).unwrap();
+    let o = run(
+        &mut Script(modes),
+        &job,
+        &P,
+        None,
+        &avail,
+        G,
+        LastTick::Whole,
+    )
+    .unwrap();
     assert!(o.deadline_met && (o.cost_usd - cost).abs() < 1e-9);
     let (best, _) = omniscient(&job, &P, &avail, G).unwrap().unwrap();
     assert!(cost >= best - 1e-9);

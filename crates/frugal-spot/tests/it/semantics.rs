@@ -31,6 +31,7 @@ fn play(modes: &[Mode], j: &Job, window: &[bool]) -> WindowOutcome {
         &mut Script(modes.to_vec()),
         j,
         &P,
+        None,
         window,
         G,
         LastTick::Whole,
@@ -40,7 +41,7 @@ fn play(modes: &[Mode], j: &Job, window: &[bool]) -> WindowOutcome {
 
 fn spec(p: &str, j: &Job, window: &[bool]) -> WindowOutcome {
     let mut policy = p.parse::<SpotPolicySpec>().unwrap().build(&P);
-    run(policy.as_mut(), j, &P, window, G, LastTick::Whole).unwrap()
+    run(policy.as_mut(), j, &P, None, window, G, LastTick::Whole).unwrap()
 }
 
 const S: Mode = Mode::Spot;
@@ -61,7 +62,16 @@ fn the_first_start_pays_the_changeover_and_the_last_tick_is_billed_whole() {
     assert!(o.deadline_met);
     // Prorated, the last tick is billed for its 120 s only.
     let mut s = Script(vec![S, S, S, S]);
-    let p = run(&mut s, &j, &P, &avail("1111111111"), G, LastTick::Prorated).unwrap();
+    let p = run(
+        &mut s,
+        &j,
+        &P,
+        None,
+        &avail("1111111111"),
+        G,
+        LastTick::Prorated,
+    )
+    .unwrap();
     assert!((p.cost_usd - (3.0 * G + 120.0) / 3600.0).abs() < 1e-12);
 }
 
@@ -105,6 +115,7 @@ fn picking_spot_where_there_is_none_is_an_error() {
         &mut Script(vec![S]),
         &j,
         &P,
+        None,
         &avail("0"),
         G,
         LastTick::Whole,
@@ -118,7 +129,16 @@ fn on_demand_only_pays_work_plus_one_changeover_in_whole_ticks() {
     // The spec's example: 48 h, d = 0.2 h, g = 600 s, $3.06/h → 290 ticks, $147.90.
     let j = Job::from_hours(48.0, 60.0, 0.2);
     let mut p = SpotPolicySpec::OnDemand.build(&Prices::PAPER);
-    let o = run(p.as_mut(), &j, &Prices::PAPER, &[], G, LastTick::Whole).unwrap();
+    let o = run(
+        p.as_mut(),
+        &j,
+        &Prices::PAPER,
+        None,
+        &[],
+        G,
+        LastTick::Whole,
+    )
+    .unwrap();
     assert!((o.cost_usd - 147.90).abs() < 1e-9, "{}", o.cost_usd);
     assert_eq!(o.on_demand_h, 290.0 / 6.0);
 }
@@ -219,4 +239,51 @@ fn gangs_pay_for_every_instance() {
     };
     let o = play(&[S], &j, &avail("1"));
     assert_eq!(o.cost_usd, 4.0 * G / 3600.0);
+}
+
+#[test]
+fn a_spot_tick_is_billed_at_its_traces_price_and_on_demand_at_the_flat_one() {
+    // 1,800 s of work, d = 0: spot, on-demand, spot. With per-tick prices $2, $5, $4/h the
+    // spot ticks cost (2 + 4)·600/3600 = $1 and the on-demand tick 3·600/3600 = $0.5.
+    let j = job(1800.0, 6000.0, 0.0);
+    let window = avail("1111");
+    let o = run(
+        &mut Script(vec![S, O, S]),
+        &j,
+        &P,
+        Some(&[2.0, 5.0, 4.0, 9.0]),
+        &window,
+        G,
+        LastTick::Whole,
+    )
+    .unwrap();
+    assert!((o.cost_usd - 1.5).abs() < 1e-12, "{}", o.cost_usd);
+    assert_eq!(o.spot_h, 2.0 * G / 3600.0);
+    // Past the series' end a spot tick is billed at the flat $1/h: (2 + 1 + 1)·600/3600.
+    let o = run(
+        &mut Script(vec![S, S, S]),
+        &j,
+        &P,
+        Some(&[2.0]),
+        &window,
+        G,
+        LastTick::Whole,
+    )
+    .unwrap();
+    assert!((o.cost_usd - 4.0 / 6.0).abs() < 1e-12, "{}", o.cost_usd);
+    // The omniscient plan prices each tick: with spot dear in tick 0 ($9/h, above the $3/h
+    // on-demand) and cheap after, it waits a tick and runs three spot ticks at $1/h.
+    let j = job(1800.0, 2400.0, 0.0);
+    let mut opt = SpotPolicySpec::Omniscient.build(&P);
+    let o = run(
+        opt.as_mut(),
+        &j,
+        &P,
+        Some(&[9.0, 1.0, 1.0, 1.0]),
+        &window,
+        G,
+        LastTick::Whole,
+    )
+    .unwrap();
+    assert!((o.cost_usd - 0.5).abs() < 1e-12, "{}", o.cost_usd);
 }

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use frugal_spot::model::{Job, Mode, Prices};
-use frugal_spot::optimum::omniscient;
+use frugal_spot::optimum::omniscient_priced;
 use frugal_spot::zones::env::run;
 use frugal_spot::zones::optimum::exact;
 use frugal_spot::zones::{FinalTick, Plan, Setting, Zone};
@@ -128,12 +128,13 @@ type Step = Option<(usize, Mode)>;
 
 /// One zone with constant `prices`, 600-s ticks, a deadline of `avail.len()` whole ticks
 /// and work `share` of what fits after one changeover `d`.
-fn one_zone(avail: &[bool], prices: &Prices, d: f64, share: f64) -> Setting {
+/// One zone with `avail` and a spot price per tick (`spot`'s first ticks).
+fn one_zone(avail: &[bool], prices: &Prices, spot: &[f64], d: f64, share: f64) -> Setting {
     let (g, n) = (600.0, avail.len());
     let z = Zone {
         name: "us-east-1c".into(),
         available: avail.to_vec(),
-        spot_per_h: vec![prices.spot_per_h; n],
+        spot_per_h: spot[..n].to_vec(),
         on_demand_per_h: prices.on_demand_per_h,
     };
     let work = (share * (n as f64 * g - d)).round().max(1.0);
@@ -232,13 +233,16 @@ proptest! {
         avail in prop::collection::vec(any::<bool>(), 6..40),
         d in prop::sample::select(vec![0.0, 120.0, 600.0, 720.0, 1500.0]),
         share in 0.2f64..0.9,
+        spot in prop::collection::vec(0.2f64..4.0, 40),
     ) {
+        // A trace's per-tick spot prices: the single-zone DP prices each tick as the
+        // multi-zone one does.
         let g = 600.0;
         let prices = Prices { spot_per_h: 1.0, on_demand_per_h: 3.1446 };
-        let s = one_zone(&avail, &prices, d, share);
+        let s = one_zone(&avail, &prices, &spot, d, share);
         prop_assume!(s.check().is_ok());
         let multi = exact(&s).unwrap().cost_usd;
-        let (single, _) = omniscient(&s.job, &prices, &avail, g).unwrap().unwrap();
+        let (single, _) = omniscient_priced(&s.job, &prices, &spot, &avail, g).unwrap().unwrap();
         prop_assert!((multi - single).abs() < 1e-9, "multi-zone {multi} vs single-zone {single}");
     }
 }
@@ -356,18 +360,20 @@ proptest! {
         avail in prop::collection::vec(any::<bool>(), 8..60),
         d in prop::sample::select(vec![0.0, 300.0, 600.0, 720.0]),
         share in 0.3f64..0.9,
+        spot in prop::collection::vec(0.2f64..4.0, 60),
     ) {
         use frugal_spot::policy::SpotPolicySpec;
         use frugal_spot::sim::LastTick;
         use frugal_spot::zones::policy::SingleZone;
+        // The same bill, a trace's per-tick spot prices included, from both simulators.
         let g = 600.0;
         let prices = Prices { spot_per_h: 0.9731, on_demand_per_h: 3.06 };
-        let s = one_zone(&avail, &prices, d, share);
+        let s = one_zone(&avail, &prices, &spot, d, share);
         prop_assume!(s.check().is_ok());
         let policy = || SpotPolicySpec::UniformProgress.build(&prices);
         let multi = run(&mut SingleZone::new(policy()), &s).unwrap();
         let single = frugal_spot::sim::run(
-            policy().as_mut(), &s.job, &prices, &avail, g, LastTick::Whole,
+            policy().as_mut(), &s.job, &prices, Some(&spot), &avail, g, LastTick::Whole,
         ).unwrap();
         prop_assert!((multi.bill_usd - single.cost_usd).abs() < 1e-9,
             "environment {} vs simulator {}", multi.bill_usd, single.cost_usd);
