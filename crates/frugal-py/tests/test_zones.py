@@ -66,3 +66,13 @@ def test_bad_input_is_refused_naming_it():
         frugal_sched.zones(first_zones=0)
     with pytest.raises(ValueError, match="built-in"):
         frugal_sched.zones(windows=1, policies=[], custom={"greedy": lambda obs: "keep"})
+
+
+def test_every_listed_scenario_and_policy_is_one_the_native_side_runs():
+    # The Python names are the Rust enums' (an unknown one is refused by the native side).
+    for scenario in frugal_sched._zones.SCENARIOS:
+        df = frugal_sched.zones(scenario=scenario, policies=["up-s"], windows=1)
+        assert set(df["scenario"]) == {scenario}
+    df = frugal_sched.zones(scenario="h100-europe", policies=list(frugal_sched._zones.ZONE_POLICIES),
+                            windows=1)
+    assert set(df["policy"]) == set(frugal_sched._zones.ZONE_POLICIES)
