@@ -149,6 +149,13 @@ impl Prices {
         on_demand_per_h: 3.06,
     };
 
+    /// The spot price of `tick`, $/h: a trace's own (`per_tick[tick]`, tick 0 = the
+    /// window's first) where it has one, else the flat [`Prices::spot_per_h`]. The one rule
+    /// the simulator's bill and the plans that price the future share.
+    pub fn spot_at(&self, per_tick: &[f64], tick: usize) -> f64 {
+        per_tick.get(tick).copied().unwrap_or(self.spot_per_h)
+    }
+
     /// k = on-demand price / spot price.
     pub fn k(&self) -> f64 {
         self.on_demand_per_h / self.spot_per_h

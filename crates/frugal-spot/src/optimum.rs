@@ -44,10 +44,11 @@ struct Grid {
     work: usize,
     /// Progress slots: P + g/u (a state at or past P is done).
     width: usize,
-    /// Cost of one tick on spot (at the flat price) and on on-demand, dollars.
-    tick_cost: [f64; 2],
-    /// n·g/3600: a tick's cost per $/h of price.
-    tick_hours: f64,
+    /// Cost of one tick on on-demand, dollars (a spot tick's: [`Grid::spot_costs`]).
+    on_demand_tick_cost: f64,
+    /// N instances and g seconds, to price a tick.
+    instances: f64,
+    gap_s: f64,
 }
 
 impl Grid {
@@ -73,23 +74,17 @@ impl Grid {
             gains,
             work,
             width: work.saturating_add(g_units),
-            tick_cost: [
-                prices.spot_per_h * n * gap_s / 3600.0,
-                prices.on_demand_per_h * n * gap_s / 3600.0,
-            ],
-            tick_hours: n * gap_s / 3600.0,
+            on_demand_tick_cost: prices.on_demand_per_h * n * gap_s / 3600.0,
+            instances: n,
+            gap_s,
         })
     }
 
-    /// The cost of a spot tick at each of the first `ticks` ticks: at `spot_per_h[t]` where
-    /// the series has it, else the flat price.
-    fn spot_costs(&self, spot_per_h: &[f64], ticks: usize) -> Vec<f64> {
+    /// The cost of a spot tick at each of the first `ticks` ticks, at
+    /// [`Prices::spot_at`] (the same arithmetic as the flat tick cost).
+    fn spot_costs(&self, prices: &Prices, spot_per_h: &[f64], ticks: usize) -> Vec<f64> {
         (0..ticks)
-            .map(|t| {
-                spot_per_h
-                    .get(t)
-                    .map_or(self.tick_cost[0], |&p| p * self.tick_hours)
-            })
+            .map(|t| prices.spot_at(spot_per_h, t) * self.instances * self.gap_s / 3600.0)
             .collect()
     }
 
@@ -259,7 +254,7 @@ fn solve(
             let cost = if kind == 0 {
                 spot_cost[t]
             } else {
-                grid.tick_cost[1]
+                grid.on_demand_tick_cost
             };
             // A new run starts from idle or from a run of the other kind.
             for p in running.clone() {
@@ -371,7 +366,7 @@ pub fn omniscient_priced(
     let grid = Grid::new(job, prices, gap_s)?;
     check_size(job, &grid, gap_s)?;
     let avail = horizon(window, job.horizon_ticks(gap_s));
-    let spot_cost = grid.spot_costs(spot_per_h, avail.len());
+    let spot_cost = grid.spot_costs(prices, spot_per_h, avail.len());
     let solved = solve(&grid, &avail, &spot_cost, (0, 0), grid.work)?;
     Ok(solved
         .best_done(&grid, grid.work)
@@ -421,7 +416,7 @@ pub fn lookahead_priced(
     check_size(job, &grid, gap_s)?;
     let horizon_ticks = job.horizon_ticks(gap_s);
     let avail = horizon(window, horizon_ticks);
-    let spot_cost = grid.spot_costs(spot_per_h, avail.len());
+    let spot_cost = grid.spot_costs(prices, spot_per_h, avail.len());
     let mut modes = Vec::with_capacity(horizon_ticks);
     let (mut state, mut total) = ((0usize, 0usize), 0.0);
     let mut begin = 0;

@@ -93,8 +93,8 @@ fn quick(
             modes
                 .iter()
                 .enumerate()
-                .map(|(t, &m)| match (m, spot_per_h.get(begin + t)) {
-                    (Mode::Spot, Some(&p)) => p,
+                .map(|(t, &m)| match m {
+                    Mode::Spot => prices.spot_at(spot_per_h, begin + t),
                     _ => prices.of(m),
                 })
                 .sum::<f64>()

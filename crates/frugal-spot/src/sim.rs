@@ -138,12 +138,6 @@ pub fn run_traced(
     // With per-tick spot prices, the spot seconds × their ticks' prices ($·s/h), summed in
     // tick order; without, billed[0] × the flat price.
     let mut spot_usd_s = 0.0f64;
-    let spot_at = |tick: usize| {
-        spot_prices
-            .and_then(|p| p.get(tick))
-            .copied()
-            .unwrap_or(prices.spot_per_h)
-    };
     let dollars = |billed: &[f64; 2], spot_usd_s: f64| {
         let spot = if spot_prices.is_some() {
             spot_usd_s
@@ -223,7 +217,7 @@ pub fn run_traced(
         billed[k] += billed_s;
         worked[k] += progress;
         if mode == Mode::Spot {
-            spot_usd_s += billed_s * spot_at(tick);
+            spot_usd_s += billed_s * prices.spot_at(spot_prices.unwrap_or(&[]), tick);
         }
         if finished {
             out.finish_h = (tick as f64 * gap_s + overhead_used + progress) / 3600.0;
