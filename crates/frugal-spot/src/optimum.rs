@@ -172,11 +172,12 @@ fn too_large(job: &Job, gap_s: f64, unit_ms: u64, work: f64, states: f64) -> Spo
     };
     SpotError::Input(format!(
         "omniscient: the exact optimum would need {states} states, more than its limit of \
-         {MAX_STATES}: progress is counted in units of gcd(tick length {gap_s} s, \
+         {MAX_STATES}: progress is counted in units of gcd(tick length {} s, \
          changeover_h {} h) = {unit_s} s, so work_h {} h is {work:.0} units over {} ticks \
          of the deadline_h {} h; give a changeover that shares a larger unit with the tick \
          length (a whole number of {} s, say), a shorter job, or leave the omniscient \
          policies out",
+        crate::model::short(gap_s),
         job.changeover_s / 3600.0,
         job.work_s / 3600.0,
         job.horizon_ticks(gap_s),

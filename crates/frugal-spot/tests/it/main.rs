@@ -6,6 +6,7 @@
 mod common;
 
 mod experiment;
+mod fuzz;
 mod optimum;
 mod paper;
 mod semantics;
