@@ -376,5 +376,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs::run_experiments, m)?)?;
     m.add_function(wrap_pyfunction!(spot::spot_csv, m)?)?;
     m.add_function(wrap_pyfunction!(zones::zones_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(zones::zone_names, m)?)?;
     Ok(())
 }

@@ -161,6 +161,18 @@ impl ZonePolicy for PyZonePolicy {
     }
 }
 
+/// The built-in multi-zone policies' and the published scenarios' names, in the Rust
+/// enums' order: Python lists them from here (one name, one place).
+#[pyfunction]
+pub fn zone_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    use frugal_core::spec::Choice;
+    use frugal_spot::zones::experiment::{ScenarioName, ZonePolicyName};
+    (
+        ZonePolicyName::ALL.iter().map(|p| p.name()).collect(),
+        ScenarioName::ALL.iter().map(|s| s.name()).collect(),
+    )
+}
+
 /// Runs the spec (JSON) with the `custom` (name, callable) policies; the rows as CSV.
 #[pyfunction]
 pub fn zones_csv(

@@ -2,6 +2,7 @@
 beside the exact optimum, errors as Python's."""
 
 import math
+import typing
 
 import pytest
 
@@ -69,7 +70,12 @@ def test_bad_input_is_refused_naming_it():
 
 
 def test_every_listed_scenario_and_policy_is_one_the_native_side_runs():
-    # The Python names are the Rust enums' (an unknown one is refused by the native side).
+    # The Python names come from the Rust enums; each runs.
+    assert "skynomad-v-neely-dpp" in frugal_sched._zones.ZONE_POLICIES
+    assert "h100-8zone" in frugal_sched._zones.SCENARIOS
+    # The type hint's list of scenarios is the native one.
+    hint = typing.get_type_hints(frugal_sched.zones)["scenario"]
+    assert set(typing.get_args(hint)) == set(frugal_sched._zones.SCENARIOS)
     for scenario in frugal_sched._zones.SCENARIOS:
         df = frugal_sched.zones(scenario=scenario, policies=["up-s"], windows=1)
         assert set(df["scenario"]) == {scenario}

@@ -14,28 +14,13 @@ import pandas as pd
 from frugal_sched import _native
 from frugal_sched._runs import _as_int, _as_number
 
-#: The built-in multi-zone policies.
-ZONE_POLICIES = (
-    "optimal",
-    "skynomad",
-    "skynomad-rate",
-    "skynomad-o",
-    "skynomad-o-rate",
-    "skynomad-v-alpha05",
-    "skynomad-v-quadratic",
-    "skynomad-v-hjb-exp",
-    "skynomad-v-time-only",
-    "skynomad-v-neely-dpp",
-    "up-s",
-    "up-a",
-    "up-ap",
-    "greedy",
-    "up",
-)
+_POLICY_NAMES, _SCENARIO_NAMES = _native.zone_names()
 
-#: The published scenarios.
-SCENARIOS = ("v100", "h100-global-diverse", "h100-progressive", "h100-us", "h100-europe",
-             "h100-asia", "h100-global", "v100-4node", "h100-8zone")
+#: The built-in multi-zone policies (the native enum's names, in its order).
+ZONE_POLICIES: tuple[str, ...] = tuple(_POLICY_NAMES)
+
+#: The published scenarios (the native enum's names, in its order).
+SCENARIOS: tuple[str, ...] = tuple(_SCENARIO_NAMES)
 
 
 def zones(
