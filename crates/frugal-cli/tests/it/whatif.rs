@@ -154,9 +154,13 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
         "replayed bill differs: {out}"
     );
 
-    // Another policy: what `frugal simulate` gives on the exported jobs, which run their
-    // estimates (the replay runs the measured times: the emulated backend reports each
-    // end a few milliseconds late, about a second of service time at this speed-up).
+    // Another policy: the command `--export` prints is `frugal simulate` on the exported
+    // jobs, which run their estimates. The replay above runs the measured times instead,
+    // and those are the emulated backend's: each end is reported some milliseconds late,
+    // seconds of service time at this speed-up, more on a loaded machine (a cold CI run
+    // saw BFD's replay more than 5 % from the estimates' bill). So the replay is not compared
+    // with `simulate` — its own-policy row equals the service's bill above, exactly —
+    // and the prediction (`--estimates-only`) is, exactly, below.
     let (code, text, err) = frugal(&[
         "whatif",
         "--db",
@@ -187,10 +191,6 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
         .find(|r| r[column(&sim, "policy")] == "best-fit-decreasing")
         .unwrap();
     let sim_bill: f64 = bfd[column(&sim, "cost_usd")].parse().unwrap();
-    assert!(
-        (sim_bill - num(3, bill)).abs() <= 0.05 * sim_bill,
-        "{cmd}\n{out}"
-    );
     assert_eq!(rows[3][policy], "best-fit-decreasing");
     assert_eq!(
         rows[3][column(&rows, "completed")],
