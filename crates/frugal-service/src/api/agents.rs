@@ -8,7 +8,7 @@ use axum::extract::State as AxState;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::auth::token_matches;
+use super::auth::{bearer_token, token_matches};
 use super::error;
 use super::views::ErrorBody;
 use crate::Service;
@@ -31,7 +31,7 @@ pub(crate) async fn heartbeat(
     let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+        .and_then(bearer_token);
     let authorised = match (&svc.agent_token, presented) {
         (Some(expected), Some(t)) => token_matches(expected, t.trim()),
         _ => false,

@@ -26,7 +26,7 @@ pub(crate) fn token_matches(expected: &str, presented: &str) -> bool {
 /// The token of an `Authorization` value of the Bearer scheme: the scheme is matched
 /// case-insensitively (RFC 9110 §11.1: `bearer`, `BEARER` and `Bearer` are one scheme),
 /// followed by one or more spaces and the token.
-fn bearer_token(value: &str) -> Option<&str> {
+pub(super) fn bearer_token(value: &str) -> Option<&str> {
     let (scheme, token) = value.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")

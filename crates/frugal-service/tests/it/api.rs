@@ -9,8 +9,8 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use common::{
-    call, call_raw, config, get_with_authorization, job, repo, service, service_with, tmp_db,
-    wait_state,
+    call, call_raw, config, job, repo, service, service_with, tmp_db, wait_state,
+    with_authorization,
 };
 use frugal_core::{PolicyKind, PolicyParams};
 use frugal_service::start;
@@ -97,7 +97,7 @@ async fn the_bearer_scheme_is_any_case_and_the_database_is_private() {
         format!("BEARER  {token}"),
     ] {
         assert_eq!(
-            get_with_authorization(&svc, "/jobs", &v).await,
+            with_authorization(&svc, "GET", "/jobs", &v, "").await,
             StatusCode::OK,
             "{v}"
         );
@@ -108,7 +108,7 @@ async fn the_bearer_scheme_is_any_case_and_the_database_is_private() {
         "bearer".into(),
     ] {
         assert_eq!(
-            get_with_authorization(&svc, "/jobs", &v).await,
+            with_authorization(&svc, "GET", "/jobs", &v, "").await,
             StatusCode::UNAUTHORIZED,
             "{v}"
         );
@@ -158,6 +158,14 @@ async fn the_agent_route_takes_the_agent_token_and_nothing_else_does() {
         post(Some("agent-secret"), hb.clone()).await,
         StatusCode::CONFLICT
     );
+    // The scheme is matched as the API's is, whatever its case (RFC 9110 §11.1).
+    for v in ["bearer agent-secret", "BEARER  agent-secret"] {
+        assert_eq!(
+            with_authorization(&svc, "POST", "/agent/v1/heartbeat", v, &hb).await,
+            StatusCode::CONFLICT,
+            "{v}"
+        );
+    }
     assert_eq!(
         post(Some("agent-secret"), "{".into()).await,
         StatusCode::BAD_REQUEST

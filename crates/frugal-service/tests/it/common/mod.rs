@@ -103,17 +103,21 @@ pub async fn call_raw(
     )
 }
 
-/// A GET of `uri` with the `Authorization` header `authorization`, as written: its status.
-pub async fn get_with_authorization(
+/// A request (a JSON `body`, which may be empty) with the `Authorization` header
+/// `authorization`, as written: its status.
+pub async fn with_authorization(
     svc: &Arc<Service>,
+    method: &str,
     uri: &str,
     authorization: &str,
+    body: &str,
 ) -> StatusCode {
     let req = Request::builder()
-        .method("GET")
+        .method(method)
         .uri(uri)
         .header("authorization", authorization)
-        .body(Body::empty())
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
         .unwrap();
     router(Arc::clone(svc)).oneshot(req).await.unwrap().status()
 }
