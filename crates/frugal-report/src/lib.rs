@@ -15,6 +15,8 @@ pub mod embedded;
 pub mod experiment;
 pub mod html;
 pub mod live;
+pub mod marks;
+pub mod names;
 pub mod plot;
 pub mod runner;
 pub mod table;
@@ -22,5 +24,5 @@ pub mod verdict;
 
 pub use claim::{Claim, ClaimOutcome, Verdict};
 pub use experiment::{Configuration, Experiment, System};
-pub use plot::{Figure, PlotKind, PlotSpec};
+pub use plot::{Figure, Marks, PlotKind, PlotSpec};
 pub use table::Table;

@@ -14,9 +14,19 @@
 //! the clusters of bars or the lines), `where` (only rows with these column values),
 //! `x_label` and `y_label` (axis captions with their units; default: the column names;
 //! bars name each cluster under it, caption the clusters with the `series` column and
-//! title the legend of `x` values with `x_label`). Each policy keeps one colour
-//! in every figure of the report (its place in the list of built-in policies); lines also
-//! differ by marker and dash; ticks of whole numbers print without decimals.
+//! title the legend of `x` values with `x_label`; one cluster names each bar under it and
+//! captions them with `x_label`). Each policy keeps one colour in every figure of the
+//! report (its place in the list of built-in policies); lines also differ by marker and
+//! dash; ticks of whole numbers print without decimals.
+//!
+//! What the report adds ([`Marks`], from [`crate::marks`]): labels under the names their
+//! paper gives them ([`crate::names`]); each claim's published value on the bar or point it
+//! speaks of, a dashed black line (a band for a range) on bars and a hollow diamond on
+//! lines, keyed "published" under the legend; and under the legend how many runs each bar
+//! or point averages ("one run per bar", "mean of 5 runs per point, 95 % CI"). A y axis
+//! whose positive values span more than [`LOG_SPAN`] (100×) is logarithmic, ticked at the
+//! powers of ten and captioned "log scale"; a bar then rises from the power of ten below
+//! the smallest value.
 
 use std::path::Path;
 use std::sync::Once;
@@ -88,9 +98,16 @@ pub enum Figure {
         bars: Vec<String>,
         /// Estimates, `None` where no run has a value.
         values: Vec<Vec<Option<Estimate>>>,
+        /// How many runs each bar averages.
+        runs: RunsPerPoint,
     },
     /// Lines of (x, estimate) points.
-    Lines(Vec<(String, Vec<(f64, Estimate)>)>),
+    Lines {
+        /// Each line's label and points.
+        lines: Vec<(String, Vec<(f64, Estimate)>)>,
+        /// How many runs each point averages.
+        runs: RunsPerPoint,
+    },
     /// One run's VMs and bill.
     Timeline {
         /// Per VM: label and powered-on intervals (seconds).
@@ -98,6 +115,122 @@ pub enum Figure {
         /// (time s, cumulative bill $) steps.
         cost: Vec<(f64, f64)>,
     },
+}
+
+/// The fewest and the most runs behind one bar or point of a figure (rows with a value).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunsPerPoint {
+    /// The fewest.
+    pub min: usize,
+    /// The most.
+    pub max: usize,
+}
+
+impl RunsPerPoint {
+    fn add(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.min = if self.max == 0 { n } else { self.min.min(n) };
+        self.max = self.max.max(n);
+    }
+
+    /// What the figure states about its runs: `one run per bar`, `mean of 5 runs per
+    /// point, 95 % CI`, `mean of 3–5 runs per bar, 95 % CI`.
+    pub fn caption(&self, point: &str) -> String {
+        match (self.min, self.max) {
+            (_, 0) => String::new(),
+            (1, 1) => format!("one run per {point}"),
+            (a, b) if a == b => format!("mean of {a} runs per {point}, 95 % CI"),
+            (a, b) => format!("mean of {a}–{b} runs per {point}, 95 % CI"),
+        }
+    }
+}
+
+/// What the report draws on a plot beyond its rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Marks {
+    /// The paper's name of a bar, cluster or line label (a policy's identifier → the name
+    /// its paper gives it); a label without one is shown as it is. Colours follow the
+    /// label, not the name, so a policy keeps its colour in every paper.
+    pub names: std::collections::BTreeMap<String, String>,
+    /// Published values.
+    pub published: Vec<Reference>,
+}
+
+impl Marks {
+    /// The name shown for `label`.
+    pub fn name<'a>(&'a self, label: &'a str) -> &'a str {
+        self.names.get(label).map_or(label, String::as_str)
+    }
+}
+
+/// A published value drawn on a plot (a claim's number, in the plot's unit): a line where
+/// `lo == hi`, else a band from `lo` to `hi`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// Bars: the cluster (`None`: the only one); lines: unused.
+    pub cluster: Option<String>,
+    /// Bars: the bar; lines: the line.
+    pub series: String,
+    /// Lines: the x value the claim is at (bars: unused).
+    pub x: Option<f64>,
+    /// The published range, in the plot's y unit.
+    pub lo: f64,
+    /// Its upper end (`lo` for a point).
+    pub hi: f64,
+}
+
+/// A figure whose positive values span more than this factor is drawn on a log axis.
+pub const LOG_SPAN: f64 = 100.0;
+
+/// The y axis of a figure: linear from its range, or log₁₀ when every value is positive
+/// and they span more than [`LOG_SPAN`] (drawn as log₁₀ of the value on a linear axis,
+/// ticks at the powers of ten; a bar starts at the axis' floor).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct YAxis {
+    log: bool,
+    /// log axes: the floor, in the value's unit.
+    floor: f64,
+}
+
+impl YAxis {
+    fn of(values: impl Iterator<Item = f64> + Clone) -> YAxis {
+        let positive = values.clone().all(|v| v > 0.0);
+        let lo = values.clone().fold(f64::INFINITY, f64::min);
+        let hi = values.fold(f64::NEG_INFINITY, f64::max);
+        if positive && lo.is_finite() && hi / lo > LOG_SPAN {
+            YAxis {
+                log: true,
+                floor: 10f64.powf(lo.log10().floor()),
+            }
+        } else {
+            YAxis {
+                log: false,
+                floor: 0.0,
+            }
+        }
+    }
+
+    /// Where `v` is drawn.
+    fn at(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(self.floor).log10()
+        } else {
+            v
+        }
+    }
+
+    /// A tick's label: the value at `v` (a power of ten on a log axis, nothing between).
+    fn tick(&self, v: f64) -> String {
+        if !self.log {
+            return tick(v);
+        }
+        if (v - v.round()).abs() > 1e-6 {
+            return String::new();
+        }
+        tick(10f64.powi(v.round() as i32))
+    }
 }
 
 impl PlotSpec {
@@ -128,12 +261,14 @@ impl PlotSpec {
             PlotKind::Bars => {
                 let bars = table.distinct(&rows, x)?;
                 let mut values = Vec::new();
+                let mut runs = RunsPerPoint::default();
                 for g in &groups {
                     let g_rows = in_group(g)?;
                     let mut row = Vec::new();
                     for b in &bars {
                         let of: Vec<&[String]> =
                             g_rows.iter().copied().filter(|r| r[xi] == *b).collect();
+                        runs.add(table.count(&of, y)?);
                         row.push(table.estimate(&of, y)?);
                     }
                     values.push(row);
@@ -142,10 +277,12 @@ impl PlotSpec {
                     clusters: groups,
                     bars,
                     values,
+                    runs,
                 })
             }
             PlotKind::Lines => {
                 let mut lines = Vec::new();
+                let mut runs = RunsPerPoint::default();
                 for g in &groups {
                     let g_rows = in_group(g)?;
                     let mut points = Vec::new();
@@ -155,6 +292,7 @@ impl PlotSpec {
                             .map_err(|_| format!("{x}: {xv:?} is not a number"))?;
                         let of: Vec<&[String]> =
                             g_rows.iter().copied().filter(|r| r[xi] == xv).collect();
+                        runs.add(table.count(&of, y)?);
                         if let Some(e) = table.estimate(&of, y)? {
                             points.push((xf, e));
                         }
@@ -162,26 +300,26 @@ impl PlotSpec {
                     points.sort_by(|a, b| a.0.total_cmp(&b.0));
                     lines.push((g.clone(), points));
                 }
-                Ok(Figure::Lines(lines))
+                Ok(Figure::Lines { lines, runs })
             }
             PlotKind::Timeline => Err("a timeline is drawn from a run, not from rows".into()),
         }
     }
 
-    /// Draws `figure` as SVG text and as a PNG file at `png`.
+    /// Draws `figure` with `marks` as SVG text and as a PNG file at `png`.
     ///
     /// # Errors
     /// A drawing or file error.
-    pub fn render(&self, figure: &Figure, png: &Path) -> Result<String, String> {
+    pub fn render(&self, figure: &Figure, marks: &Marks, png: &Path) -> Result<String, String> {
         register_font();
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            self.draw(figure, &root, 1)?;
+            self.draw(figure, marks, &root, 1)?;
         }
         let big = (SIZE.0 * PNG_SCALE, SIZE.1 * PNG_SCALE);
         let root = BitMapBackend::new(png, big).into_drawing_area();
-        self.draw(figure, &root, PNG_SCALE)?;
+        self.draw(figure, marks, &root, PNG_SCALE)?;
         Ok(svg)
     }
 
@@ -189,6 +327,7 @@ impl PlotSpec {
     fn draw<DB: DrawingBackend>(
         &self,
         figure: &Figure,
+        marks: &Marks,
         root: &DrawingArea<DB, Shift>,
         s: u32,
     ) -> Result<(), String> {
@@ -219,52 +358,115 @@ impl PlotSpec {
                 clusters,
                 bars,
                 values,
+                runs,
             } => {
                 let width = bars.len() as f64 + 1.0;
-                let top = values
-                    .iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.mean + e.ci95.unwrap_or(0.0))
-                    .fold(0.0, f64::max)
-                    .max(1e-9)
-                    * 1.08;
+                let single = clusters.len() == 1;
+                let cluster_of = |c: usize| (!single).then(|| clusters[c].clone());
+                // The published values of each bar, where its cluster has one.
+                let published = |c: usize, b: usize| {
+                    marks
+                        .published
+                        .iter()
+                        .filter(move |r| r.series == bars[b] && r.cluster == cluster_of(c))
+                };
+                let data = values.iter().flatten().flatten().flat_map(|e| {
+                    let h = e.ci95.unwrap_or(0.0);
+                    [e.mean, e.mean + h]
+                });
+                let refs = (0..clusters.len())
+                    .flat_map(|c| (0..bars.len()).map(move |b| (c, b)))
+                    .flat_map(|(c, b)| published(c, b).flat_map(|r| [r.lo, r.hi]))
+                    .collect::<Vec<f64>>();
+                let axis = YAxis::of(
+                    values
+                        .iter()
+                        .flatten()
+                        .flatten()
+                        .map(|e| e.mean)
+                        .chain(refs.iter().copied()),
+                );
+                let top = data
+                    .chain(refs.iter().copied())
+                    .map(|v| axis.at(v))
+                    .fold(if axis.log { f64::NEG_INFINITY } else { 0.0 }, f64::max);
+                let bottom = axis.at(axis.floor);
+                let top = if axis.log {
+                    top.ceil().max(bottom + 1.0)
+                } else {
+                    top.max(1e-9) * 1.08
+                };
                 let colours = colours(bars);
                 let mut chart = ChartBuilder::on(&plot)
                     .margin(px(12))
                     .x_label_area_size(px(44))
                     .y_label_area_size(px(70))
-                    .build_cartesian_2d(0.0..width * clusters.len() as f64, 0.0..top)
+                    .build_cartesian_2d(0.0..width * clusters.len() as f64, bottom..top)
                     .map_err(err)?;
+                let y_ticks = if axis.log {
+                    (top - bottom).round() as usize + 1
+                } else {
+                    10
+                };
                 chart
                     .configure_mesh()
                     .label_style(font(12))
                     .axis_desc_style(font(14))
                     .disable_x_mesh()
                     .x_labels(0)
-                    .y_label_formatter(&|v| tick(*v))
-                    .y_desc(y_label)
+                    .y_labels(y_ticks)
+                    .y_label_formatter(&|v| axis.tick(*v))
+                    .y_desc(if axis.log {
+                        format!("{y_label}, log scale")
+                    } else {
+                        y_label
+                    })
                     .draw()
                     .map_err(err)?;
                 // Each cluster's name under its centre (plotters puts ticks at round
                 // numbers, not at the clusters), and the series column's name below them.
+                // One cluster: each bar's name under it instead, and the bars' caption.
                 let label_style =
                     TextStyle::from(font(12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-                for (c, name) in clusters.iter().enumerate() {
-                    let (x, y) = chart.backend_coord(&(c as f64 * width + width / 2.0, 0.0));
-                    root.draw(&Text::new(
-                        name.clone(),
-                        (x, y + px(6) as i32),
-                        label_style.clone(),
-                    ))
-                    .map_err(err)?;
+                let under = |x: f64| {
+                    let (x, y) = chart.backend_coord(&(x, bottom));
+                    (x, y + px(6) as i32)
+                };
+                if single {
+                    let small = TextStyle::from(font(10).into_font())
+                        .pos(Pos::new(HPos::Center, VPos::Top));
+                    for (b, name) in bars.iter().enumerate() {
+                        // Alternate rows, so that neighbours' names do not overlap.
+                        let (x, y) = under(0.5 + b as f64 + 0.45);
+                        let y = y + if b % 2 == 1 { px(12) as i32 } else { 0 };
+                        root.draw(&Text::new(
+                            marks.name(name).to_string(),
+                            (x, y),
+                            small.clone(),
+                        ))
+                        .map_err(err)?;
+                    }
+                } else {
+                    for (c, name) in clusters.iter().enumerate() {
+                        root.draw(&Text::new(
+                            marks.name(name).to_string(),
+                            under(c as f64 * width + width / 2.0),
+                            label_style.clone(),
+                        ))
+                        .map_err(err)?;
+                    }
                 }
-                if let (Some(series), true) = (&self.series, clusters.len() > 1) {
-                    let (x0, y) = chart.backend_coord(&(0.0, 0.0));
-                    let (x1, _) = chart.backend_coord(&(width * clusters.len() as f64, 0.0));
+                let caption = if single {
+                    Some(x_label.clone())
+                } else {
+                    self.series.clone()
+                };
+                if let Some(caption) = caption.filter(|c| !c.is_empty()) {
+                    let (x0, y) = chart.backend_coord(&(0.0, bottom));
+                    let (x1, _) = chart.backend_coord(&(width * clusters.len() as f64, bottom));
                     root.draw(&Text::new(
-                        series.clone(),
-                        ((x0 + x1) / 2, y + px(24) as i32),
+                        caption,
+                        ((x0 + x1) / 2, y + px(26) as i32),
                         TextStyle::from(font(14).into_font())
                             .pos(Pos::new(HPos::Center, VPos::Top)),
                     ))
@@ -276,7 +478,7 @@ impl PlotSpec {
                         .draw_series(values.iter().enumerate().filter_map(|(c, row)| {
                             row[b].map(|e| {
                                 Rectangle::new(
-                                    [(at(c), 0.0), (at(c) + 0.9, e.mean)],
+                                    [(at(c), bottom), (at(c) + 0.9, axis.at(e.mean))],
                                     colour.filled(),
                                 )
                             })
@@ -289,29 +491,70 @@ impl PlotSpec {
                             let x = at(c) + 0.45;
                             Some(ErrorBar::new_vertical(
                                 x,
-                                e.mean - h,
-                                e.mean,
-                                e.mean + h,
+                                axis.at(e.mean - h),
+                                axis.at(e.mean),
+                                axis.at(e.mean + h),
                                 BLACK.stroke_width(s),
                                 px(6),
                             ))
                         }))
                         .map_err(err)?;
+                    // The published value: a band, or a line for a point, across the bar.
+                    for c in 0..clusters.len() {
+                        for r in published(c, b) {
+                            let (x0, x1) = (at(c) - 0.05, at(c) + 0.95);
+                            let (lo, hi) = (axis.at(r.lo), axis.at(r.hi));
+                            if hi > lo {
+                                chart
+                                    .draw_series(std::iter::once(Rectangle::new(
+                                        [(x0, lo), (x1, hi)],
+                                        BLACK.mix(0.25).filled(),
+                                    )))
+                                    .map_err(err)?;
+                            }
+                            chart
+                                .draw_series(std::iter::once(DashedPathElement::new(
+                                    vec![(x0, (lo + hi) / 2.0), (x1, (lo + hi) / 2.0)],
+                                    px(4),
+                                    px(3),
+                                    BLACK.stroke_width(px(2)),
+                                )))
+                                .map_err(err)?;
+                        }
+                    }
                 }
-                legend(&key, self.x_label.as_deref(), bars, &colours, false, s).map_err(err)?;
+                let names: Vec<String> = bars.iter().map(|b| marks.name(b).to_string()).collect();
+                let key_title = self.x_label.as_deref();
+                legend(&key, key_title, &names, &colours, false, s).map_err(err)?;
+                notes(&key, names.len(), !refs.is_empty(), &runs.caption("bar"), s).map_err(err)?;
             }
-            Figure::Lines(lines) => {
-                // The y range fits the data (with its confidence band) and a margin; it
-                // includes 0 only when the data come near it.
+            Figure::Lines { lines, runs } => {
+                // The y range fits the data (with its confidence band), the published
+                // values and a margin; it includes 0 only when the data come near it.
+                let refs: Vec<&Reference> = marks
+                    .published
+                    .iter()
+                    .filter(|r| r.x.is_some() && lines.iter().any(|(n, _)| *n == r.series))
+                    .collect();
                 let points = lines.iter().flat_map(|(_, p)| p);
+                let axis = YAxis::of(
+                    points
+                        .clone()
+                        .map(|(_, e)| e.mean)
+                        .chain(refs.iter().flat_map(|r| [r.lo, r.hi])),
+                );
                 let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
                 let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
                 for (x, e) in points {
                     x0 = x0.min(*x);
                     x1 = x1.max(*x);
                     let h = e.ci95.unwrap_or(0.0);
-                    y0 = y0.min(e.mean - h);
-                    y1 = y1.max(e.mean + h);
+                    y0 = y0.min(axis.at(e.mean - h));
+                    y1 = y1.max(axis.at(e.mean + h));
+                }
+                for r in &refs {
+                    y0 = y0.min(axis.at(r.lo));
+                    y1 = y1.max(axis.at(r.hi));
                 }
                 if !x0.is_finite() {
                     (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
@@ -329,11 +572,15 @@ impl PlotSpec {
                     v.dedup();
                     v
                 };
-                if y0 > 0.0 && y0 < 0.25 * y1 {
-                    y0 = 0.0;
-                }
-                let pad = ((y1 - y0) * 0.08).max(1e-9);
-                let (y0, y1) = (if y0 == 0.0 { 0.0 } else { y0 - pad }, y1 + pad);
+                let (y0, y1) = if axis.log {
+                    (y0.floor(), y1.ceil().max(y0.floor() + 1.0))
+                } else {
+                    if y0 > 0.0 && y0 < 0.25 * y1 {
+                        y0 = 0.0;
+                    }
+                    let pad = ((y1 - y0) * 0.08).max(1e-9);
+                    (if y0 == 0.0 { 0.0 } else { y0 - pad }, y1 + pad)
+                };
                 let names: Vec<String> = lines.iter().map(|(n, _)| n.clone()).collect();
                 let colours = colours(&names);
                 let mut chart = ChartBuilder::on(&plot)
@@ -344,15 +591,25 @@ impl PlotSpec {
                     .map_err(err)?;
                 // With few x values, one tick at each.
                 let x_ticks = if xs.len() <= 12 { xs.len().max(2) } else { 10 };
+                let y_ticks = if axis.log {
+                    (y1 - y0).round() as usize + 1
+                } else {
+                    10
+                };
                 chart
                     .configure_mesh()
                     .label_style(font(12))
                     .axis_desc_style(font(14))
                     .x_labels(x_ticks)
+                    .y_labels(y_ticks)
                     .x_label_formatter(&|v| tick(*v))
-                    .y_label_formatter(&|v| tick(*v))
+                    .y_label_formatter(&|v| axis.tick(*v))
                     .x_desc(x_label)
-                    .y_desc(y_label)
+                    .y_desc(if axis.log {
+                        format!("{y_label}, log scale")
+                    } else {
+                        y_label
+                    })
                     .draw()
                     .map_err(err)?;
                 for (k, ((_, pts), &colour)) in lines.iter().zip(&colours).enumerate() {
@@ -361,18 +618,18 @@ impl PlotSpec {
                     if pts.iter().any(|(_, e)| e.ci95.is_some()) {
                         let band: Vec<(f64, f64)> = pts
                             .iter()
-                            .map(|(x, e)| (*x, e.mean + e.ci95.unwrap_or(0.0)))
+                            .map(|(x, e)| (*x, axis.at(e.mean + e.ci95.unwrap_or(0.0))))
                             .chain(
                                 pts.iter()
                                     .rev()
-                                    .map(|(x, e)| (*x, e.mean - e.ci95.unwrap_or(0.0))),
+                                    .map(|(x, e)| (*x, axis.at(e.mean - e.ci95.unwrap_or(0.0)))),
                             )
                             .collect();
                         chart
                             .draw_series(std::iter::once(Polygon::new(band, colour.mix(0.18))))
                             .map_err(err)?;
                     }
-                    let line = pts.iter().map(|(x, e)| (*x, e.mean));
+                    let line = pts.iter().map(|(x, e)| (*x, axis.at(e.mean)));
                     if k % 2 == 0 {
                         chart
                             .draw_series(LineSeries::new(line, colour.stroke_width(px(2))))
@@ -390,11 +647,38 @@ impl PlotSpec {
                     for (x, e) in pts {
                         chart
                             .plotting_area()
-                            .draw(&marker(k, (*x, e.mean), px(4), &colour))
+                            .draw(&marker(k, (*x, axis.at(e.mean)), px(4), &colour))
                             .map_err(err)?;
                     }
                 }
-                legend(&key, None, &names, &colours, true, s).map_err(err)?;
+                // Published values: a hollow black diamond at the claim's x, with its
+                // range as a vertical bar where it is one.
+                for r in &refs {
+                    let x = r.x.unwrap_or_default();
+                    let (lo, hi) = (axis.at(r.lo), axis.at(r.hi));
+                    if hi > lo {
+                        chart
+                            .draw_series(std::iter::once(PathElement::new(
+                                vec![(x, lo), (x, hi)],
+                                BLACK.stroke_width(px(2)),
+                            )))
+                            .map_err(err)?;
+                    }
+                    chart
+                        .plotting_area()
+                        .draw(&diamond((x, (lo + hi) / 2.0), px(6), s))
+                        .map_err(err)?;
+                }
+                let shown: Vec<String> = names.iter().map(|n| marks.name(n).to_string()).collect();
+                legend(&key, None, &shown, &colours, true, s).map_err(err)?;
+                notes(
+                    &key,
+                    shown.len(),
+                    !refs.is_empty(),
+                    &runs.caption("point"),
+                    s,
+                )
+                .map_err(err)?;
             }
             Figure::Timeline { vms, cost } => {
                 let end = vms
@@ -516,6 +800,64 @@ fn legend<DB: DrawingBackend>(
         area.draw(&Text::new(name.clone(), (30 * s, y - 7 * s), font.clone()))?;
     }
     Ok(())
+}
+
+/// Under the legend's `entries`: the published values' key (where the figure has any) and
+/// what each bar or point averages (`runs`); lengths `s` times the SVG's.
+fn notes<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: usize,
+    published: bool,
+    runs: &str,
+    s: u32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let si = s as i32;
+    let font = ("sans-serif", f64::from(12 * s)).into_font();
+    let row = ((SIZE.1 as i32 - 60) / entries.max(1) as i32).clamp(10, 20) * si;
+    let mut y = 48 * si + entries as i32 * row + 10 * si;
+    if published {
+        area.draw(&DashedPathElement::new(
+            vec![(4 * si, y), (26 * si, y)],
+            4 * si,
+            3 * si,
+            BLACK.stroke_width(2 * s),
+        ))?;
+        area.draw(&Text::new("published", (30 * si, y - 7 * si), font.clone()))?;
+        y += 20 * si;
+    }
+    // The runs' caption, wrapped at the column's width (about 0.55 em per character).
+    let per_line = ((LEGEND_WIDTH - 10) as f64 / (0.55 * 12.0)) as usize;
+    let mut line = String::new();
+    for word in runs.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > per_line {
+            area.draw(&Text::new(line.clone(), (4 * si, y), font.clone()))?;
+            y += 16 * si;
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        area.draw(&Text::new(line, (4 * si, y), font))?;
+    }
+    Ok(())
+}
+
+/// A published value's marker on a line plot: a hollow black diamond centred at `at`.
+fn diamond<'a, DB: DrawingBackend + 'a>(
+    at: (f64, f64),
+    size: u32,
+    s: u32,
+) -> DynElement<'a, DB, (f64, f64)> {
+    let r = size as i32;
+    (EmptyElement::at(at)
+        + PathElement::new(
+            vec![(0, -r), (r, 0), (0, r), (-r, 0), (0, -r)],
+            BLACK.stroke_width(2 * s),
+        ))
+    .into_dyn()
 }
 
 /// Width in pixels of the legend column beside bars and lines.
@@ -694,6 +1036,7 @@ mod tests {
             clusters,
             bars,
             values,
+            runs,
         } = &f
         else {
             panic!()
@@ -707,10 +1050,12 @@ mod tests {
         );
         assert_eq!(values[0][0].unwrap().mean, 2.0);
         assert_eq!(values[0][1], None);
+        assert_eq!(*runs, RunsPerPoint { min: 1, max: 2 });
+        assert_eq!(runs.caption("bar"), "mean of 1–2 runs per bar, 95 % CI");
         let dir = std::env::temp_dir().join(format!("frugal-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let png = dir.join("p.png");
-        let svg = spec("bars").render(&f, &png).unwrap();
+        let svg = spec("bars").render(&f, &Marks::default(), &png).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("gio"), "{svg}");
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
@@ -745,11 +1090,16 @@ mod tests {
 
     /// Renders `figure` with `spec`, returns the SVG and checks the PNG was written.
     fn render(spec: &PlotSpec, figure: &Figure) -> String {
+        render_marked(spec, figure, &Marks::default())
+    }
+
+    /// [`render`] with `marks`.
+    fn render_marked(spec: &PlotSpec, figure: &Figure, marks: &Marks) -> String {
         let dir =
             std::env::temp_dir().join(format!("frugal-plot-{}-{}", std::process::id(), spec.name));
         std::fs::create_dir_all(&dir).unwrap();
         let png = dir.join("p.png");
-        let svg = spec.render(figure, &png).unwrap();
+        let svg = spec.render(figure, marks, &png).unwrap();
         assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
         std::fs::remove_dir_all(dir).unwrap();
         svg
@@ -776,6 +1126,91 @@ mod tests {
         s2.name = "bars-b".into();
         let svg2 = render(&s2, &s2.figure(&t2).unwrap());
         assert!(svg.contains(&gio) && svg2.contains(&gio), "{gio}");
+    }
+
+    #[test]
+    fn one_cluster_names_each_bar_under_it_with_its_papers_name() {
+        let t = Table::from_csv(b"policy,cost_usd\nround-robin,1\ngio,2\nasq,3\n").unwrap();
+        let mut s = spec("bars");
+        s.name = "bars-one".into();
+        s.series = None;
+        s.x_label = Some("policy (§6.2)".into());
+        let marks = Marks {
+            names: [("round-robin".to_string(), "FIFO".to_string())].into(),
+            published: Vec::new(),
+        };
+        let svg = render_marked(&s, &s.figure(&t).unwrap(), &marks);
+        // Under each bar its name (the paper's where it has one), the caption below them,
+        // and what a bar is: one deterministic run.
+        has_texts(
+            &svg,
+            &["FIFO", "gio", "asq", "policy (§6.2)", "one run per bar"],
+        );
+        assert!(!texts(&svg).iter().any(|t| t == "round-robin"), "{svg}");
+        // FIFO keeps round robin's colour.
+        assert!(svg.contains(&hex(PALETTE[fixed_colour("round-robin").unwrap()])));
+    }
+
+    #[test]
+    fn values_spanning_more_than_a_hundredfold_get_a_log_axis() {
+        let t = Table::from_csv(b"policy,cost_usd\ngio,0.1\nasq,180\n").unwrap();
+        let mut s = spec("bars");
+        s.name = "bars-log".into();
+        s.series = None;
+        s.y_label = Some("decision time (ms)".into());
+        let svg = render(&s, &s.figure(&t).unwrap());
+        has_texts(
+            &svg,
+            &[
+                "decision time (ms), log scale",
+                "0.1",
+                "1",
+                "10",
+                "100",
+                "1000",
+            ],
+        );
+        // A hundredfold or less stays linear.
+        let t = Table::from_csv(b"policy,cost_usd\ngio,2\nasq,180\n").unwrap();
+        s.name = "bars-lin".into();
+        let svg = render(&s, &s.figure(&t).unwrap());
+        assert!(!svg.contains("log scale"));
+        assert_eq!(YAxis::of([0.0, 500.0].into_iter()).log, false);
+        let lin = YAxis::of([2.0, 180.0].into_iter());
+        assert_eq!((lin.log, lin.floor), (false, 0.0));
+        let log = YAxis::of([0.5, 80.0, 51.0].into_iter().chain([0.4]));
+        assert_eq!((log.log, log.floor), (true, 0.1));
+        assert_eq!((log.at(0.01), log.at(100.0)), (-1.0, 2.0));
+        assert_eq!(
+            (log.tick(2.0), log.tick(0.5)),
+            ("100".to_string(), String::new())
+        );
+    }
+
+    #[test]
+    fn published_values_are_marked_and_keyed() {
+        let t = Table::from_csv(
+            b"load,policy,cost_usd\nlight,gio,1\nlight,gio,3\nlight,asq,3\nlight,asq,3\n",
+        )
+        .unwrap();
+        let mut s = spec("bars");
+        s.name = "bars-published".into();
+        let marks = Marks {
+            names: Default::default(),
+            published: vec![Reference {
+                cluster: None,
+                series: "gio".into(),
+                x: None,
+                lo: 1.5,
+                hi: 2.5,
+            }],
+        };
+        let plain = render(&s, &s.figure(&t).unwrap());
+        let marked = render_marked(&s, &s.figure(&t).unwrap(), &marks);
+        has_texts(&marked, &["published", "mean of 2 runs per bar, 95 % CI"]);
+        assert!(!texts(&plain).iter().any(|t| t == "published"));
+        // The band is drawn.
+        assert!(marked.matches("<rect").count() > plain.matches("<rect").count());
     }
 
     #[test]

@@ -472,7 +472,8 @@ pub fn write(
             };
             let stem = format!("{id}-{}", spec.name);
             let png = out.join("plots").join(format!("{stem}.png"));
-            let svg = spec.render(&figure, &png).map_err(|m| anyhow!(m))?;
+            let marks = crate::marks::marks(&e.paper, spec, &figure, &e.claims);
+            let svg = spec.render(&figure, &marks, &png).map_err(|m| anyhow!(m))?;
             let svg_path = out.join("plots").join(format!("{stem}.svg"));
             std::fs::write(&svg_path, &svg)
                 .with_context(|| format!("writing {}", svg_path.display()))?;

@@ -48,7 +48,7 @@ pub fn filter_from_scalars<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Fil
 }
 
 /// Whether a cell holds a filter's value: the same text, or the same number.
-fn holds(cell: &str, value: &str) -> bool {
+pub(crate) fn holds(cell: &str, value: &str) -> bool {
     cell == value
         || matches!(
             (cell.parse::<f64>(), value.parse::<f64>()),
@@ -208,6 +208,14 @@ impl Table {
     /// An unknown column, or a cell that is not a number.
     pub fn estimate(&self, rows: &[&[String]], metric: &str) -> Result<Option<Estimate>, String> {
         Ok(Estimate::of(&self.values(rows, metric)?))
+    }
+
+    /// How many of `rows` have a finite number in `metric` (the runs behind an estimate).
+    ///
+    /// # Errors
+    /// An unknown column or a non-numeric cell.
+    pub fn count(&self, rows: &[&[String]], metric: &str) -> Result<usize, String> {
+        Ok(self.values(rows, metric)?.len())
     }
 
     /// The finite numbers of `metric` among `rows`.

@@ -29,7 +29,7 @@ pub use morpheus::Morpheus;
 pub use optimal::Optimal;
 pub use round_robin::{RoundRobin, RoundRobinConsolidate};
 pub use spark_consolidate::SparkConsolidate;
-pub use spec::{PolicySpec, PolicySpecError};
+pub use spec::{PAPER_NAMES, PolicySpec, PolicySpecError};
 
 use std::time::Duration;
 
