@@ -209,7 +209,7 @@ mod tests {
         assert!((r[1].lo - 15.8).abs() < 1e-12, "{r:?}");
         // Pooled over the loads, it is not either cluster's number: not drawn.
         let pooled = claim("change = ['bfd', 'fifo']\nbetween = [-21, -21]");
-        assert!(references(&spec, &f, &[pooled.clone()]).is_empty());
+        assert!(references(&spec, &f, std::slice::from_ref(&pooled)).is_empty());
         // On a plot of the pooled rows (one cluster) it is.
         let one = bars(false, "");
         let f1 = one.figure(&t).unwrap();

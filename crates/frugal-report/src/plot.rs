@@ -1175,7 +1175,7 @@ mod tests {
         s.name = "bars-lin".into();
         let svg = render(&s, &s.figure(&t).unwrap());
         assert!(!svg.contains("log scale"));
-        assert_eq!(YAxis::of([0.0, 500.0].into_iter()).log, false);
+        assert!(!YAxis::of([0.0, 500.0].into_iter()).log);
         let lin = YAxis::of([2.0, 180.0].into_iter());
         assert_eq!((lin.log, lin.floor), (false, 0.0));
         let log = YAxis::of([0.5, 80.0, 51.0].into_iter().chain([0.4]));
