@@ -397,9 +397,11 @@ impl PlotSpec {
                     top.max(1e-9) * 1.08
                 };
                 let colours = colours(bars);
+                // One cluster: two rows of bar names above the caption.
+                let (names_area, caption_at) = if single { (58, 40) } else { (44, 26) };
                 let mut chart = ChartBuilder::on(&plot)
                     .margin(px(12))
-                    .x_label_area_size(px(44))
+                    .x_label_area_size(px(names_area))
                     .y_label_area_size(px(70))
                     .build_cartesian_2d(0.0..width * clusters.len() as f64, bottom..top)
                     .map_err(err)?;
@@ -466,7 +468,7 @@ impl PlotSpec {
                     let (x1, _) = chart.backend_coord(&(width * clusters.len() as f64, bottom));
                     root.draw(&Text::new(
                         caption,
-                        ((x0 + x1) / 2, y + px(26) as i32),
+                        ((x0 + x1) / 2, y + px(caption_at) as i32),
                         TextStyle::from(font(14).into_font())
                             .pos(Pos::new(HPos::Center, VPos::Top)),
                     ))
