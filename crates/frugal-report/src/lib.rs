@@ -10,6 +10,7 @@
 //! [`PlotSpec::figure`] and [`PlotSpec::render`], [`html::html`] and [`html::markdown`].
 
 pub mod bench;
+pub mod citation;
 pub mod claim;
 pub mod embedded;
 pub mod experiment;
