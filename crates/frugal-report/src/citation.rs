@@ -164,9 +164,12 @@ fn near(a: &str, b: &str) -> bool {
     a == b || under(a, b) || under(b, a)
 }
 
+/// What makes a [`Place`] of an id.
+type Make = fn(String) -> Place;
+
 /// The places `source` cites (module doc).
 pub fn parse(source: &str) -> Vec<Place> {
-    const MARKERS: [(&str, fn(String) -> Place); 9] = [
+    const MARKERS: [(&str, Make); 9] = [
         ("Figs. ", Place::Figure),
         ("Figs ", Place::Figure),
         ("Fig. ", Place::Figure),
@@ -222,7 +225,7 @@ fn token(s: &str) -> (&str, &str) {
 /// Reads a list of figure, table, equation or algorithm ids at the start of `s` (`2–4`,
 /// `4a–b`, `9a, 10a`, `4 and 5`, `4b against 4d`, `III, IV`), giving each to `push`;
 /// returns what follows the list. A range gives its two ends; `4a–b` gives `4a` and `4b`.
-fn ids<'s>(mut s: &'s str, mut push: impl FnMut(String)) -> &'s str {
+fn ids(mut s: &str, mut push: impl FnMut(String)) -> &str {
     let id_at = |s: &str| {
         let end = s
             .find(|c: char| !c.is_ascii_alphanumeric())
