@@ -37,7 +37,7 @@ pub enum Planner {
     /// failure — and then it is not called proven.
     Milp,
     /// The same MILP solved from scratch, as a solver alone would be run (the paper's CP
-    /// Optimizer, §V-A): no starting plan and no stop at the construction's proven bound;
+    /// Optimizer, §III-E): no starting plan and no stop at the construction's proven bound;
     /// only the horizon (the number of grid pieces) comes from the construction's makespan.
     MilpCold,
 }
