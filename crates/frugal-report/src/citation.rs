@@ -355,10 +355,7 @@ mod tests {
         let places = Places::shipped();
         let mut problems = Vec::new();
         for (id, e) in crate::embedded::list() {
-            let sources = e
-                .source
-                .iter()
-                .chain(e.claims.iter().map(|c| &c.source));
+            let sources = e.source.iter().chain(e.claims.iter().map(|c| &c.source));
             for source in sources {
                 for p in places.check(&e.paper, source) {
                     problems.push(format!("{id}: {source:?}: {p}"));
