@@ -246,11 +246,12 @@ async fn spark_applications_run_to_completion_under_two_policies() {
                 .any(|c| c.type_ == "Ready" && c.status == "True"),
             "{ready:?}"
         );
-        for (name, child) in &mut apps {
+        for (app, child) in &mut apps {
+            let name = &app.name;
             let status = tokio::task::block_in_place(|| child.wait()).unwrap();
             let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap();
             assert!(status.success(), "{name} under {}:\n{log}", policy.name());
-            let n: u64 = if *name == "two" { 2_000_000 } else { 3_000_000 };
+            let n = app.n();
             let sum = std::fs::read_to_string(dir.join(format!("{name}.sum")))
                 .unwrap_or_else(|e| panic!("{name} wrote no sum ({e}):\n{log}"));
             assert_eq!(
