@@ -227,7 +227,13 @@ pub fn run_experiments(
             .collect::<anyhow::Result<Vec<_>>>()?;
         let experiments = frugal_report::runner::read(&paths)?;
         let outputs = frugal_report::runner::run(&experiments, quick, 0, None, &())?;
-        frugal_report::runner::write(&experiments, outputs, &out, "frugal_sched.run_experiment")?;
+        frugal_report::runner::write(
+            &experiments,
+            outputs,
+            &out,
+            "frugal_sched.run_experiment",
+            quick,
+        )?;
         experiments
             .iter()
             .map(|(id, _)| {

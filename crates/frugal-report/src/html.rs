@@ -82,8 +82,24 @@ fn by_paper(sections: &[Section]) -> Vec<(&str, Vec<&Section>)> {
         .collect()
 }
 
-/// The HTML report. `command` is the command line that produced it.
-pub fn html(sections: &[Section], command: &str) -> String {
+/// What a quick report (`--quick`) says of itself, at the top of every page it writes.
+pub const QUICK_BANNER: &str = "Quick run (--quick: fewer repetitions, smaller scales and \
+    solver budgets): these are not the paper-scale verdicts. Where the shipped full run's \
+    verdict differs, it is given beside (\"full run: …\").";
+
+/// A claim's verdict as a report shows it: under a quick run (`full`: the shipped full
+/// run's verdicts by claim), with the full run's verdict beside it where that differs.
+fn verdict_cell(claim: &str, v: Verdict, full: Option<&[(String, String)]>) -> String {
+    let shipped = full.and_then(|f| f.iter().find(|(c, _)| c == claim).map(|(_, v)| v));
+    match shipped {
+        Some(s) if s != v.text() => format!("{} (full run: {s})", v.text()),
+        _ => v.text().to_string(),
+    }
+}
+
+/// The HTML report. `command` is the command line that produced it; `full`, for a quick
+/// run, the shipped full run's verdicts by claim ([`verdict_cell`], [`QUICK_BANNER`]).
+pub fn html(sections: &[Section], command: &str, full: Option<&[(String, String)]>) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -98,6 +114,13 @@ pub fn html(sections: &[Section], command: &str) -> String {
          not hold</span>.</p>\n",
         escape(command)
     );
+    if full.is_some() {
+        let _ = writeln!(
+            h,
+            "<p class=\"quick\"><strong>{}</strong></p>",
+            escape(QUICK_BANNER)
+        );
+    }
     h.push_str(
         "<p>Only the paper's setting gives the verdict on a published claim; rows in the \
          authors' code or in frugal's extensions are labelled as such.</p><table><thead><tr>\
@@ -185,7 +208,7 @@ pub fn html(sections: &[Section], command: &str) -> String {
                         escape(&o.frugal),
                         detail,
                         verdict_class(o.verdict),
-                        o.verdict.text()
+                        escape(&verdict_cell(&c.claim, o.verdict, full))
                     );
                     if o.verdict != Verdict::Holds
                         && let Some(n) = &c.note
@@ -265,8 +288,14 @@ fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 6])> {
 /// The claims as Markdown (the book's results, `results.md`, and each paper chapter's):
 /// the verdicts counted per setting, then one table per paper, each followed by the reason
 /// for every claim that does not hold, with the rows and the command behind it.
-pub fn markdown(sections: &[Section]) -> String {
+///
+/// `full`, for a quick run: the shipped full run's verdicts by claim; the page then opens
+/// with [`QUICK_BANNER`] and gives the full run's verdict beside each that differs.
+pub fn markdown(sections: &[Section], full: Option<&[(String, String)]>) -> String {
     let mut m = String::new();
+    if full.is_some() {
+        let _ = writeln!(m, "> **{QUICK_BANNER}**\n");
+    }
     m.push_str(
         "| setting | claims | holds | direction only | inconclusive | does not hold | no data |\n\
          |---|---|---|---|---|---|---|\n",
@@ -302,7 +331,7 @@ pub fn markdown(sections: &[Section]) -> String {
                     c.source.replace('|', "\\|"),
                     c.published.replace('|', "\\|"),
                     o.frugal.replace('|', "\\|"),
-                    o.verdict.text()
+                    verdict_cell(&c.claim, o.verdict, full)
                 );
                 if o.verdict != Verdict::Holds
                     && let Some(n) = &c.note
@@ -416,3 +445,34 @@ vertical-align:top;text-align:left}th{background:#f3f3f3}td.num{white-space:nowr
 .holds{color:#1a7f37;font-weight:600}.direction{color:#9a6700;font-weight:600}.inconclusive{color:#57606a;font-weight:600}.fails{color:#cf222e;font-weight:600}\
 tr.why td{background:#fafafa;font-size:90%}p.meta{color:#555;font-size:90%}figure{margin:1em 0}\
 figure svg{max-width:100%;height:auto}figcaption{font-size:90%;color:#555}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quick_report_says_so_and_gives_the_full_runs_verdict_where_it_differs() {
+        let full = vec![
+            ("a".to_string(), "holds".to_string()),
+            ("b".to_string(), "inconclusive".to_string()),
+        ];
+        let full = Some(full.as_slice());
+        assert_eq!(
+            verdict_cell("a", Verdict::Inconclusive, full),
+            "inconclusive (full run: holds)"
+        );
+        assert_eq!(
+            verdict_cell("b", Verdict::Inconclusive, full),
+            "inconclusive"
+        );
+        assert_eq!(verdict_cell("new", Verdict::Holds, full), "holds");
+        assert_eq!(
+            verdict_cell("a", Verdict::Inconclusive, None),
+            "inconclusive"
+        );
+        assert!(markdown(&[], full).starts_with(&format!("> **{QUICK_BANNER}**")));
+        assert!(!markdown(&[], None).contains("Quick run"));
+        assert!(html(&[], "frugal reproduce --quick", full).contains(QUICK_BANNER));
+        assert!(!html(&[], "frugal reproduce", None).contains("Quick run"));
+    }
+}

@@ -35,6 +35,7 @@ pub fn marks(paper: &str, spec: &PlotSpec, figure: &Figure, claims: &[Claim]) ->
             .filter_map(|l| Some((l.clone(), crate::names::paper_name(paper, l)?)))
             .collect(),
         published: references(spec, figure, claims),
+        quick: false,
     }
 }
 

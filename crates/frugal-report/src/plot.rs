@@ -156,9 +156,22 @@ pub struct Marks {
     pub names: std::collections::BTreeMap<String, String>,
     /// Published values.
     pub published: Vec<Reference>,
+    /// Drawn from a quick run (`--quick`): the runs' caption says so.
+    pub quick: bool,
 }
 
 impl Marks {
+    /// What the figure says of its runs ([`RunsPerPoint::caption`]), marked as a quick
+    /// run's where it is one.
+    fn runs(&self, runs: &RunsPerPoint, point: &str) -> String {
+        let caption = runs.caption(point);
+        if self.quick {
+            format!("quick run (--quick): {caption}")
+        } else {
+            caption
+        }
+    }
+
     /// The name shown for `label`.
     pub fn name<'a>(&'a self, label: &'a str) -> &'a str {
         self.names.get(label).map_or(label, String::as_str)
@@ -528,7 +541,14 @@ impl PlotSpec {
                 let names: Vec<String> = bars.iter().map(|b| marks.name(b).to_string()).collect();
                 let key_title = self.x_label.as_deref();
                 legend(&key, key_title, &names, &colours, false, s).map_err(err)?;
-                notes(&key, names.len(), !refs.is_empty(), &runs.caption("bar"), s).map_err(err)?;
+                notes(
+                    &key,
+                    names.len(),
+                    !refs.is_empty(),
+                    &marks.runs(runs, "bar"),
+                    s,
+                )
+                .map_err(err)?;
             }
             Figure::Lines { lines, runs } => {
                 // The y range fits the data (with its confidence band), the published
@@ -1139,7 +1159,7 @@ mod tests {
         s.x_label = Some("policy (§6.2)".into());
         let marks = Marks {
             names: [("round-robin".to_string(), "FIFO".to_string())].into(),
-            published: Vec::new(),
+            ..Marks::default()
         };
         let svg = render_marked(&s, &s.figure(&t).unwrap(), &marks);
         // Under each bar its name (the paper's where it has one), the caption below them,
@@ -1206,10 +1226,15 @@ mod tests {
                 lo: 1.5,
                 hi: 2.5,
             }],
+            quick: true,
         };
         let plain = render(&s, &s.figure(&t).unwrap());
         let marked = render_marked(&s, &s.figure(&t).unwrap(), &marks);
-        has_texts(&marked, &["published", "mean of 2 runs per bar, 95 % CI"]);
+        // A quick run's plot says so (the caption wraps at the legend column's width).
+        has_texts(
+            &marked,
+            &["published", "quick run (--quick): mean of 2 runs"],
+        );
         assert!(!texts(&plain).iter().any(|t| t == "published"));
         // The band is drawn.
         assert!(marked.matches("<rect").count() > plain.matches("<rect").count());

@@ -420,7 +420,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
     let command = first.command.clone();
     let mut outputs: Vec<Output> = shards.into_iter().flat_map(|s| s.outputs).collect();
     outputs.sort_by_key(|o| o.configuration);
-    write(&experiments, outputs, out, &command).map(drop)
+    write(&experiments, outputs, out, &command, first.quick).map(drop)
 }
 
 /// Gathers `outputs` (in configuration order) per experiment and writes `out/results/*.csv`,
@@ -434,7 +434,11 @@ pub fn write(
     outputs: Vec<Output>,
     out: &Path,
     command: &str,
+    quick: bool,
 ) -> Result<Vec<Section>> {
+    // A quick report says so on every page, with the full run's verdicts beside its own.
+    let full = quick.then(|| html::verdicts_of_markdown(crate::embedded::SHIPPED_RESULTS));
+    let full = full.as_deref();
     for sub in ["results", "plots"] {
         std::fs::create_dir_all(out.join(sub))
             .with_context(|| format!("creating {}", out.join(sub).display()))?;
@@ -472,7 +476,8 @@ pub fn write(
             };
             let stem = format!("{id}-{}", spec.name);
             let png = out.join("plots").join(format!("{stem}.png"));
-            let marks = crate::marks::marks(&e.paper, spec, &figure, &e.claims);
+            let mut marks = crate::marks::marks(&e.paper, spec, &figure, &e.claims);
+            marks.quick = quick;
             let svg = spec.render(&figure, &marks, &png).map_err(|m| anyhow!(m))?;
             let svg_path = out.join("plots").join(format!("{stem}.svg"));
             std::fs::write(&svg_path, &svg)
@@ -505,10 +510,10 @@ pub fn write(
         });
     }
     let report = out.join("report.html");
-    std::fs::write(&report, html::html(&sections, command))
+    std::fs::write(&report, html::html(&sections, command, full))
         .with_context(|| format!("writing {}", report.display()))?;
     let md = out.join("results.md");
-    std::fs::write(&md, html::markdown(&sections))
+    std::fs::write(&md, html::markdown(&sections, full))
         .with_context(|| format!("writing {}", md.display()))?;
     // One table per paper as well, for the book's paper chapters.
     let mut papers: Vec<&str> = sections
@@ -523,7 +528,7 @@ pub fn write(
             .cloned()
             .collect();
         let md = out.join(format!("results-{paper}.md"));
-        std::fs::write(&md, html::markdown(&of))
+        std::fs::write(&md, html::markdown(&of, full))
             .with_context(|| format!("writing {}", md.display()))?;
     }
     Ok(sections)

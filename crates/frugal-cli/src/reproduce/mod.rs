@@ -175,7 +175,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
         &progress,
     )?;
     progress.finish();
-    let sections = runner::write(&experiments, outputs, &a.out, &command)?;
+    let sections = runner::write(&experiments, outputs, &a.out, &command, a.quick)?;
     tracing::info!(out = %a.out.display(), experiments = experiments.len(), "report written");
     let shipped = a.quick.then(|| {
         frugal_report::html::verdicts_of_markdown(frugal_report::embedded::SHIPPED_RESULTS)
@@ -216,7 +216,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     match a.shard {
         None => {
             // What reproduce prints: each experiment's verdicts, and where the report is.
-            let sections = runner::write(&experiments, outputs, &a.out, &command)?;
+            let sections = runner::write(&experiments, outputs, &a.out, &command, a.quick)?;
             print!("{}", frugal_report::html::summary(&sections, None));
             println!("rows, plots and report.html in {}", a.out.display());
             Ok(())
