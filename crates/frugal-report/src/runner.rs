@@ -417,10 +417,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<()> {
                 .map_err(|m| InputError(anyhow!("{id}: {m}")).into())
         })
         .collect::<Result<Vec<_>>>()?;
-    let command = first.command.clone();
+    let (command, quick) = (first.command.clone(), first.quick);
     let mut outputs: Vec<Output> = shards.into_iter().flat_map(|s| s.outputs).collect();
     outputs.sort_by_key(|o| o.configuration);
-    write(&experiments, outputs, out, &command, first.quick).map(drop)
+    write(&experiments, outputs, out, &command, quick).map(drop)
 }
 
 /// Gathers `outputs` (in configuration order) per experiment and writes `out/results/*.csv`,
