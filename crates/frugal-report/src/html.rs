@@ -472,7 +472,7 @@ mod tests {
         );
         assert!(markdown(&[], full).starts_with(&format!("> **{QUICK_BANNER}**")));
         assert!(!markdown(&[], None).contains("Quick run"));
-        assert!(html(&[], "frugal reproduce --quick", full).contains(QUICK_BANNER));
+        assert!(html(&[], "frugal reproduce --quick", full).contains(&escape(QUICK_BANNER)));
         assert!(!html(&[], "frugal reproduce", None).contains("Quick run"));
     }
 }
