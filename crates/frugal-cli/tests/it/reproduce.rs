@@ -97,6 +97,15 @@ fn quick_reproduction_writes_every_result_plot_and_claim_whatever_the_threads() 
         assert_eq!(code, 0, "{err}");
     }
     let report = std::fs::read_to_string(two.join("report.html")).unwrap();
+    // A quick report cannot be taken for the full one: every page says so.
+    assert!(
+        report.contains("<p class=\"quick\"><strong>Quick run"),
+        "no banner"
+    );
+    for page in ["results.md", "results-000.md", "results-006.md"] {
+        let md = std::fs::read_to_string(two.join(page)).unwrap();
+        assert!(md.starts_with("> **Quick run"), "{page}");
+    }
     // A verdict cell, not the tally's "no data" column heading.
     assert!(!report.contains(">no data</td>"), "a claim without data");
     assert!(
@@ -151,15 +160,15 @@ fn quick_reproduction_writes_every_result_plot_and_claim_whatever_the_threads() 
                 row.contains(&format!("<td class=\"num\">{published}</td>")),
                 "{id}: {text}: published value"
             );
+            // A quick report gives the full run's verdict beside one that differs.
+            let verdicts = ["holds", "direction only", "inconclusive", "does not hold"];
             assert!(
-                [
-                    "holds</td>",
-                    "direction only</td>",
-                    "inconclusive</td>",
-                    "does not hold</td>"
-                ]
-                .iter()
-                .any(|v| row.ends_with(&format!("{v}</tr>"))),
+                verdicts.iter().any(|v| {
+                    row.ends_with(&format!("{v}</td></tr>"))
+                        || verdicts
+                            .iter()
+                            .any(|f| row.ends_with(&format!("{v} (full run: {f})</td></tr>")))
+                }),
                 "{id}: {text}: verdict in {row}"
             );
         }
