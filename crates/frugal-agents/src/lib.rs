@@ -33,6 +33,31 @@ pub enum AgentKind {
     Ppo,
 }
 
+/// Named as checkpoints name it (`dqn`, `reinforce`, `ppo`: serde); a spec or a flag names
+/// only the two frugal trains ([`Choice::ALL`](frugal_core::spec::Choice::ALL)), and
+/// [`TrainSpec::check`](training::TrainSpec::check) refuses `ppo` read from a file.
+impl frugal_core::spec::Choice for AgentKind {
+    const ALL: &'static [AgentKind] = &[AgentKind::Dqn, AgentKind::Reinforce];
+
+    fn name(self) -> &'static str {
+        match self {
+            AgentKind::Dqn => "dqn",
+            AgentKind::Reinforce => "reinforce",
+            AgentKind::Ppo => "ppo",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            AgentKind::Dqn => "Deep Q-learning (paper 002 §5.1)",
+            AgentKind::Reinforce => "REINFORCE policy gradient (paper 002 §5.2)",
+            AgentKind::Ppo => "Maskable PPO, trained outside frugal (examples/paper002_ppo.py)",
+        }
+    }
+}
+
+frugal_core::choice! { impl Text for AgentKind }
+
 /// Training hyper-parameters; defaults follow paper 002 Table 5.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrainConfig {

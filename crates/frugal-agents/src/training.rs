@@ -14,49 +14,8 @@ use frugal_core::progress::Progress;
 use frugal_env::workloads::{JobSource, Pattern, Protocol, Split, episodes};
 use frugal_env::{EnvConfig, Mode, SparkPlacementEnv};
 
-use frugal_core::choice;
-use frugal_core::spec::{SpecError, each_in};
-use frugal_sim::options::choices::{PresetName, PricingArg};
-
-choice! {
-    /// Learning algorithm.
-    pub enum AgentArg {
-        Dqn = "dqn": "Deep Q-learning (paper 002 §5.1)",
-        Reinforce = "reinforce": "REINFORCE policy gradient (paper 002 §5.2)",
-    }
-}
-
-choice! {
-    /// Arrival pattern (paper 002 §7.1).
-    pub enum WorkloadArg => fn pattern() -> Pattern {
-        Normal = "normal": "50 jobs in an hour (evaluation: FB-2009 hour 0)" => Pattern::Normal,
-        Burst = "burst": "100 jobs in about 10 minutes (evaluation: FB-2009 hour 6)" => Pattern::Burst,
-    }
-}
-
-choice! {
-    /// Which episodes train and which evaluate.
-    pub enum ProtocolArg => fn protocol() -> Protocol {
-        HeldOut = "held-out": "Train on the pattern's other FB-2009 hours, evaluate on the held-out hour" => Protocol::HeldOut,
-        Paper = "paper": "Train and evaluate on one fixed episode, as paper 002's own environment does" => Protocol::Paper,
-    }
-}
-
-choice! {
-    /// What an episode's jobs are.
-    pub enum JobSourceArg => fn source() -> JobSource {
-        Swim = "swim": "frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)" => JobSource::Swim,
-        Generator = "generator": "Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals" => JobSource::Generator,
-    }
-}
-
-choice! {
-    /// How the environment treats an infeasible action.
-    pub enum ModeArg => fn mode() -> Mode {
-        Masked = "masked": "Action masks; an infeasible action is ignored with the invalid reward" => Mode::Masked,
-        Paper = "paper": "An infeasible action ends the episode with −200 (paper 002 Table 3)" => Mode::Paper,
-    }
-}
+use frugal_core::spec::{Choice, SpecError, each_in};
+use frugal_core::{Preset, PricingModel};
 
 /// What to train and how (`frugal train`; the command reference gives each field's
 /// meaning under its flag, `--eval-every` for `eval_every`).
@@ -64,27 +23,27 @@ choice! {
 #[serde(deny_unknown_fields, default)]
 pub struct TrainSpec {
     /// Algorithm.
-    pub agent: AgentArg,
+    pub agent: AgentKind,
     /// Weight of cost against job run time in the episodic reward (paper 002 Eq. 14), in
     /// [0, 1].
     pub beta: f64,
     /// Arrival pattern.
-    pub workload: WorkloadArg,
+    pub workload: Pattern,
     /// Which episodes train and which evaluate.
-    pub protocol: ProtocolArg,
+    pub protocol: Protocol,
     /// What the episodes' jobs are.
-    pub jobs: JobSourceArg,
+    pub jobs: JobSource,
     /// Seed of the episodes' jobs, the same for every training seed.
     pub episode_seed: u64,
     /// Training iterations, 1 to 10,000,000 (paper 002 Table 5: 10,000 normal, 20,000
     /// burst).
     pub iterations: u32,
     /// Cluster preset.
-    pub cluster: PresetName,
+    pub cluster: Preset,
     /// Pricing model of the hybrid presets.
-    pub pricing: PricingArg,
+    pub pricing: PricingModel,
     /// Invalid-action handling.
-    pub mode: ModeArg,
+    pub mode: Mode,
     /// Seed of the weights, the exploration and the draws of training episodes.
     pub seed: u64,
     /// Iterations between greedy evaluations (≥ 1; paper 002 §7.2: 1,000).
@@ -97,16 +56,16 @@ pub struct TrainSpec {
 impl Default for TrainSpec {
     fn default() -> TrainSpec {
         TrainSpec {
-            agent: AgentArg::Reinforce,
+            agent: AgentKind::Reinforce,
             beta: 0.5,
-            workload: WorkloadArg::Burst,
-            protocol: ProtocolArg::HeldOut,
-            jobs: JobSourceArg::Swim,
+            workload: Pattern::Burst,
+            protocol: Protocol::HeldOut,
+            jobs: JobSource::Swim,
             episode_seed: 1,
             iterations: 2000,
-            cluster: PresetName::Paper002Cloud,
-            pricing: PricingArg::Real,
-            mode: ModeArg::Masked,
+            cluster: Preset::Paper002Cloud,
+            pricing: PricingModel::Real,
+            mode: Mode::Masked,
             seed: 1,
             eval_every: 1000,
             out: PathBuf::from("agent.safetensors"),
@@ -126,6 +85,16 @@ impl TrainSpec {
         each_in("beta", &[self.beta], 0.0, 1.0)?;
         each_in("iterations", &[self.iterations], 1, 10_000_000)?;
         each_in("eval_every", &[self.eval_every], 1, u32::MAX)?;
+        if !AgentKind::ALL.contains(&self.agent) {
+            return Err(SpecError::new(
+                "agent",
+                format!(
+                    "{}: trained outside frugal (examples/paper002_ppo.py); frugal trains dqn or \
+                     reinforce",
+                    self.agent
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -159,11 +128,10 @@ impl TrainSpec {
 /// [`SpecError`] for a field out of range; an environment or checkpoint error.
 pub fn train_checkpoint(a: &TrainSpec, progress: &dyn Progress) -> Result<Vec<CurvePoint>> {
     a.check()?;
-    let preset = a.cluster.preset();
-    let cluster = preset.config(a.pricing.model()).build(preset.name())?;
-    let (pattern, protocol, source) =
-        (a.workload.pattern(), a.protocol.protocol(), a.jobs.source());
-    let mode = a.mode.mode();
+    let preset = a.cluster;
+    let cluster = preset.config(a.pricing).build(preset.name())?;
+    let (pattern, protocol, source) = (a.workload, a.protocol, a.jobs);
+    let mode = a.mode;
     let env_cfg = |split| {
         EnvConfig::paper002(
             cluster.clone(),
@@ -174,10 +142,7 @@ pub fn train_checkpoint(a: &TrainSpec, progress: &dyn Progress) -> Result<Vec<Cu
     };
     let mut env = SparkPlacementEnv::new(env_cfg(Split::Train))?;
     let mut eval_env = SparkPlacementEnv::new(env_cfg(Split::Eval))?;
-    let agent = match a.agent {
-        AgentArg::Dqn => AgentKind::Dqn,
-        AgentArg::Reinforce => AgentKind::Reinforce,
-    };
+    let agent = a.agent;
     let (iterations, eval_every) = (a.iterations as usize, a.eval_every as usize);
     let cfg = TrainConfig::paper002(agent, iterations, a.seed);
     progress.add(iterations);
@@ -225,9 +190,9 @@ pub fn train_checkpoint(a: &TrainSpec, progress: &dyn Progress) -> Result<Vec<Cu
         scale: *env.observation_scale(),
         training: json!({
             "beta": a.beta,
-            "workload": pattern.as_str(),
-            "protocol": protocol.as_str(),
-            "jobs": source.as_str(),
+            "workload": pattern.name(),
+            "protocol": protocol.name(),
+            "jobs": source.name(),
             "episode_seed": a.episode_seed,
             "iterations": a.iterations,
             "seed": a.seed,

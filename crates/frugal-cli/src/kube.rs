@@ -10,8 +10,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use frugal_core::PricingModel;
 use frugal_core::{PolicySpec, QueueDiscipline};
-use frugal_sim::options::choices::{ClusterSource, PricingArg};
+use frugal_sim::options::choices::ClusterSource;
 
 use crate::values::{ClusterParser, PolicyParser, choice};
 
@@ -29,14 +30,14 @@ pub struct KubeArgs {
     #[arg(long, value_name = "PRESET|FILE", value_parser = ClusterParser, default_value = "small-hybrid")]
     pub cluster: ClusterSource,
     /// Pricing model of a hybrid preset [default: 1].
-    #[arg(long, value_parser = choice::<PricingArg>())]
-    pub pricing: Option<PricingArg>,
+    #[arg(long, value_parser = choice::<PricingModel>())]
+    pub pricing: Option<PricingModel>,
     /// The placement policy (a built-in one).
     #[arg(long, value_parser = PolicyParser, default_value = "best-fit-decreasing")]
     pub policy: PolicySpec,
     /// Queue discipline: fcfs, edf, deadline-first or morpheus [default: the policy's
     /// published one].
-    #[arg(long, value_parser = queue)]
+    #[arg(long, value_parser = choice::<QueueDiscipline>())]
     pub queue: Option<QueueDiscipline>,
     /// The scheduler name pods ask for (`spec.schedulerName`; Spark's
     /// `spark.kubernetes.scheduler.name`).
@@ -52,11 +53,6 @@ pub struct KubeArgs {
     /// Where --kubelet keeps each pod's log and local folders.
     #[arg(long, value_name = "DIR", default_value = "frugal-kube-pods")]
     pub work_dir: PathBuf,
-}
-
-fn queue(s: &str) -> Result<QueueDiscipline, String> {
-    QueueDiscipline::parse(s)
-        .ok_or_else(|| format!("{s}: one of fcfs, edf, deadline-first, morpheus"))
 }
 
 #[cfg(feature = "kube")]

@@ -57,8 +57,8 @@ pub struct LoadtestArgs {
     #[arg(long)]
     pub database_url: Option<String>,
     /// What an acknowledged submission survives (see `serve`).
-    #[arg(long, value_enum, default_value = "process")]
-    pub durability: crate::serve::DurabilityArg,
+    #[arg(long, value_parser = crate::values::choice::<frugal_service::Durability>(), default_value = "process")]
+    pub durability: frugal_service::Durability,
     /// Cluster preset or TOML file.
     #[arg(long, value_name = "PRESET|FILE", default_value = "large-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
@@ -190,7 +190,7 @@ pub fn run(a: &LoadtestArgs) -> Result<()> {
             "--speedup".into(),
             a.speedup.to_string(),
             "--durability".into(),
-            format!("{:?}", a.durability).to_lowercase(),
+            a.durability.to_string(),
             "--max-queued".into(),
             a.max_queued.to_string(),
             "--wal-limit-mib".into(),

@@ -2,6 +2,7 @@
 //! standalone cluster.
 
 use frugal_core::PolicySpec;
+use frugal_core::spec::Choice;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::os::unix::fs::OpenOptionsExt;
@@ -22,7 +23,8 @@ use crate::Usage;
 use crate::agent::AGENT_TOKEN_ENV;
 use crate::values::number_in;
 use crate::values::{ClusterParser, PolicyParser, choice};
-use frugal_sim::options::choices::{ClusterSource, PricingArg, QueueArg, build_policy};
+use frugal_core::{PricingModel, QueueDiscipline};
+use frugal_sim::options::choices::{ClusterSource, build_policy};
 
 /// The bundled Spark applications (the default `--apps-dir` when it exists).
 const BUNDLED_APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spark");
@@ -61,15 +63,6 @@ pub enum Ec2PowerOffArg {
     Stop,
 }
 
-/// What an acknowledged submission survives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DurabilityArg {
-    /// A crash of frugal, SIGKILL included
-    Process,
-    /// Also an OS crash or power loss (a disk flush per commit)
-    Power,
-}
-
 /// Options of `frugal serve`.
 #[derive(Args, Debug)]
 #[command(allow_negative_numbers = true)]
@@ -88,8 +81,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub database_url: Option<String>,
     /// What an acknowledged submission survives.
-    #[arg(long, value_enum, default_value = "process")]
-    pub durability: DurabilityArg,
+    #[arg(long, value_parser = choice::<Durability>(), default_value = "process")]
+    pub durability: Durability,
     /// The API token: read from this file, which is created (mode 0600, a random
     /// 256-bit token) if missing; the environment variable FRUGAL_API_TOKEN overrides it.
     /// Clients send `Authorization: Bearer <token>`.
@@ -219,14 +212,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = ClusterParser)]
     pub cluster: ClusterSource,
     /// Pricing model of the hybrid presets [default: 1].
-    #[arg(long, value_parser = choice::<PricingArg>())]
-    pub pricing: Option<PricingArg>,
+    #[arg(long, value_parser = choice::<PricingModel>())]
+    pub pricing: Option<PricingModel>,
     /// Placement policy (any `simulate` policy, or rl:<checkpoint>).
     #[arg(long, default_value = "optimal", value_parser = PolicyParser)]
     pub policy: PolicySpec,
     /// Queue discipline [default: the policy's published one].
-    #[arg(long, value_parser = choice::<QueueArg>())]
-    pub queue: Option<QueueArg>,
+    #[arg(long, value_parser = choice::<QueueDiscipline>())]
+    pub queue: Option<QueueDiscipline>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
@@ -565,7 +558,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
     let choice = &a.policy;
     let params = PolicyParams::default();
     let policy = build_policy(choice, &params, &cluster, &frugal_agents::load_policy)?;
-    let discipline = a.queue.map_or(policy.default_queue(), QueueArg::discipline);
+    let discipline = a.queue.unwrap_or(policy.default_queue());
     let apps_dir = match &a.apps_dir {
         Some(d) => d.clone(),
         None => PathBuf::from(BUNDLED_APPS),
@@ -612,10 +605,7 @@ pub fn build(a: &ServeArgs) -> Result<(ServiceConfig, Box<dyn PlacementPolicy>)>
         bind: a.bind,
         metrics_bind: a.metrics_bind,
         database_url,
-        durability: match a.durability {
-            DurabilityArg::Process => Durability::Process,
-            DurabilityArg::Power => Durability::Power,
-        },
+        durability: a.durability,
         cluster,
         billing,
         keep_alive: a.keep_alive,

@@ -16,6 +16,7 @@ use frugal_spot::{LastTick, SpotError, SpotPolicySpec};
 use crate::Usage;
 use crate::progress::Progress;
 use crate::table::{Column, FormatArg, fixed, markdown, opt, render};
+use crate::values::choice;
 
 /// Options of `frugal spot`.
 #[derive(Args, Debug)]
@@ -83,8 +84,8 @@ pub struct SpotArgs {
     #[arg(long, default_value_t = 3.06)]
     pub on_demand_price_per_h: f64,
     /// Billing of the last, partly used tick: whole (the authors' simulator) or prorated.
-    #[arg(long, value_enum, default_value = "whole")]
-    pub last_tick: LastTickArg,
+    #[arg(long, value_parser = choice::<LastTick>(), default_value = "whole")]
+    pub last_tick: LastTick,
     /// Output format: the summary table, or one row per (window, policy) as CSV or JSON.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -98,15 +99,6 @@ pub struct SpotArgs {
     /// spot_available, preempted, mode, work_done_h, cost_usd — the bill so far).
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
-}
-
-/// `--last-tick`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum LastTickArg {
-    /// Billed whole, like every tick
-    Whole,
-    /// Billed for the seconds used
-    Prorated,
 }
 
 impl SpotArgs {
@@ -129,10 +121,7 @@ impl SpotArgs {
             seed: self.seed,
             spot_price_per_h: self.spot_price_per_h,
             on_demand_price_per_h: self.on_demand_price_per_h,
-            last_tick: match self.last_tick {
-                LastTickArg::Whole => LastTick::Whole,
-                LastTickArg::Prorated => LastTick::Prorated,
-            },
+            last_tick: self.last_tick,
         }
     }
 }

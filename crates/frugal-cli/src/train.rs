@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use frugal_agents::training::{
-    AgentArg, JobSourceArg, ModeArg, ProtocolArg, TrainSpec, WorkloadArg, train_checkpoint,
-};
-use frugal_sim::options::choices::{PresetName, PricingArg};
+use frugal_agents::AgentKind;
+use frugal_agents::training::{TrainSpec, train_checkpoint};
+use frugal_core::{Preset, PricingModel};
+use frugal_env::Mode;
+use frugal_env::workloads::{JobSource, Pattern, Protocol};
 
 use crate::progress::Progress;
 use crate::values::choice;
@@ -18,21 +19,21 @@ use crate::values::choice;
 #[derive(Args, Debug)]
 pub struct TrainArgs {
     /// Algorithm.
-    #[arg(long, value_parser = choice::<AgentArg>(), default_value = "reinforce")]
-    pub agent: AgentArg,
+    #[arg(long, value_parser = choice::<AgentKind>(), default_value = "reinforce")]
+    pub agent: AgentKind,
     /// Weight of cost against job run time in the episodic reward (paper 002 Eq. 14), in
     /// [0, 1].
     #[arg(long, default_value_t = 0.5)]
     pub beta: f64,
     /// Arrival pattern.
-    #[arg(long, value_parser = choice::<WorkloadArg>(), default_value = "burst")]
-    pub workload: WorkloadArg,
+    #[arg(long, value_parser = choice::<Pattern>(), default_value = "burst")]
+    pub workload: Pattern,
     /// Which episodes train and which evaluate.
-    #[arg(long, value_parser = choice::<ProtocolArg>(), default_value = "held-out")]
-    pub protocol: ProtocolArg,
+    #[arg(long, value_parser = choice::<Protocol>(), default_value = "held-out")]
+    pub protocol: Protocol,
     /// What the episodes' jobs are.
-    #[arg(long, value_parser = choice::<JobSourceArg>(), default_value = "swim")]
-    pub jobs: JobSourceArg,
+    #[arg(long, value_parser = choice::<JobSource>(), default_value = "swim")]
+    pub jobs: JobSource,
     /// Seed of the episodes' jobs (the generator's draws), the same for every training
     /// seed.
     #[arg(long, default_value_t = 1)]
@@ -41,14 +42,14 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 2000)]
     pub iterations: u32,
     /// Cluster preset.
-    #[arg(long, value_parser = choice::<PresetName>(), default_value = "paper002-cloud")]
-    pub cluster: PresetName,
+    #[arg(long, value_parser = choice::<Preset>(), default_value = "paper002-cloud")]
+    pub cluster: Preset,
     /// Pricing model of the hybrid presets.
-    #[arg(long, value_parser = choice::<PricingArg>(), default_value = "real")]
-    pub pricing: PricingArg,
+    #[arg(long, value_parser = choice::<PricingModel>(), default_value = "real")]
+    pub pricing: PricingModel,
     /// Invalid-action handling.
-    #[arg(long, value_parser = choice::<ModeArg>(), default_value = "masked")]
-    pub mode: ModeArg,
+    #[arg(long, value_parser = choice::<Mode>(), default_value = "masked")]
+    pub mode: Mode,
     /// Seed of the weights, the exploration and the draws of training episodes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

@@ -12,9 +12,10 @@ use clap::{Arg, ArgMatches, Command};
 
 use frugal_core::PolicyKind;
 use frugal_core::PolicySpec;
+use frugal_core::Preset;
 use frugal_core::policy::PolicySpecError;
 use frugal_core::spec::Choice;
-use frugal_sim::options::choices::{ClusterSource, PresetName};
+use frugal_sim::options::choices::ClusterSource;
 
 /// The possible values of a [`Choice`], each with its help.
 fn possible<T: Choice>() -> impl Iterator<Item = PossibleValue> {
@@ -23,7 +24,7 @@ fn possible<T: Choice>() -> impl Iterator<Item = PossibleValue> {
         .map(|c| PossibleValue::new(c.name()).help(c.help()))
 }
 
-/// A parser of a [`Choice`] by name (`#[arg(value_parser = choice::<QueueArg>())]`).
+/// A parser of a [`Choice`] by name (`#[arg(value_parser = choice::<QueueDiscipline>())]`).
 pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(possible::<T>())
         .map(|name| T::from_name(&name).expect("one of the possible values"))
@@ -92,9 +93,7 @@ impl TypedValueParser for ClusterParser {
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         let file = PossibleValue::new("<file.toml>")
             .help("A cluster file (format in the book's configuration reference)");
-        Some(Box::new(
-            possible::<PresetName>().chain(std::iter::once(file)),
-        ))
+        Some(Box::new(possible::<Preset>().chain(std::iter::once(file))))
     }
 }
 

@@ -9,8 +9,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::values::{ClusterParser, PolicyParser, choice};
+use frugal_core::{PricingModel, QueueDiscipline};
 use frugal_service::whatif::{WhatIf, WhatIfReport, WhatIfRow, whatif};
-use frugal_sim::options::choices::{ClusterSource, PricingArg, QueueArg};
+use frugal_sim::options::choices::ClusterSource;
 
 use crate::Usage;
 use crate::table::{self, Column, FormatArg, fixed, opt};
@@ -39,11 +40,11 @@ pub struct WhatifArgs {
     #[arg(long, value_name = "PRESET|FILE", value_parser = ClusterParser)]
     pub cluster: Option<ClusterSource>,
     /// Pricing model of a hybrid preset given with --cluster [default: 1].
-    #[arg(long, value_parser = choice::<PricingArg>(), requires = "cluster")]
-    pub pricing: Option<PricingArg>,
+    #[arg(long, value_parser = choice::<PricingModel>(), requires = "cluster")]
+    pub pricing: Option<PricingModel>,
     /// Queue discipline of the replays [default: the service's].
-    #[arg(long, value_parser = choice::<QueueArg>())]
-    pub queue: Option<QueueArg>,
+    #[arg(long, value_parser = choice::<QueueDiscipline>())]
+    pub queue: Option<QueueDiscipline>,
     /// Admission control in the replays: on or off [default: as the service ran].
     #[arg(long, value_name = "on|off", value_parser = on_off)]
     pub admission_control: Option<bool>,
@@ -107,7 +108,7 @@ pub fn run(a: &WhatifArgs) -> Result<()> {
         until: a.until,
         policies: a.policies.clone(),
         cluster,
-        queue: a.queue.map(QueueArg::discipline),
+        queue: a.queue,
         admission_control: a.admission_control,
         estimates_only: a.estimates_only,
         contention: a.contention,

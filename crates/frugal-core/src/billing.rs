@@ -1,10 +1,7 @@
 //! VM billing: per-second (paper 004 Eq. 11, paper 000 §6.3.1) or per started hour.
 
-use serde::{Deserialize, Serialize};
-
 /// Billing granularity of VM on-time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BillingGranularity {
     /// Exact on-time × price (the papers' per-second accounting).
     #[default]
@@ -13,15 +10,14 @@ pub enum BillingGranularity {
     PerHour,
 }
 
-impl BillingGranularity {
-    /// `per-second` or `per-hour`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            BillingGranularity::PerSecond => "per-second",
-            BillingGranularity::PerHour => "per-hour",
-        }
+crate::choice! {
+    impl Choice for BillingGranularity {
+        PerSecond = "per-second": "Each second of on-time",
+        PerHour = "per-hour": "Each started hour of every power-on interval",
     }
+}
 
+impl BillingGranularity {
     /// Billed seconds for one on-interval of `on_time_s` seconds.
     #[inline]
     pub fn billed_seconds(&self, on_time_s: f64) -> f64 {

@@ -308,7 +308,7 @@ impl ClusterConfig {
 }
 
 /// Pricing models of paper 000 Table 3: price per instance type at each site.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PricingModel {
     /// Cloud 4× local ($0.004/0.001 per s for m1.large).
     Model1,
@@ -322,19 +322,17 @@ pub enum PricingModel {
     Real,
 }
 
-impl PricingModel {
-    /// Parses `1`, `2`, `3`, `4` or `real`.
-    pub fn parse(s: &str) -> Option<PricingModel> {
-        match s {
-            "1" => Some(PricingModel::Model1),
-            "2" => Some(PricingModel::Model2),
-            "3" => Some(PricingModel::Model3),
-            "4" => Some(PricingModel::Model4),
-            "real" => Some(PricingModel::Real),
-            _ => None,
-        }
+crate::choice! {
+    impl Choice for PricingModel {
+        Model1 = "1": "Cloud 4× local",
+        Model2 = "2": "Cloud 2× local",
+        Model3 = "3": "Local VMs free",
+        Model4 = "4": "The same price at both sites",
+        Real = "real": "AWS-like hourly prices, local half of cloud",
     }
+}
 
+impl PricingModel {
     /// `(cloud, local)` price in dollars per second for the paper's instance type index
     /// `t` (0 = m1.large, 1 = m1.xlarge, 2 = m2.xlarge), whose sizes are 1:2:3.
     pub fn prices_per_second(&self, t: usize) -> (f64, f64) {
@@ -371,31 +369,21 @@ pub enum Preset {
 /// The `alibaba-gpu-2023` preset's file.
 const ALIBABA_GPU_2023: &str = include_str!("../../../data/alibaba-gpu-2023/cluster.toml");
 
-impl Preset {
-    /// Names accepted by [`Preset::parse`].
-    pub const NAMES: [&'static str; 5] = [
-        "small-hybrid",
-        "large-hybrid",
-        "paper004-cloud",
-        "paper002-cloud",
-        "alibaba-gpu-2023",
-    ];
-
-    /// The preset's name.
-    pub fn name(&self) -> &'static str {
-        Preset::NAMES[*self as usize]
+crate::choice! {
+    impl Choice for Preset {
+        SmallHybrid = "small-hybrid": "Paper 000 Table 2 small scale: 9 VMs, 1 local + 2 cloud per instance type",
+        LargeHybrid = "large-hybrid": "Paper 000 Table 2 large scale: 180 VMs, 10 local + 50 cloud per instance type",
+        Paper004Cloud = "paper004-cloud": "Paper 004 Table 3: 14 cloud VMs at AWS hourly prices",
+        Paper002Cloud = "paper002-cloud": "Paper 002 Table 4: 12 cloud VMs at AWS hourly prices",
+        AlibabaGpu2023 = "alibaba-gpu-2023": "The Alibaba GPU cluster of 2023: 1,523 nodes (6,212 GPUs) as cloud VMs at equivalent on-demand prices (data/alibaba-gpu-2023/cluster.toml)",
     }
+}
 
-    /// Parses a preset name.
-    pub fn parse(s: &str) -> Option<Preset> {
-        match s {
-            "small-hybrid" => Some(Preset::SmallHybrid),
-            "large-hybrid" => Some(Preset::LargeHybrid),
-            "paper004-cloud" => Some(Preset::Paper004Cloud),
-            "paper002-cloud" => Some(Preset::Paper002Cloud),
-            "alibaba-gpu-2023" => Some(Preset::AlibabaGpu2023),
-            _ => None,
-        }
+impl Preset {
+    /// True for the presets whose prices follow a [`PricingModel`] (paper 000 Table 3);
+    /// the papers' cloud presets use their AWS hourly prices, the Alibaba one its own table.
+    pub fn takes_pricing(self) -> bool {
+        matches!(self, Preset::SmallHybrid | Preset::LargeHybrid)
     }
 
     /// The preset as a [`ClusterConfig`]; `pricing` applies to the hybrid presets (the
@@ -471,13 +459,13 @@ impl Preset {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Choice;
 
     /// A built cluster's description builds the same cluster, for every preset and
     /// pricing model, also through TOML.
     #[test]
     fn a_built_cluster_describes_itself() {
-        for name in Preset::NAMES {
-            let preset = Preset::parse(name).unwrap();
+        for &preset in Preset::ALL {
             for pricing in [PricingModel::Model1, PricingModel::Real] {
                 let cfg = preset.config(pricing);
                 let cluster = cfg.build("preset").unwrap();

@@ -7,8 +7,7 @@ use crate::job::{Job, JobKind};
 use crate::placement::Placement;
 
 /// When a job runs at its hybrid completion time T_C^H instead of T_C^L.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HybridRule {
     /// Paper 000 Eq. 5 and §6.1: T_C^H as soon as one executor runs away from the site
     /// holding the job's data (the local site; the cloud if the cluster has no local VM).
@@ -16,6 +15,13 @@ pub enum HybridRule {
     AnyRemote,
     /// T_C^H only when the executors span both sites.
     Spanning,
+}
+
+crate::choice! {
+    impl Choice for HybridRule {
+        AnyRemote = "any-remote": "Any executor away from the data's site (paper 000 Eq. 5)",
+        Spanning = "spanning": "Only placements that span both sites",
+    }
 }
 
 /// Completion-time model shared by the simulator, the schedulers' estimates and the

@@ -4,11 +4,8 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-use serde::{Deserialize, Serialize};
-
 /// Queue discipline (paper 004 Alg. 1, paper 000 §5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QueueDiscipline {
     /// First come, first served by arrival; the head blocks the queue (Spark's FIFO).
     Fcfs,
@@ -24,28 +21,12 @@ pub enum QueueDiscipline {
     Morpheus,
 }
 
-impl QueueDiscipline {
-    /// Every discipline.
-    pub const ALL: [QueueDiscipline; 4] = [
-        QueueDiscipline::Fcfs,
-        QueueDiscipline::Edf,
-        QueueDiscipline::DeadlineFirst,
-        QueueDiscipline::Morpheus,
-    ];
-
-    /// Command-line name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            QueueDiscipline::Fcfs => "fcfs",
-            QueueDiscipline::Edf => "edf",
-            QueueDiscipline::DeadlineFirst => "deadline-first",
-            QueueDiscipline::Morpheus => "morpheus",
-        }
-    }
-
-    /// Parses a command-line name.
-    pub fn parse(s: &str) -> Option<QueueDiscipline> {
-        QueueDiscipline::ALL.into_iter().find(|q| q.name() == s)
+crate::choice! {
+    impl Choice for QueueDiscipline {
+        Fcfs = "fcfs": "First come, first served; the head blocks (Spark FIFO)",
+        Edf = "edf": "Earliest deadline first; the head blocks (paper 000 §5)",
+        DeadlineFirst = "deadline-first": "Deadline jobs EDF, then regular jobs by resource demand (paper 004 Alg. 1)",
+        Morpheus = "morpheus": "Ascending scarce-resource demand, skipping (paper 004 Eq. 10)",
     }
 }
 

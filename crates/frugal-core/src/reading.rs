@@ -15,3 +15,10 @@ pub enum Reading {
     /// The authors' published code (repository and file named where it is used).
     AuthorsCode,
 }
+
+crate::choice! {
+    impl Choice for Reading {
+        PaperText = "paper-text": "The paper's text",
+        AuthorsCode = "authors-code": "The authors' published code (RM-Simulator for paper 000, SLA-Scheduler for 004)",
+    }
+}

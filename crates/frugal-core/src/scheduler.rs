@@ -65,41 +65,12 @@ pub enum Backfill {
     Easy,
 }
 
-impl crate::spec::Choice for Backfill {
-    const ALL: &'static [Backfill] = &[Backfill::None, Backfill::Easy];
-
-    fn name(self) -> &'static str {
-        match self {
-            Backfill::None => "none",
-            Backfill::Easy => "easy",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Backfill::None => "The head blocks the jobs behind it (the papers' schedulers)",
-            Backfill::Easy => {
-                "EASY backfilling: jobs that fit now and end before the head's reservation start"
-            }
-        }
+crate::choice! {
+    impl Choice for Backfill {
+        None = "none": "The head blocks the jobs behind it (the papers' schedulers)",
+        Easy = "easy": "EASY backfilling: jobs that fit now and end before the head's reservation start",
     }
 }
-
-impl std::fmt::Display for Backfill {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::spec::Choice::name(*self))
-    }
-}
-
-impl std::str::FromStr for Backfill {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Backfill, String> {
-        <Backfill as crate::spec::Choice>::from_name(s)
-    }
-}
-
-crate::serde_as_text!(Backfill);
 
 /// Jobs behind a blocked head that one pass considers for backfilling (Slurm's
 /// `bf_max_job_test` plays the same role), so a pass stays O(depth) however long the

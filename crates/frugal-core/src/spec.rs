@@ -234,6 +234,13 @@ pub trait Choice: Copy + Send + Sync + 'static {
 /// name (a number is read as its text, so `pricing = 2` is the choice named `2`). With
 /// `=> fn method() -> Type` after the name and `=> value` after each help, also the method
 /// that gives each choice's library value, so a name and what it stands for are one line.
+///
+/// `impl Choice for Type { Variant = "name": "help", … }` names the variants of an enum
+/// declared elsewhere (a library type with its own docs), with `Display`, `FromStr` and
+/// serde by those names, so the type a spec holds is the one its flags parse — one spelling
+/// per value. `impl Choice (names only) for Type { … }` gives the names and help alone, for
+/// a type whose `Display` says something else (a paper's label in a table); `impl Text for
+/// Type` gives `Display` and `FromStr` by the names of a `Choice` implemented by hand.
 #[macro_export]
 macro_rules! choice {
     (
@@ -270,6 +277,45 @@ macro_rules! choice {
             $(#[doc = $help] $variant,)+
         }
 
+        $crate::choice! {
+            impl Choice for $name {
+                $($variant = $text : $help,)+
+            }
+        }
+    };
+    (
+        impl Choice for $name:ident {
+            $($variant:ident = $text:literal : $help:literal,)+
+        }
+    ) => {
+        $crate::choice! {
+            impl Choice (names only) for $name {
+                $($variant = $text : $help,)+
+            }
+        }
+        $crate::choice! { impl Text for $name }
+        $crate::serde_as_text!($name);
+    };
+    (impl Text for $name:ident) => {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str($crate::spec::Choice::name(*self))
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$name, String> {
+                <$name as $crate::spec::Choice>::from_name(s)
+            }
+        }
+    };
+    (
+        impl Choice (names only) for $name:ident {
+            $($variant:ident = $text:literal : $help:literal,)+
+        }
+    ) => {
         impl $crate::spec::Choice for $name {
             const ALL: &'static [Self] = &[$($name::$variant),+];
 
@@ -285,22 +331,6 @@ macro_rules! choice {
                 }
             }
         }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str($crate::spec::Choice::name(*self))
-            }
-        }
-
-        impl std::str::FromStr for $name {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<$name, String> {
-                <$name as $crate::spec::Choice>::from_name(s)
-            }
-        }
-
-        $crate::serde_as_text!($name);
     };
 }
 

@@ -29,6 +29,13 @@ pub enum Mode {
     Masked,
 }
 
+frugal_core::choice! {
+    impl Choice for Mode {
+        Masked = "masked": "Action masks; an infeasible action is ignored with the invalid reward",
+        Paper = "paper": "An infeasible action ends the episode with −200 (paper 002 Table 3)",
+    }
+}
+
 /// Settings of [`SparkPlacementEnv`].
 #[derive(Clone, Debug)]
 pub struct EnvConfig {

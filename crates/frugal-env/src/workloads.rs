@@ -32,13 +32,10 @@ pub enum JobSource {
     Generator,
 }
 
-impl JobSource {
-    /// `swim` or `generator`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobSource::Swim => "swim",
-            JobSource::Generator => "generator",
-        }
+frugal_core::choice! {
+    impl Choice for JobSource {
+        Swim = "swim": "frugal's mapping of the FB-2009 records (bytes → executors, kinds, run times)",
+        Generator = "generator": "Paper 002 §7.1's generator (uniform kinds and sizes) at the trace's arrivals",
     }
 }
 
@@ -52,13 +49,10 @@ pub enum Protocol {
     HeldOut,
 }
 
-impl Protocol {
-    /// `paper` or `held-out`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Paper => "paper",
-            Protocol::HeldOut => "held-out",
-        }
+frugal_core::choice! {
+    impl Choice for Protocol {
+        HeldOut = "held-out": "Train on the pattern's other FB-2009 hours, evaluate on the held-out hour",
+        Paper = "paper": "Train and evaluate on one fixed episode, as paper 002's own environment does",
     }
 }
 

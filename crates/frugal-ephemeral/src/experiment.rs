@@ -6,6 +6,7 @@
 //! planned over the 24-hour window from t₀ on forecasts made from the days before t₀, and
 //! simulated on the actual utilisation ([`crate::runtime`]).
 
+use frugal_core::spec::Choice;
 use std::time::Duration;
 
 use rand::SeedableRng;
@@ -35,9 +36,22 @@ pub enum Strategy {
     Salamander(Planner),
 }
 
-impl Strategy {
-    /// The name in outputs.
-    pub fn name(self) -> &'static str {
+impl frugal_core::spec::Choice for Strategy {
+    /// The strategies a spec names; the MILP planners run under `frugal ephemeral
+    /// planners`, not as strategies (their names, `salamander-milp` and
+    /// `salamander-milp-cold`, are outputs only).
+    const ALL: &'static [Strategy] = &[
+        Strategy::Cuckoo,
+        Strategy::CuckooNewQos,
+        Strategy::CuckooFixedSlots,
+        Strategy::Salamander(Planner::Rffd),
+        Strategy::Salamander(Planner::Exact),
+        Strategy::Salamander(Planner::ExactNetwork),
+        Strategy::Salamander(Planner::Ga),
+        Strategy::Salamander(Planner::Ls),
+    ];
+
+    fn name(self) -> &'static str {
         match self {
             Strategy::Cuckoo => "cuckoo",
             Strategy::CuckooNewQos => "cuckoo-newqos",
@@ -51,13 +65,50 @@ impl Strategy {
             Strategy::Salamander(Planner::MilpCold) => "salamander-milp-cold",
         }
     }
-}
 
-impl Serialize for Strategy {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+    fn help(self) -> &'static str {
+        match self {
+            Strategy::Cuckoo => {
+                "Cuckoo: weighted round-robin placement with 3 replicas, Hadoop's slot scheduler, kill on any violation (paper 001 §II-C)"
+            }
+            Strategy::CuckooNewQos => "Cuckoo with Salamander's QoS controller (RQ3, Fig. 5)",
+            Strategy::CuckooFixedSlots => {
+                "Cuckoo as the paper describes it: every heartbeat fills all 20 map and 20 reduce slots, no load cap (`cuckoo` caps a tracker as Hadoop 1 does)"
+            }
+            Strategy::Salamander(Planner::Rffd) => {
+                "Salamander with the plan of Alg. 1 (Random First Fit Decreasing)"
+            }
+            Strategy::Salamander(Planner::Exact) => {
+                "Salamander with the proven-optimal plan (exact; milliseconds)"
+            }
+            Strategy::Salamander(Planner::ExactNetwork) => {
+                "Salamander with the exact construction that also pays for the shuffle over the hosts' links (per-node caps; milliseconds)"
+            }
+            Strategy::Salamander(Planner::Ga) => "Salamander with NSGA-III's plan (--budget)",
+            Strategy::Salamander(Planner::Ls) => {
+                "Salamander with tabu + late-acceptance local search's plan (--budget)"
+            }
+            Strategy::Salamander(Planner::Milp | Planner::MilpCold) => {
+                "Salamander with the joint MILP's plan"
+            }
+        }
     }
 }
+
+impl Strategy {
+    /// Whether the strategy plans (Salamander's).
+    pub fn plans(self) -> bool {
+        matches!(self, Strategy::Salamander(_))
+    }
+
+    /// Whether the strategy searches (and so takes --budget and --wall-clock-s).
+    pub fn searches(self) -> bool {
+        matches!(self, Strategy::Salamander(Planner::Ga | Planner::Ls))
+    }
+}
+
+frugal_core::choice! { impl Text for Strategy }
+frugal_core::serde_as_text!(Strategy);
 
 /// The inputs of one run.
 #[derive(Clone, Debug, PartialEq, Serialize)]

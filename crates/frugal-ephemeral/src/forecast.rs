@@ -31,8 +31,7 @@ pub trait Forecaster: Send + Sync {
 }
 
 /// The forecasters `--forecaster` offers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ForecasterKind {
     /// [`SeasonalQuantile`] with τ = 0.99 (the paper's quantile, §IV-A).
     SeasonalQuantile,
@@ -42,23 +41,15 @@ pub enum ForecasterKind {
     Oracle,
 }
 
-impl ForecasterKind {
-    /// Every forecaster, in the order outputs list them.
-    pub const ALL: [ForecasterKind; 3] = [
-        ForecasterKind::SeasonalQuantile,
-        ForecasterKind::QuantileRegression,
-        ForecasterKind::Oracle,
-    ];
-
-    /// The name in outputs.
-    pub fn name(self) -> &'static str {
-        match self {
-            ForecasterKind::SeasonalQuantile => "seasonal-quantile",
-            ForecasterKind::QuantileRegression => "quantile-regression",
-            ForecasterKind::Oracle => "oracle",
-        }
+frugal_core::choice! {
+    impl Choice for ForecasterKind {
+        SeasonalQuantile = "seasonal-quantile": "The 0.99 quantile of the same time of day over the past days",
+        QuantileRegression = "quantile-regression": "Linear quantile regression at 0.99 on the day before and the time of day, fitted per host and metric on days 1-4 (the paper's forecaster family)",
+        Oracle = "oracle": "The actual utilisation (perfect forecasts; an ablation)",
     }
+}
 
+impl ForecasterKind {
     /// The forecaster, ready to forecast `hosts` of `util` (only quantile regression
     /// learns anything: it is fitted here, one LP per host and metric).
     ///

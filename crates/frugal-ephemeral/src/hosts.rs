@@ -7,6 +7,7 @@
 //! and gets the data centre's total × `w_g / Σ_h w_{g(h)}`. [`generate`] writes that file;
 //! [`Hosts::embedded`] reads the shipped copy.
 
+use frugal_core::spec::Choice;
 use std::fmt;
 use std::io::Read;
 
@@ -15,23 +16,55 @@ use serde::{Deserialize, Serialize};
 use crate::DataError;
 
 /// A data centre of paper 001 (Table II).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+///
+/// Named `pc-1`, `pc-2` and `university` in flags, experiment files and Python
+/// ([`Choice`](frugal_core::spec::Choice)); written as Table II labels it, `PC-1`, `PC-2`
+/// and `University` (tables, rows, JSON, the shipped `data/ephemeral/hosts.csv`: `Display`
+/// and `Serialize`), so the results read as the paper's. A file may give either spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DataCentre {
     /// Private Company 1: 9 hosts, 6 configurations, 2,208 GFLOP/s, 1.2 TB.
-    #[serde(rename = "PC-1")]
     Pc1,
     /// Private Company 2: 27 hosts, 13 configurations, 3,552 GFLOP/s, 3.8 TB.
-    #[serde(rename = "PC-2")]
     Pc2,
     /// University: 6 hosts, 6 configurations, 1,363 GFLOP/s, 1.5 TB.
-    #[serde(rename = "University")]
     University,
 }
 
-impl DataCentre {
-    /// The three, in Table II's order (which is also the order of hosts in the trace files).
-    pub const ALL: [DataCentre; 3] = [DataCentre::Pc1, DataCentre::Pc2, DataCentre::University];
+frugal_core::choice! {
+    impl Choice (names only) for DataCentre {
+        Pc1 = "pc-1": "Private Company 1: 9 hosts, 2,208 GFLOP/s, 1.2 TB",
+        Pc2 = "pc-2": "Private Company 2: 27 hosts, 3,552 GFLOP/s, 3.8 TB",
+        University = "university": "University: 6 hosts, 1,363 GFLOP/s, 1.5 TB",
+    }
+}
 
+impl std::str::FromStr for DataCentre {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<DataCentre, String> {
+        <DataCentre as frugal_core::spec::Choice>::from_name(s)
+    }
+}
+
+impl Serialize for DataCentre {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
+}
+
+impl<'de> Deserialize<'de> for DataCentre {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DataCentre, D::Error> {
+        let text: String = frugal_core::spec::from_text(d)?;
+        <DataCentre as frugal_core::spec::Choice>::ALL
+            .iter()
+            .copied()
+            .find(|dc| dc.label() == text)
+            .map_or_else(|| text.parse().map_err(serde::de::Error::custom), Ok)
+    }
+}
+
+impl DataCentre {
     /// Table II: (hosts, distinct configurations, total CPU in GFLOP/s, total RAM in TB).
     /// TB is read as TiB (spec A28), so RAM in GiB is `TB × 1024`.
     pub fn table2(self) -> (usize, usize, f64, f64) {
@@ -42,8 +75,8 @@ impl DataCentre {
         }
     }
 
-    /// The paper's name (`PC-1`, `PC-2`, `University`).
-    pub fn name(self) -> &'static str {
+    /// The paper's label (`PC-1`, `PC-2`, `University`).
+    pub fn label(self) -> &'static str {
         match self {
             DataCentre::Pc1 => "PC-1",
             DataCentre::Pc2 => "PC-2",
@@ -54,7 +87,7 @@ impl DataCentre {
 
 impl fmt::Display for DataCentre {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.label())
     }
 }
 
@@ -116,7 +149,7 @@ impl Hosts {
             }
             out.push(h);
         }
-        for dc in DataCentre::ALL {
+        for &dc in DataCentre::ALL {
             let n = out.iter().filter(|h| h.dc == dc).count();
             if n != dc.table2().0 {
                 return Err(DataError::new(
@@ -138,7 +171,7 @@ impl Hosts {
 /// The capacities by frugal's rule (module docs), data centres in Table II's order.
 pub fn generate() -> Hosts {
     let mut out = Vec::new();
-    for dc in DataCentre::ALL {
+    for &dc in DataCentre::ALL {
         let (n, g, cpu, ram_tb) = dc.table2();
         let weight = |h: usize| 1.0 + (h % g) as f64 / (g - 1) as f64;
         let total: f64 = (0..n).map(weight).sum();
@@ -162,4 +195,30 @@ pub fn to_csv(hosts: &Hosts) -> String {
         w.serialize(h).expect("writing to memory");
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV is UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DataCentre;
+    use frugal_core::spec::Choice;
+
+    /// Flags and files name a data centre `pc-1`; rows and the shipped hosts file write
+    /// Table II's `PC-1`, which a file may also give.
+    #[test]
+    fn a_data_centre_is_read_by_name_or_label_and_written_as_its_label() {
+        let read = |s: &str| serde_json::from_str::<DataCentre>(s);
+        assert_eq!(read("\"pc-1\"").unwrap(), DataCentre::Pc1);
+        assert_eq!(read("\"PC-1\"").unwrap(), DataCentre::Pc1);
+        assert_eq!(read("\"University\"").unwrap(), DataCentre::University);
+        let e = read("\"pc1\"").unwrap_err().to_string();
+        assert!(
+            e.contains("[possible values: pc-1, pc-2, university]"),
+            "{e}"
+        );
+        assert_eq!(serde_json::to_string(&DataCentre::Pc2).unwrap(), "\"PC-2\"");
+        assert_eq!(
+            (DataCentre::Pc2.name(), DataCentre::Pc2.to_string()),
+            ("pc-2", "PC-2".into())
+        );
+    }
 }

@@ -4,7 +4,6 @@
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
 
 use crate::exact;
 use crate::ga::Nsga3;
@@ -15,8 +14,7 @@ use crate::rffd;
 use crate::search::{Budget, SearchStats};
 
 /// A planning strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Planner {
     /// Random First Fit Decreasing (Alg. 1) alone.
     Rffd,
@@ -42,18 +40,15 @@ pub enum Planner {
     MilpCold,
 }
 
-impl Planner {
-    /// The name in outputs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Planner::Rffd => "rffd",
-            Planner::Exact => "exact",
-            Planner::ExactNetwork => "exact-network",
-            Planner::Ga => "ga",
-            Planner::Ls => "ls",
-            Planner::Milp => "milp",
-            Planner::MilpCold => "milp-cold",
-        }
+frugal_core::choice! {
+    impl Choice for Planner {
+        Rffd = "rffd": "Random First Fit Decreasing (Alg. 1)",
+        Exact = "exact": "The proven optimum",
+        ExactNetwork = "exact-network": "The exact construction with the shuffle's cost (per-node caps)",
+        Ga = "ga": "NSGA-III",
+        Ls = "ls": "Tabu + late-acceptance local search",
+        Milp = "milp": "The joint optimum by a MILP (HiGHS: needs a build with --features highs, and --plan-slot-s a multiple of 60)",
+        MilpCold = "milp-cold": "The same MILP from scratch: no starting plan, no stop at the construction's bound (as the paper ran its CP solver)",
     }
 }
 

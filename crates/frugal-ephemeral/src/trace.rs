@@ -22,6 +22,7 @@
 //! no memory). It ships as `data/ephemeral/utilisation-planetlab.csv.gz`
 //! ([`PrimaryWorkload::Planetlab`]).
 
+use frugal_core::spec::Choice;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -103,8 +104,7 @@ const EMBEDDED_PLANETLAB: &[u8] =
     include_bytes!("../../../data/ephemeral/utilisation-planetlab.csv.gz");
 
 /// Which shipped primary workload to replay.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PrimaryWorkload {
     /// `data/ephemeral/utilisation.csv.gz`: CPU and memory of Google cluster jobs
     /// ([`derive_from_gcd`]).
@@ -113,6 +113,13 @@ pub enum PrimaryWorkload {
     /// `data/ephemeral/utilisation-planetlab.csv.gz`: PlanetLab CPU, GCD memory
     /// ([`derive_planetlab`]).
     Planetlab,
+}
+
+frugal_core::choice! {
+    impl Choice for PrimaryWorkload {
+        Gcd = "gcd": "CPU and memory of 42 Google cluster jobs (data/ephemeral/utilisation.csv.gz)",
+        Planetlab = "planetlab": "The CPU-stress variant: PlanetLab VMs' CPU, the GCD trace's memory (data/ephemeral/utilisation-planetlab.csv.gz)",
+    }
 }
 
 impl PrimaryWorkload {
@@ -274,7 +281,8 @@ fn hold(samples: Vec<f64>) -> Vec<f64> {
 /// order.
 fn host_data_centres() -> Vec<DataCentre> {
     DataCentre::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .flat_map(|dc| std::iter::repeat_n(dc, dc.table2().0))
         .collect()
 }

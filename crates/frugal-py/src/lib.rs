@@ -22,6 +22,13 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 }
 
 /// The value named `given` among `options`, or a ValueError naming the `argument`.
+/// The value of the closed set `T` named `given`, else a `ValueError` naming `argument`
+/// and every name (the names are `T`'s own: one spelling per value, in Python too).
+fn named<T: frugal_core::spec::Choice>(argument: &str, given: &str) -> PyResult<T> {
+    let options: Vec<(&str, T)> = T::ALL.iter().map(|&v| (v.name(), v)).collect();
+    choose(argument, given, &options)
+}
+
 fn choose<T: Copy>(argument: &str, given: &str, options: &[(&str, T)]) -> PyResult<T> {
     options
         .iter()
@@ -62,38 +69,17 @@ fn config(a: &Settings) -> PyResult<EnvConfig> {
         protocol,
         jobs,
     } = *a;
-    let protocol = choose(
-        "protocol",
-        protocol,
-        &[("paper", Protocol::Paper), ("held-out", Protocol::HeldOut)],
-    )?;
-    let source = choose(
-        "jobs",
-        jobs,
-        &[
-            ("swim", JobSource::Swim),
-            ("generator", JobSource::Generator),
-        ],
-    )?;
-    let pattern = choose(
-        "pattern",
-        pattern,
-        &[("normal", Pattern::Normal), ("burst", Pattern::Burst)],
-    )?;
+    let protocol: Protocol = named("protocol", protocol)?;
+    let source: JobSource = named("jobs", jobs)?;
+    let pattern: Pattern = named("pattern", pattern)?;
     let split = choose(
         "split",
         split,
         &[("train", Split::Train), ("eval", Split::Eval)],
     )?;
-    let mode = choose(
-        "mode",
-        mode,
-        &[("masked", Mode::Masked), ("paper", Mode::Paper)],
-    )?;
-    let preset = Preset::parse(cluster)
-        .ok_or_else(|| value_error(format!("unknown cluster preset {cluster:?}")))?;
-    let pricing = PricingModel::parse(pricing)
-        .ok_or_else(|| value_error(format!("unknown pricing model {pricing:?}")))?;
+    let mode: Mode = named("mode", mode)?;
+    let preset: Preset = named("cluster", cluster)?;
+    let pricing: PricingModel = named("pricing", pricing)?;
     let cluster = preset.config(pricing).build(cluster).map_err(value_error)?;
     Ok(EnvConfig::paper002(
         cluster,

@@ -36,6 +36,7 @@
 //!   (otherwise: an error naming the field); the newest start's policy and settings are
 //!   "the service's", and a change of policy inside the window is reported.
 
+use frugal_core::spec::Choice;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};

@@ -1,5 +1,6 @@
 //! Per-job and per-VM records of a run and the summary metrics computed from them.
 
+use frugal_core::spec::Choice;
 use serde::Serialize;
 
 use frugal_core::cluster::{Site, VmId};

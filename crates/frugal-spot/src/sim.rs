@@ -27,8 +27,7 @@ use crate::model::{DONE_S, Job, Mode, Prices};
 use crate::policy::{Observation, SpotPolicy};
 
 /// How the job's last, partly used tick is billed (spec §5 item 5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LastTick {
     /// Whole, like every other tick (the authors' simulator).
     #[default]
@@ -36,6 +35,13 @@ pub enum LastTick {
     /// Only for the seconds used: changeover plus progress (per-second billing, the paper's
     /// text).
     Prorated,
+}
+
+frugal_core::choice! {
+    impl Choice for LastTick {
+        Whole = "whole": "Billed whole, like every tick",
+        Prorated = "prorated": "Billed for the seconds used",
+    }
 }
 
 /// What one run of a policy on one window cost and did.

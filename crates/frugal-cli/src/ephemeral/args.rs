@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 use clap::{ArgMatches, Args};
 
-use frugal_ephemeral::options::{
-    DcArg, EphemeralSpec, ForecasterArg, PrimaryWorkloadArg, StrategyArg,
-};
+use frugal_ephemeral::DataCentre;
+use frugal_ephemeral::ForecasterKind;
+use frugal_ephemeral::PrimaryWorkload;
+use frugal_ephemeral::Strategy;
+use frugal_ephemeral::options::EphemeralSpec;
 use frugal_ephemeral::planner::Effort;
 
 use crate::values::{choice, given};
@@ -18,8 +20,8 @@ use crate::values::{choice, given};
 #[command(allow_negative_numbers = true)]
 pub struct ComparisonArgs {
     /// Data centres.
-    #[arg(long, value_parser = choice::<DcArg>(), value_delimiter = ',', default_value = "university")]
-    pub dc: Vec<DcArg>,
+    #[arg(long, value_parser = choice::<DataCentre>(), value_delimiter = ',', default_value = "university")]
+    pub dc: Vec<DataCentre>,
     /// Chunk sizes, MiB (the paper: 128 and 256; RAM per task is 3 GiB up to 128 MiB, 4
     /// GiB above).
     #[arg(long, value_delimiter = ',', default_value = "256")]
@@ -34,19 +36,19 @@ pub struct ComparisonArgs {
     /// Strategies to compare.
     #[arg(
         long,
-        value_parser = choice::<StrategyArg>(),
+        value_parser = choice::<Strategy>(),
         value_delimiter = ',',
         default_value = "cuckoo,salamander-rffd,salamander-exact,salamander-exact-network"
     )]
-    pub strategies: Vec<StrategyArg>,
+    pub strategies: Vec<Strategy>,
     /// Forecasters of the primary workload (each run plans with one; the rows name it).
     #[arg(
         long,
-        value_parser = choice::<ForecasterArg>(),
+        value_parser = choice::<ForecasterKind>(),
         value_delimiter = ',',
         default_value = "seasonal-quantile"
     )]
-    pub forecaster: Vec<ForecasterArg>,
+    pub forecaster: Vec<ForecasterKind>,
     /// Volatility factors of the primary workload, each in [0, 4]: every host's load
     /// becomes its mean + factor × its deviation from the mean (clipped to [0, 1]); 1 is
     /// the trace as recorded, 0 a constant load, 2 twice every swing.
@@ -94,8 +96,8 @@ pub struct ComparisonArgs {
     #[arg(long, value_name = "FILE")]
     pub hosts: Option<PathBuf>,
     /// Which shipped primary workload to replay.
-    #[arg(long, value_parser = choice::<PrimaryWorkloadArg>(), default_value = "gcd")]
-    pub primary_workload: PrimaryWorkloadArg,
+    #[arg(long, value_parser = choice::<PrimaryWorkload>(), default_value = "gcd")]
+    pub primary_workload: PrimaryWorkload,
     /// Primary-workload utilisation (CSV, plain or gzip, `host,day,sample,cpu_pct,mem_pct`
     /// with 7 days × 288 five-minute samples per host) instead of a shipped one; an error
     /// with --primary-workload.
@@ -146,6 +148,6 @@ mod tests {
         };
         assert_eq!(spec(&["ephemeral"]), EphemeralSpec::default());
         let s = spec(&["ephemeral", "--primary-workload", "gcd"]);
-        assert_eq!(s.primary_workload, Some(PrimaryWorkloadArg::Gcd));
+        assert_eq!(s.primary_workload, Some(PrimaryWorkload::Gcd));
     }
 }

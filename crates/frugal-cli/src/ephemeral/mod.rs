@@ -8,6 +8,7 @@ mod args;
 pub(crate) mod planners;
 mod table;
 
+use frugal_core::spec::Choice;
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -1,13 +1,16 @@
 //! `frugal ephemeral planners`: paper 001 RQ2 (Fig. 4) — solving time and plan makespan
 //! of Salamander's planners against the number of tasks.
 
+use frugal_core::spec::Choice;
 use std::io::Write;
 
 use anyhow::Result;
 use clap::Args;
 
-use frugal_ephemeral::options::{DcArg, PlannerArg, PlannersSpec, StopArg, planners};
+use frugal_ephemeral::DataCentre;
+use frugal_ephemeral::options::{PlannersSpec, Stop, planners};
 use frugal_ephemeral::planner::Effort;
+use frugal_ephemeral::planner::Planner;
 use frugal_ephemeral::solvers::SolverRow;
 
 use crate::table::{Column, FormatArg, fixed, opt};
@@ -28,8 +31,8 @@ pub struct PlannersArgs {
 #[derive(Args, Debug)]
 pub struct ProblemArgs {
     /// Data centre (the paper shows PC-1).
-    #[arg(long, value_parser = choice::<DcArg>(), default_value = "pc-1")]
-    pub dc: DcArg,
+    #[arg(long, value_parser = choice::<DataCentre>(), default_value = "pc-1")]
+    pub dc: DataCentre,
     /// Problem sizes: tasks planned (over --jobs jobs), 16 maps per reduce.
     #[arg(long, value_delimiter = ',', default_value = "500,1000,1500,2000,2500")]
     pub tasks: Vec<u32>,
@@ -39,17 +42,17 @@ pub struct ProblemArgs {
     /// Planners to compare.
     #[arg(
         long,
-        value_parser = choice::<PlannerArg>(),
+        value_parser = choice::<Planner>(),
         value_delimiter = ',',
         default_value = "rffd,exact,ga,ls"
     )]
-    pub planners: Vec<PlannerArg>,
+    pub planners: Vec<Planner>,
     /// Metaheuristics' effort: full, quick or a number of evaluations [default: full].
     #[arg(long, value_name = "EFFORT")]
     pub budget: Option<Effort>,
     /// Stop rule of the metaheuristics [default: patience].
-    #[arg(long, value_parser = choice::<StopArg>())]
-    pub stop: Option<StopArg>,
+    #[arg(long, value_parser = choice::<Stop>())]
+    pub stop: Option<Stop>,
     /// Plan durations are rounded up to a multiple of this many seconds (the milp planner
     /// needs a multiple of 60; Table I's grid is 180).
     #[arg(long, value_name = "S", default_value_t = 1)]
@@ -127,7 +130,7 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
                 out,
                 "Planners on {} (paper 001 Fig. 4): {} of n tasks in all (128 MiB chunks, S = 0, \
                  window from day 5 00:00); solving times on one core.",
-                a.options.dc.dc(),
+                a.options.dc,
                 match a.options.jobs {
                     1 => "one job".to_string(),
                     n => format!("{n} equal jobs"),

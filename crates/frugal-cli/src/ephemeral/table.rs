@@ -1,6 +1,7 @@
 //! The tables of `frugal ephemeral`: statistics per cell, and improvements over Cuckoo
 //! beside the paper's.
 
+use frugal_core::spec::Choice;
 use frugal_ephemeral::ForecasterKind;
 use frugal_ephemeral::summary::{Cell, Improvement};
 

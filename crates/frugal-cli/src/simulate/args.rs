@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use clap::{ArgMatches, Args};
 
 use frugal_core::PolicySpec;
-use frugal_sim::options::choices::{
-    ApplicationArg, BillingArg, ClusterSource, HybridRuleArg, MilpBackendArg, PricingArg, QueueArg,
-    ReadingArg,
-};
-use frugal_sim::options::{HourArg, LoadArg, PatternArg, SimulateSpec};
+use frugal_core::policy::MilpBackend;
+use frugal_core::{BillingGranularity, HybridRule, PricingModel, QueueDiscipline, Reading};
+use frugal_sim::options::choices::{Application, ClusterSource};
+use frugal_sim::options::{Loads, SimulateSpec, TraceHour};
+use frugal_sim::workload::Pattern;
 
 use crate::values::{ClusterParser, PolicyParser, choice, given};
 
@@ -32,20 +32,20 @@ pub struct ComparisonArgs {
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub job_copies: u32,
     /// Pricing model of the hybrid presets (paper 000 Table 3) [default: 1].
-    #[arg(long, value_parser = choice::<PricingArg>())]
-    pub pricing: Option<PricingArg>,
+    #[arg(long, value_parser = choice::<PricingModel>())]
+    pub pricing: Option<PricingModel>,
     /// Billing granularity; overrides the cluster's.
-    #[arg(long, value_parser = choice::<BillingArg>())]
-    pub billing: Option<BillingArg>,
+    #[arg(long, value_parser = choice::<BillingGranularity>())]
+    pub billing: Option<BillingGranularity>,
     /// Load level(s) of the default trace replay or of --synthetic.
-    #[arg(long, value_parser = choice::<LoadArg>(), default_value = "both")]
-    pub load: LoadArg,
+    #[arg(long, value_parser = choice::<Loads>(), default_value = "both")]
+    pub load: Loads,
     /// SWIM trace file (TSV) instead of the embedded FB-2009 day.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Replay this hour (0–23) or `day` of the trace instead of the --load hours.
     #[arg(long)]
-    pub hour: Option<HourArg>,
+    pub hour: Option<TraceHour>,
     /// With --hour: the first N jobs (default: all; with `day`, more than the day holds
     /// replays it day after day); with --synthetic: N jobs (default 1000); with --swf:
     /// the first N jobs (default: all).
@@ -57,8 +57,8 @@ pub struct ComparisonArgs {
     /// Which reading of paper 000 §6.1 --synthetic follows: the paper's text or the
     /// workloads the authors published with their simulator (RM-Simulator); they differ in
     /// arrival gaps, deadline slack and memory (model chapter).
-    #[arg(long, value_parser = choice::<ReadingArg>(), default_value = "paper-text")]
-    pub synthetic_reading: ReadingArg,
+    #[arg(long, value_parser = choice::<Reading>(), default_value = "paper-text")]
+    pub synthetic_reading: Reading,
     /// An SWF log instead of the SWIM trace: `nasa` or `kth` (shipped) or an SWF file,
     /// plain or gzip; each record becomes a job of one 1-core executor per processor
     /// (mapping in the README). With --jobs: the first N jobs.
@@ -75,8 +75,8 @@ pub struct ComparisonArgs {
     /// `burst` (100 jobs) at the arrivals of FB-2009 hour 0 or 6 (`--hour` picks another
     /// hour), uniform kinds, executor sizes and counts, drawn with each run's seed (mapping
     /// in the README).
-    #[arg(long, value_parser = choice::<PatternArg>(), value_name = "PATTERN")]
-    pub paper002: Option<PatternArg>,
+    #[arg(long, value_parser = choice::<Pattern>(), value_name = "PATTERN")]
+    pub paper002: Option<Pattern>,
     /// Jobs from a CSV file (format in the README) instead of a trace.
     #[arg(long, value_name = "FILE")]
     pub jobs_csv: Option<PathBuf>,
@@ -95,8 +95,8 @@ pub struct ComparisonArgs {
     #[arg(long, default_value = "round-robin", value_parser = PolicyParser)]
     pub baseline: PolicySpec,
     /// Queue discipline for every policy [default: each policy's published one].
-    #[arg(long, value_parser = choice::<QueueArg>())]
-    pub queue: Option<QueueArg>,
+    #[arg(long, value_parser = choice::<QueueDiscipline>())]
+    pub queue: Option<QueueDiscipline>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[arg(long)]
     pub admission_control: bool,
@@ -113,8 +113,8 @@ pub struct ComparisonArgs {
     #[arg(long)]
     pub hybrid_penalty: Option<f64>,
     /// Which placements run at T_C^H.
-    #[arg(long, value_parser = choice::<HybridRuleArg>(), default_value = "any-remote")]
-    pub hybrid_rule: HybridRuleArg,
+    #[arg(long, value_parser = choice::<HybridRule>(), default_value = "any-remote")]
+    pub hybrid_rule: HybridRule,
     /// Slowdown of a placement against the job kind's spread/consolidate preference
     /// (paper 002 §7.1), in [0, 100].
     #[arg(long, default_value_t = 0.3)]
@@ -128,13 +128,13 @@ pub struct ComparisonArgs {
     /// round-robin, round-robin-consolidate, first-fit, gio, asq and milp (paper 000's
     /// authors' simulator), best-fit-decreasing, morpheus and milp (paper 004's authors'
     /// prototype; model chapter).
-    #[arg(long, value_parser = choice::<ReadingArg>(), default_value = "paper-text")]
-    pub policy_reading: ReadingArg,
+    #[arg(long, value_parser = choice::<Reading>(), default_value = "paper-text")]
+    pub policy_reading: Reading,
     /// SWIM jobs: the application every job runs (paper 004 §6.1.2's one-application
     /// workloads), or `mixed`: each job's from its shuffle/input ratio (mapping in the
     /// README).
-    #[arg(long, value_parser = choice::<ApplicationArg>(), default_value = "mixed")]
-    pub application: ApplicationArg,
+    #[arg(long, value_parser = choice::<Application>(), default_value = "mixed")]
+    pub application: Application,
     /// Trace jobs: share given a deadline, in [0, 1] [default: 0.5].
     #[arg(long)]
     pub deadline_share: Option<f64>,
@@ -142,8 +142,8 @@ pub struct ComparisonArgs {
     #[arg(long)]
     pub deadline_factor: Option<f64>,
     /// Solver of the `milp` policy [default: microlp].
-    #[arg(long, value_parser = choice::<MilpBackendArg>())]
-    pub milp_backend: Option<MilpBackendArg>,
+    #[arg(long, value_parser = choice::<MilpBackend>())]
+    pub milp_backend: Option<MilpBackend>,
     /// Per-decision time limit of the `milp` policy in seconds, in (0, 3600]; past it the
     /// decision falls back to GIO [default: 1].
     #[arg(long)]
@@ -246,7 +246,7 @@ mod tests {
         ]);
         assert_eq!(
             (s.load, s.queue),
-            (Some(LoadArg::Both), Some(QueueArg::Edf))
+            (Some(Loads::Both), Some(QueueDiscipline::Edf))
         );
         assert_eq!(
             s.check().unwrap_err().to_string(),

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use common::{free_port, frugal, get, http, spawn_serve, tmp, wait_for};
 use frugal_core::Job;
 use frugal_sim::options::choices::no_agents;
-use frugal_sim::options::{LoadArg, SimulateSpec, plan};
+use frugal_sim::options::{Loads, SimulateSpec, plan};
 
 /// Service seconds per wall second: a job's start and end are seen within a few
 /// milliseconds of their instant, i.e. within about a second of service time.
@@ -21,7 +21,7 @@ const SPEEDUP: f64 = 200.0;
 /// deadlines 3× their run time after arrival.
 fn recorded_workload() -> Vec<Job> {
     let opts = SimulateSpec {
-        load: Some(LoadArg::Light),
+        load: Some(Loads::Light),
         ..SimulateSpec::default()
     };
     let p = plan(&opts, &no_agents).unwrap();

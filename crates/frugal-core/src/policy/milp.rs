@@ -20,18 +20,27 @@ use crate::resources::RESOURCE_DIMS;
 pub enum MilpBackend {
     /// microlp: pure Rust, always available.
     Microlp,
-    /// HiGHS (C++), with the `highs` cargo feature.
-    #[cfg(feature = "highs")]
+    /// HiGHS (C++), in a build with the `highs` cargo feature ([`MilpBackend::available`]).
     Highs,
 }
 
+crate::choice! {
+    impl Choice for MilpBackend {
+        Microlp = "microlp": "microlp, pure Rust",
+        Highs = "highs": "HiGHS (a build with `--features highs`)",
+    }
+}
+
 impl MilpBackend {
-    /// `microlp` or `highs`.
-    pub fn name(&self) -> &'static str {
+    /// The backend, if this build has it (every face checks before it runs a policy).
+    ///
+    /// # Errors
+    /// `highs` in a build without the `highs` feature.
+    pub fn available(self) -> Result<MilpBackend, String> {
         match self {
-            MilpBackend::Microlp => "microlp",
-            #[cfg(feature = "highs")]
-            MilpBackend::Highs => "highs",
+            #[cfg(not(feature = "highs"))]
+            MilpBackend::Highs => Err("highs: this build lacks the `highs` feature".to_string()),
+            b => Ok(b),
         }
     }
 }
@@ -201,6 +210,9 @@ impl Milp {
             MilpBackend::Microlp => run!(good_lp::solvers::microlp::microlp),
             #[cfg(feature = "highs")]
             MilpBackend::Highs => run!(good_lp::solvers::highs::highs),
+            // Refused before any run by `MilpBackend::available`; unsolved if reached.
+            #[cfg(not(feature = "highs"))]
+            MilpBackend::Highs => Err(None),
         }
     }
 }

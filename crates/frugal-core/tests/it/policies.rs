@@ -1,6 +1,7 @@
 //! Hand-worked examples for every placement policy.
 
 use crate::common;
+use frugal_core::spec::Choice;
 
 use common::{cluster, job};
 use frugal_core::cluster::Site::{Cloud, Local};
@@ -264,7 +265,9 @@ fn capacity_slots_equal_the_scan_of_the_free_cluster() {
         "paper004-cloud",
         "paper002-cloud",
     ] {
-        let cfg = Preset::parse(preset).unwrap().config(PricingModel::Model1);
+        let cfg = Preset::from_name(preset)
+            .unwrap()
+            .config(PricingModel::Model1);
         for c in [
             cfg.build(preset).unwrap(),
             cfg.scaled(7).build(preset).unwrap(),

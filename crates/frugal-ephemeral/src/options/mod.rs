@@ -20,7 +20,7 @@ use frugal_core::spec::SpecError;
 pub mod choices;
 mod spec;
 
-pub use choices::{DcArg, ForecasterArg, PlannerArg, PrimaryWorkloadArg, StopArg, StrategyArg};
+pub use choices::Stop;
 pub use spec::{EphemeralSpec, PlannersSpec};
 
 use crate::experiment::{self, DcCoverage, EphemeralRow, RunSpec, Workload};
@@ -91,17 +91,17 @@ pub fn compute(a: &EphemeralSpec, threads: usize, progress: &dyn Progress) -> Re
         }
     };
     let util = match &a.utilisation {
-        None => Utilisation::shipped(a.primary_workload().workload()),
+        None => Utilisation::shipped(a.primary_workload()),
         Some(p) => read_utilisation(p, hosts.0.len())?,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("starting the worker threads")?;
-    let kinds: Vec<ForecasterKind> = a.forecaster.iter().map(|f| f.kind()).collect();
+    let kinds: Vec<ForecasterKind> = a.forecaster.clone();
     let dc_host_ids: Vec<usize> =
         a.dc.iter()
-            .flat_map(|dc| hosts.of(dc.dc()))
+            .flat_map(|dc| hosts.of(*dc))
             .map(|h| h.host)
             .collect();
     // One scaled workload per factor, its forecasters fitted once and shared by its runs.
@@ -126,12 +126,12 @@ pub fn compute(a: &EphemeralSpec, threads: usize, progress: &dyn Progress) -> Re
                         for &forecaster in &kinds {
                             for s in &a.strategies {
                                 specs.push(RunSpec {
-                                    dc: dc.dc(),
+                                    dc: *dc,
                                     job,
                                     jobs: a.jobs as usize,
                                     margin_pct: margin,
                                     start_hour: h,
-                                    strategy: s.strategy(),
+                                    strategy: *s,
                                     forecaster,
                                     volatility,
                                     upload: a.upload,
@@ -166,7 +166,7 @@ pub fn compute(a: &EphemeralSpec, threads: usize, progress: &dyn Progress) -> Re
         for dc in &a.dc {
             for &kind in &kinds {
                 coverage.push(experiment::coverage(
-                    dc.dc(),
+                    *dc,
                     &hosts,
                     workload,
                     kind,
@@ -200,12 +200,12 @@ fn read_utilisation(p: &Path, hosts: usize) -> Result<Utilisation> {
 pub fn planners(a: &PlannersSpec) -> Result<Vec<SolverRow>> {
     a.check()?;
     let spec = SolverSpec {
-        dc: a.dc.dc(),
+        dc: a.dc,
         tasks: a.tasks.iter().map(|&n| n as usize).collect(),
         jobs: a.jobs as usize,
-        planners: a.planners.iter().map(|p| p.planner()).collect(),
+        planners: a.planners.clone(),
         effort: a.budget.unwrap_or(Effort::Full),
-        patience: a.stop.unwrap_or(StopArg::Patience) == StopArg::Patience,
+        patience: a.stop.unwrap_or(Stop::Patience) == Stop::Patience,
         plan_slot_s: a.plan_slot_s,
         milp_time_limit: a
             .milp_time_limit_s

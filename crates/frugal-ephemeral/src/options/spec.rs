@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use frugal_core::spec::{SpecError, each_in, one_or_many};
 
-use super::choices::{DcArg, ForecasterArg, PlannerArg, PrimaryWorkloadArg, StopArg, StrategyArg};
+use super::choices::Stop;
 use crate::joint;
 use crate::planner::Effort;
+use crate::planner::Planner;
+use crate::{DataCentre, ForecasterKind, PrimaryWorkload, Strategy};
 
 /// The Salamander–Cuckoo comparison: volatility × data centre × chunk size × margin ×
 /// start hour × forecaster × strategy. Every field has a default (the paper's comparison on
@@ -23,7 +25,7 @@ use crate::planner::Effort;
 pub struct EphemeralSpec {
     /// Data centres.
     #[serde(deserialize_with = "one_or_many")]
-    pub dc: Vec<DcArg>,
+    pub dc: Vec<DataCentre>,
     /// Chunk sizes, MiB, each in 1..=4096.
     #[serde(deserialize_with = "one_or_many")]
     pub chunk_mib: Vec<u32>,
@@ -34,10 +36,10 @@ pub struct EphemeralSpec {
     pub start_hours: u32,
     /// Strategies to compare.
     #[serde(deserialize_with = "one_or_many")]
-    pub strategies: Vec<StrategyArg>,
+    pub strategies: Vec<Strategy>,
     /// Forecasters of the primary workload.
     #[serde(deserialize_with = "one_or_many")]
-    pub forecaster: Vec<ForecasterArg>,
+    pub forecaster: Vec<ForecasterKind>,
     /// Volatility factors of the primary workload, each in [0, 4] (1: as recorded).
     #[serde(deserialize_with = "one_or_many")]
     pub volatility: Vec<f64>,
@@ -68,7 +70,7 @@ pub struct EphemeralSpec {
     pub hosts: Option<PathBuf>,
     /// Which shipped primary workload to replay; `None`: gcd.
     #[serde(serialize_with = "workload_in_effect")]
-    pub primary_workload: Option<PrimaryWorkloadArg>,
+    pub primary_workload: Option<PrimaryWorkload>,
     /// Primary-workload utilisation CSV instead of a shipped one; not with
     /// `primary-workload`.
     pub utilisation: Option<PathBuf>,
@@ -77,17 +79,17 @@ pub struct EphemeralSpec {
 impl Default for EphemeralSpec {
     fn default() -> EphemeralSpec {
         EphemeralSpec {
-            dc: vec![DcArg::University],
+            dc: vec![DataCentre::University],
             chunk_mib: vec![256],
             margins: vec![0, 5, 10, 15, 20, 25, 30],
             start_hours: 48,
             strategies: vec![
-                StrategyArg::Cuckoo,
-                StrategyArg::SalamanderRffd,
-                StrategyArg::SalamanderExact,
-                StrategyArg::SalamanderExactNetwork,
+                Strategy::Cuckoo,
+                Strategy::Salamander(Planner::Rffd),
+                Strategy::Salamander(Planner::Exact),
+                Strategy::Salamander(Planner::ExactNetwork),
             ],
-            forecaster: vec![ForecasterArg::SeasonalQuantile],
+            forecaster: vec![ForecasterKind::SeasonalQuantile],
             volatility: vec![1.0],
             tasks: None,
             jobs: 1,
@@ -107,10 +109,10 @@ impl Default for EphemeralSpec {
 
 /// The primary workload in effect, for the provenance.
 fn workload_in_effect<S: serde::Serializer>(
-    v: &Option<PrimaryWorkloadArg>,
+    v: &Option<PrimaryWorkload>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    v.unwrap_or(PrimaryWorkloadArg::Gcd).serialize(s)
+    v.unwrap_or(PrimaryWorkload::Gcd).serialize(s)
 }
 
 /// An error for each of `fields` that is empty.
@@ -133,8 +135,8 @@ fn in_range<T: PartialOrd + std::fmt::Display + Copy>(
 
 impl EphemeralSpec {
     /// The shipped primary workload in effect.
-    pub fn primary_workload(&self) -> PrimaryWorkloadArg {
-        self.primary_workload.unwrap_or(PrimaryWorkloadArg::Gcd)
+    pub fn primary_workload(&self) -> PrimaryWorkload {
+        self.primary_workload.unwrap_or(PrimaryWorkload::Gcd)
     }
 
     /// Checks the ranges and which fields go together; reading the inputs checks the rest.
@@ -195,7 +197,7 @@ impl EphemeralSpec {
 #[serde(deny_unknown_fields, default, rename_all(deserialize = "kebab-case"))]
 pub struct PlannersSpec {
     /// Data centre.
-    pub dc: DcArg,
+    pub dc: DataCentre,
     /// Problem sizes: tasks planned (over `jobs` jobs), each in 2..=100,000.
     #[serde(deserialize_with = "one_or_many")]
     pub tasks: Vec<u32>,
@@ -203,11 +205,11 @@ pub struct PlannersSpec {
     pub jobs: u32,
     /// Planners to compare.
     #[serde(deserialize_with = "one_or_many")]
-    pub planners: Vec<PlannerArg>,
+    pub planners: Vec<Planner>,
     /// Metaheuristics' effort; `None`: full.
     pub budget: Option<Effort>,
     /// Stop rule of the metaheuristics; `None`: patience.
-    pub stop: Option<StopArg>,
+    pub stop: Option<Stop>,
     /// Plan durations rounded up to a multiple of this many seconds, 1..=3600.
     pub plan_slot_s: u32,
     /// The milp planner's time limit, seconds per problem in [1, 86,400]; `None`: 60.
@@ -219,15 +221,10 @@ pub struct PlannersSpec {
 impl Default for PlannersSpec {
     fn default() -> PlannersSpec {
         PlannersSpec {
-            dc: DcArg::Pc1,
+            dc: DataCentre::Pc1,
             tasks: vec![500, 1000, 1500, 2000, 2500],
             jobs: 1,
-            planners: vec![
-                PlannerArg::Rffd,
-                PlannerArg::Exact,
-                PlannerArg::Ga,
-                PlannerArg::Ls,
-            ],
+            planners: vec![Planner::Rffd, Planner::Exact, Planner::Ga, Planner::Ls],
             budget: None,
             stop: None,
             plan_slot_s: 1,
@@ -254,7 +251,7 @@ impl PlannersSpec {
         let searches = self
             .planners
             .iter()
-            .any(|p| matches!(p, PlannerArg::Ga | PlannerArg::Ls));
+            .any(|p| matches!(p, Planner::Ga | Planner::Ls));
         for (field, given) in [
             ("budget", self.budget.is_some()),
             ("stop", self.stop.is_some()),
@@ -266,8 +263,8 @@ impl PlannersSpec {
                 ));
             }
         }
-        let milp = self.planners.contains(&PlannerArg::Milp)
-            || self.planners.contains(&PlannerArg::MilpCold);
+        let milp =
+            self.planners.contains(&Planner::Milp) || self.planners.contains(&Planner::MilpCold);
         if self.milp_time_limit_s.is_some() && !milp {
             return Err(SpecError::new(
                 "milp-time-limit-s",
@@ -307,7 +304,7 @@ mod tests {
              strategies = [\"salamander-ga\"]",
         )
         .unwrap();
-        assert_eq!(s.dc, vec![DcArg::Pc1, DcArg::Pc2]);
+        assert_eq!(s.dc, vec![DataCentre::Pc1, DataCentre::Pc2]);
         assert_eq!(
             (&s.chunk_mib, s.budget),
             (&vec![128], Some(Effort::Evaluations(500)))

@@ -2,6 +2,7 @@
 //! Alg. 1, Alg. 3 and Cuckoo's slot and placement rules; and the shipped data against the
 //! recipe that builds it.
 
+use frugal_core::spec::Choice;
 use std::io::Read;
 
 use flate2::read::GzDecoder;
@@ -95,7 +96,7 @@ fn hosts_add_up_to_table_2() {
         hosts::generate(),
         "the shipped hosts.csv follows the rule"
     );
-    for dc in DataCentre::ALL {
+    for &dc in DataCentre::ALL {
         let (n, g, cpu, ram_tb) = dc.table2();
         let of = h.of(dc);
         assert_eq!(of.len(), n);

@@ -8,6 +8,7 @@ mod scale;
 mod spot;
 mod zones;
 
+use frugal_core::spec::Choice;
 use std::time::Instant;
 
 use std::io::Write;
@@ -457,7 +458,7 @@ fn training_bench(out: &mut impl Write, seed: u64) -> Result<()> {
             writeln!(
                 out,
                 "  {:<10} {:<9} {iterations:>6} iterations in {wall:6.2} s = {:8.1} it/s, {:7.1} episodes/s (the paper's budget, 20,000 iterations: {:.0} s)",
-                source.as_str(),
+                source.name(),
                 format!("{agent:?}").to_lowercase(),
                 steps as f64 / wall,
                 episodes_done as f64 / wall,

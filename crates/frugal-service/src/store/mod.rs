@@ -14,6 +14,7 @@
 
 mod writer;
 
+use frugal_core::spec::Choice;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -49,6 +50,13 @@ pub enum Durability {
     /// Also an OS crash or power loss: every commit is flushed to disk before it is
     /// acknowledged (SQLite `synchronous = FULL`; PostgreSQL `synchronous_commit = on`).
     Power,
+}
+
+frugal_core::choice! {
+    impl Choice for Durability {
+        Process = "process": "A crash of frugal, SIGKILL included",
+        Power = "power": "Also an OS crash or power loss (a disk flush per commit)",
+    }
 }
 
 /// Bounds of the store.
@@ -180,8 +188,8 @@ impl StartRecord {
     /// A message naming the field that this frugal does not know.
     pub fn scheduler(&self) -> Result<SchedulerConfig, String> {
         Ok(SchedulerConfig {
-            discipline: QueueDiscipline::parse(&self.queue)
-                .ok_or_else(|| format!("queue {:?} is unknown", self.queue))?,
+            discipline: QueueDiscipline::from_name(&self.queue)
+                .map_err(|e| format!("queue {:?} is unknown: {e}", self.queue))?,
             admission_control: self.admission_control,
             rut: self.rut,
             duration: self.duration,

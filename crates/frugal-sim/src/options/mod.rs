@@ -12,26 +12,16 @@ mod spec;
 
 use frugal_core::choice;
 
-use crate::workload::Pattern;
-
 pub use plan::{Input, MILP_DEFAULT_MAX_VMS, Plan, Workload, plan, sha256_hex};
 pub use run::{Runs, aggregate, compute, slug, write_out};
 
-pub use spec::{HourArg, MAX_JOBS, SimulateSpec};
+pub use spec::{MAX_JOBS, SimulateSpec, TraceHour};
 
 choice! {
     /// Load levels of the default SWIM replay and of the synthetic generator.
-    pub enum LoadArg {
+    pub enum Loads {
         Light = "light": "Trace: first 50 jobs of hour 0; synthetic: mean gap 100 s (paper 000 §6.1)",
         High = "high": "Trace: first 100 jobs of hour 6; synthetic: mean gap 5 s",
         Both = "both": "Both, one table each",
-    }
-}
-
-choice! {
-    /// Arrival pattern of paper 002 §7.1 (`paper002`).
-    pub enum PatternArg => fn pattern() -> Pattern {
-        Normal = "normal": "50 jobs: the arrivals of FB-2009 hour 0's first 50 jobs (46 min)" => Pattern::Normal,
-        Burst = "burst": "100 jobs: the arrivals of FB-2009 hour 6's first 100 jobs (9 min)" => Pattern::Burst,
     }
 }

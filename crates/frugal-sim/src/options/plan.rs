@@ -1,6 +1,7 @@
 //! From the options to a checked plan of runs: every flag that cannot apply is refused
 //! here, before anything runs.
 
+use frugal_core::spec::Choice;
 use std::path::Path;
 use std::time::Duration;
 
@@ -22,10 +23,8 @@ use frugal_traces::alibaba::Pod;
 pub use frugal_traces::sha256_hex;
 use frugal_traces::swf::SwfLog;
 
-use super::choices::{
-    AgentLoader, ClusterSource, PresetName, ReadingArg, build_policy, checkpoints_matching,
-};
-use super::{HourArg, LoadArg, MAX_JOBS, SimulateSpec};
+use super::choices::{AgentLoader, ClusterSource, build_policy, checkpoints_matching};
+use super::{Loads, MAX_JOBS, SimulateSpec, TraceHour};
 use frugal_core::PolicySpec;
 
 /// Largest cluster on which the default policy set includes `milp`: the papers' largest
@@ -153,7 +152,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
     if !policies.contains(&a.baseline) {
         policies.insert(0, a.baseline.clone());
     }
-    let queue = a.queue.map(|q| q.discipline());
+    let queue = a.queue;
     let params = policy_params(a, &policies, queue)?;
     if a.offline_budget.is_some() && !policies.contains(&PolicySpec::Offline) {
         return Err(field(
@@ -230,7 +229,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         charge_decision_time: a.charge_decision_time,
         backfill: a.backfill,
         duration: DurationModel {
-            hybrid_rule: a.hybrid_rule.rule(),
+            hybrid_rule: a.hybrid_rule,
             kind_penalty: a.kind_penalty,
             contention: match &a.contention {
                 Some(p) => Some(
@@ -261,12 +260,9 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         match &a.cluster {
             ClusterSource::Preset(p) if p.takes_pricing() => format!(
                 "pricing model {}",
-                serde_json::to_value(a.pricing.unwrap_or(super::choices::PricingArg::Model1))
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default()
+                a.pricing.unwrap_or(frugal_core::PricingModel::Model1)
             ),
-            ClusterSource::Preset(PresetName::AlibabaGpu2023) => {
+            ClusterSource::Preset(frugal_core::Preset::AlibabaGpu2023) => {
                 "equivalent cloud prices (data/alibaba-gpu-2023/cluster.toml)".to_string()
             }
             ClusterSource::Preset(_) => "AWS hourly prices".to_string(),
@@ -370,14 +366,12 @@ fn policy_params(
         }
     }
     if let Some(b) = a.milp_backend {
-        params.milp_backend = b
-            .backend()
-            .map_err(|e| field("milp-backend", e.to_string()))?;
+        params.milp_backend = b.available().map_err(|e| field("milp-backend", e))?;
     }
     let read = PolicyKind::ALL
         .into_iter()
         .filter(PolicyKind::has_authors_reading);
-    if a.policy_reading != ReadingArg::PaperText && !read.clone().any(uses) {
+    if a.policy_reading != Reading::PaperText && !read.clone().any(uses) {
         let names: Vec<_> = read.map(|k| k.name()).collect();
         return Err(field(
             "policy-reading",
@@ -387,7 +381,7 @@ fn policy_params(
             ),
         ));
     }
-    params.reading = a.policy_reading.reading();
+    params.reading = a.policy_reading;
     if let Some(t) = a.milp_time_limit {
         params.milp_time_limit =
             Duration::try_from_secs_f64(t).map_err(|e| field("milp-time-limit", e.to_string()))?;
@@ -395,11 +389,11 @@ fn policy_params(
     Ok(params)
 }
 
-fn loads(arg: LoadArg) -> Vec<Load> {
+fn loads(arg: Loads) -> Vec<Load> {
     match arg {
-        LoadArg::Light => vec![Load::Light],
-        LoadArg::High => vec![Load::High],
-        LoadArg::Both => vec![Load::Light, Load::High],
+        Loads::Light => vec![Load::Light],
+        Loads::High => vec![Load::High],
+        Loads::Both => vec![Load::Light, Load::High],
     }
 }
 
@@ -434,10 +428,10 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
                 "paper 002's jobs run on one cloud site and have no cross-site run time",
             ));
         }
-        let pattern = p.pattern();
+        let pattern = p;
         let hour = match a.hour {
-            Some(HourArg::Hour(h)) => h,
-            Some(HourArg::Day) => {
+            Some(TraceHour::Hour(h)) => h,
+            Some(TraceHour::Day) => {
                 return Err(field("hour", "day: {paper002} takes the jobs of one hour"));
             }
             None => pattern.eval_hour(),
@@ -449,7 +443,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
                 "hour",
                 format!(
                     "{hour}: FB-2009 hour {hour} has {available} jobs, the {} pattern needs {}",
-                    pattern.as_str(),
+                    pattern.name(),
                     pattern.jobs()
                 ),
             ));
@@ -463,7 +457,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             copies: 1,
             label: format!(
                 "paper 002 {} pattern, {} generated jobs at FB-2009 hour {hour}'s arrivals",
-                pattern.as_str(),
+                pattern.name(),
                 pattern.jobs()
             ),
             jobs: pattern.jobs(),
@@ -508,7 +502,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
                 label: format!(
                     "synthetic {} load, {n} jobs (paper 000 §6.1{})",
                     if load == Load::Light { "light" } else { "high" },
-                    match a.synthetic_reading().reading() {
+                    match a.synthetic_reading() {
                         Reading::PaperText => "",
                         Reading::AuthorsCode => ", authors' published workloads",
                     }
@@ -516,7 +510,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
                 jobs: n,
                 source: Source::Synthetic(SyntheticConfig {
                     load,
-                    reading: a.synthetic_reading().reading(),
+                    reading: a.synthetic_reading(),
                     jobs: n,
                     hybrid_penalty,
                     seed: 0,
@@ -540,12 +534,12 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
     };
     let records = parse_swim(&text, &name)?;
     let selections: Vec<(SwimHour, Option<usize>, String)> = match a.hour {
-        Some(HourArg::Hour(h)) => vec![(
+        Some(TraceHour::Hour(h)) => vec![(
             SwimHour::Hour(h),
             a.jobs.map(|n| n as usize),
             format!("{name} hour {h}"),
         )],
-        Some(HourArg::Day) => vec![(
+        Some(TraceHour::Day) => vec![(
             SwimHour::Day,
             a.jobs.map(|n| n as usize),
             format!("{name} day"),

@@ -10,46 +10,46 @@ use serde::{Deserialize, Serialize};
 use frugal_core::spec::{SpecError, each_in, from_text, one_or_many};
 use frugal_core::{KeepAlive, PolicyKind, PolicySpec};
 
-use super::choices::{
-    ApplicationArg, BillingArg, ClusterSource, HybridRuleArg, MilpBackendArg, PresetName,
-    PricingArg, QueueArg, ReadingArg,
-};
-use super::{LoadArg, PatternArg};
+use super::Loads;
+use super::choices::{Application, ClusterSource};
+use crate::workload::Pattern;
+use frugal_core::policy::MilpBackend;
+use frugal_core::{BillingGranularity, HybridRule, Preset, PricingModel, QueueDiscipline, Reading};
 
 /// One hour of the trace or the whole day (`hour`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HourArg {
+pub enum TraceHour {
     /// Hour 0–23.
     Hour(u32),
     /// The whole day (replayed day after day when `jobs` asks for more).
     Day,
 }
 
-impl std::str::FromStr for HourArg {
+impl std::str::FromStr for TraceHour {
     type Err = String;
 
     /// `0`–`23` or `day`.
-    fn from_str(s: &str) -> Result<HourArg, String> {
+    fn from_str(s: &str) -> Result<TraceHour, String> {
         match s {
-            "day" => Ok(HourArg::Day),
+            "day" => Ok(TraceHour::Day),
             _ => match s.parse::<u32>() {
-                Ok(h) if h < 24 => Ok(HourArg::Hour(h)),
+                Ok(h) if h < 24 => Ok(TraceHour::Hour(h)),
                 _ => Err(format!("expected an hour 0–23 or `day`, got {s:?}")),
             },
         }
     }
 }
 
-impl std::fmt::Display for HourArg {
+impl std::fmt::Display for TraceHour {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            HourArg::Hour(h) => write!(f, "{h}"),
-            HourArg::Day => f.write_str("day"),
+            TraceHour::Hour(h) => write!(f, "{h}"),
+            TraceHour::Day => f.write_str("day"),
         }
     }
 }
 
-frugal_core::serde_as_text!(HourArg);
+frugal_core::serde_as_text!(TraceHour);
 
 /// Largest workload `jobs` accepts.
 pub const MAX_JOBS: usize = 10_000_000;
@@ -72,29 +72,29 @@ pub struct SimulateSpec {
     /// K copies of every job at its arrival, K in 1..=1,000,000.
     pub job_copies: u32,
     /// Pricing model of the hybrid presets (paper 000 Table 3); `None`: model 1.
-    pub pricing: Option<PricingArg>,
+    pub pricing: Option<PricingModel>,
     /// Billing granularity; overrides the cluster's.
-    pub billing: Option<BillingArg>,
+    pub billing: Option<BillingGranularity>,
     /// Load level(s) of the trace replay or of `synthetic`; `None`: both.
-    #[serde(serialize_with = "effective::<LoadArg, _>")]
-    pub load: Option<LoadArg>,
+    #[serde(serialize_with = "effective::<Loads, _>")]
+    pub load: Option<Loads>,
     /// SWIM trace file (TSV) instead of the embedded FB-2009 day.
     pub trace: Option<PathBuf>,
     /// One hour (0–23) or `day` of the trace instead of the `load` hours.
-    pub hour: Option<HourArg>,
+    pub hour: Option<TraceHour>,
     /// How many jobs (1 to [`MAX_JOBS`]) of `hour`, `synthetic`, `swf` or `alibaba`.
     pub jobs: Option<u64>,
     /// The synthetic workload of paper 000 §6.1 at the `load` level(s).
     pub synthetic: bool,
     /// Which reading of paper 000 §6.1 `synthetic` follows; `None`: the paper's text.
-    #[serde(serialize_with = "effective::<ReadingArg, _>")]
-    pub synthetic_reading: Option<ReadingArg>,
+    #[serde(serialize_with = "effective::<Reading, _>")]
+    pub synthetic_reading: Option<Reading>,
     /// An SWF log: `nasa`, `kth` or a file.
     pub swf: Option<String>,
     /// The Alibaba GPU trace of 2023: `default` or a task-list CSV.
     pub alibaba: Option<String>,
     /// Paper 002 §7.1's generated jobs at this arrival pattern.
-    pub paper002: Option<PatternArg>,
+    pub paper002: Option<Pattern>,
     /// Jobs from a CSV file.
     pub jobs_csv: Option<PathBuf>,
     /// VM losses and refused power-ons (CSV `time_s,vm,event`).
@@ -107,7 +107,7 @@ pub struct SimulateSpec {
     /// The policy the "vs" column compares with.
     pub baseline: PolicySpec,
     /// Queue discipline for every policy; `None`: each policy's published one.
-    pub queue: Option<QueueArg>,
+    pub queue: Option<QueueDiscipline>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     pub admission_control: bool,
     /// Behind a head job that cannot be placed: block or EASY backfilling.
@@ -117,23 +117,23 @@ pub struct SimulateSpec {
     /// p in [0, 100]: T_C^H = (1 + p)·T_C^L; `None`: 0.3.
     pub hybrid_penalty: Option<f64>,
     /// Which placements run at T_C^H.
-    pub hybrid_rule: HybridRuleArg,
+    pub hybrid_rule: HybridRule,
     /// Slowdown in [0, 100] against the job kind's preference (paper 002 §7.1).
     pub kind_penalty: f64,
     /// A contention model file (frugal's extension: jobs slowing each other; book: Model
     /// and semantics); `None`: the papers' model, no contention.
     pub contention: Option<PathBuf>,
     /// Paper text or authors' code for the policies where they differ.
-    pub policy_reading: ReadingArg,
+    pub policy_reading: Reading,
     /// SWIM jobs' application; `None`: mixed.
-    #[serde(serialize_with = "effective::<ApplicationArg, _>")]
-    pub application: Option<ApplicationArg>,
+    #[serde(serialize_with = "effective::<Application, _>")]
+    pub application: Option<Application>,
     /// Share of trace jobs given a deadline, in [0, 1]; `None`: 0.5.
     pub deadline_share: Option<f64>,
     /// Trace jobs' relative deadline as a multiple of T_C^L, in [1, 1000]; `None`: 2.
     pub deadline_factor: Option<f64>,
     /// Solver of the `milp` policy; `None`: microlp.
-    pub milp_backend: Option<MilpBackendArg>,
+    pub milp_backend: Option<MilpBackend>,
     /// Per-decision time limit of `milp`, seconds in (0, 3600]; `None`: 1.
     pub milp_time_limit: Option<f64>,
     /// Delay each start by the measured decision time.
@@ -156,7 +156,7 @@ pub struct SimulateSpec {
 impl Default for SimulateSpec {
     fn default() -> SimulateSpec {
         SimulateSpec {
-            cluster: ClusterSource::Preset(PresetName::SmallHybrid),
+            cluster: ClusterSource::Preset(Preset::SmallHybrid),
             cluster_scale: 1,
             job_copies: 1,
             pricing: None,
@@ -180,10 +180,10 @@ impl Default for SimulateSpec {
             backfill: frugal_core::Backfill::None,
             alpha: None,
             hybrid_penalty: None,
-            hybrid_rule: HybridRuleArg::AnyRemote,
+            hybrid_rule: HybridRule::AnyRemote,
             kind_penalty: 0.3,
             contention: None,
-            policy_reading: ReadingArg::PaperText,
+            policy_reading: Reading::PaperText,
             application: None,
             deadline_share: None,
             deadline_factor: None,
@@ -205,16 +205,16 @@ trait Unset {
     const UNSET: Self;
 }
 
-impl Unset for LoadArg {
-    const UNSET: LoadArg = LoadArg::Both;
+impl Unset for Loads {
+    const UNSET: Loads = Loads::Both;
 }
 
-impl Unset for ReadingArg {
-    const UNSET: ReadingArg = ReadingArg::PaperText;
+impl Unset for Reading {
+    const UNSET: Reading = Reading::PaperText;
 }
 
-impl Unset for ApplicationArg {
-    const UNSET: ApplicationArg = ApplicationArg::Mixed;
+impl Unset for Application {
+    const UNSET: Application = Application::Mixed;
 }
 
 /// Serialises a field that is `None` when not given as the value in effect (the
@@ -263,18 +263,18 @@ const CONFLICTS: [(&str, &[&str]); 7] = [
 
 impl SimulateSpec {
     /// The load level(s) in effect.
-    pub fn load(&self) -> LoadArg {
-        self.load.unwrap_or(LoadArg::UNSET)
+    pub fn load(&self) -> Loads {
+        self.load.unwrap_or(Loads::UNSET)
     }
 
     /// The reading of paper 000 §6.1 in effect for `synthetic`.
-    pub fn synthetic_reading(&self) -> ReadingArg {
-        self.synthetic_reading.unwrap_or(ReadingArg::UNSET)
+    pub fn synthetic_reading(&self) -> Reading {
+        self.synthetic_reading.unwrap_or(Reading::UNSET)
     }
 
     /// The application of SWIM jobs in effect.
-    pub fn application(&self) -> ApplicationArg {
-        self.application.unwrap_or(ApplicationArg::UNSET)
+    pub fn application(&self) -> Application {
+        self.application.unwrap_or(Application::UNSET)
     }
 
     /// Whether the field named `key` (as the spec names it) is given.
@@ -371,15 +371,19 @@ mod tests {
              policies = [\"gio\", \"rl:agents/a.pt\"]\nkeep-alive = \"paid-hour\"\n\
              kind-penalty = 0",
         );
-        assert_eq!(s.cluster, ClusterSource::Preset(PresetName::LargeHybrid));
+        assert_eq!(s.cluster, ClusterSource::Preset(Preset::LargeHybrid));
         assert_eq!(
             (s.hour, s.jobs, s.pricing),
-            (Some(HourArg::Hour(10)), Some(30), Some(PricingArg::Model2))
+            (
+                Some(TraceHour::Hour(10)),
+                Some(30),
+                Some(PricingModel::Model2)
+            )
         );
         assert_eq!(s.policies.as_ref().map(Vec::len), Some(2));
         assert_eq!(s.keep_alive, KeepAlive::UntilPaidHourEnds);
         assert_eq!(s.kind_penalty, 0.0);
-        assert_eq!(s.load(), LoadArg::Both);
+        assert_eq!(s.load(), Loads::Both);
         assert!(s.check().is_ok());
         let one = spec("policies = \"first-fit\"\ncluster = \"my/cluster.toml\"");
         assert_eq!(one.policies.map(|p| p.len()), Some(1));

@@ -10,8 +10,7 @@ use frugal_core::resources::Resources;
 use super::swim::{EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, parse_swim, select_hour};
 
 /// The arrival patterns of paper 002 §7.1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Pattern {
     /// "Normal": 50 jobs arriving in an hour — the first 50 jobs of an FB-2009 hour
     /// (hour 0: 50 jobs in 46 min).
@@ -21,20 +20,19 @@ pub enum Pattern {
     Burst,
 }
 
+frugal_core::choice! {
+    impl Choice for Pattern {
+        Normal = "normal": "50 jobs: the arrivals of FB-2009 hour 0's first 50 jobs (46 min)",
+        Burst = "burst": "100 jobs: the arrivals of FB-2009 hour 6's first 100 jobs (9 min)",
+    }
+}
+
 impl Pattern {
     /// Jobs per episode: 50 or 100.
     pub fn jobs(self) -> usize {
         match self {
             Pattern::Normal => 50,
             Pattern::Burst => 100,
-        }
-    }
-
-    /// `normal` or `burst`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Pattern::Normal => "normal",
-            Pattern::Burst => "burst",
         }
     }
 

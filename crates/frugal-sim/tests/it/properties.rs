@@ -2,6 +2,7 @@
 
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::lifecycle::JobState;
+use frugal_core::spec::Choice;
 use frugal_core::{
     BillingGranularity, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline,
     Resources, Rut, SchedulerConfig,
