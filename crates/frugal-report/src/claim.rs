@@ -6,24 +6,35 @@
 //!
 //! - `order = ["gio", "<=", "first-fit", "<", "fifo"]`: the series' means are in this
 //!   order. `<=` allows `tolerance` percent of the right-hand mean; `<` is strict.
-//!   **holds** if every relation holds, **direction only** if only the ends are ordered
-//!   (first mean < last mean), **does not hold** otherwise.
+//!   Graded link by link ([`crate::verdict`]): **holds** if every link holds, **does not
+//!   hold** if any link is reversed beyond its interval, **inconclusive** otherwise.
 //! - `change = ["a", "b"]`: 100·(mean_a / mean_b − 1), percent (−30 = a is 30 % lower).
 //!   `a` may end in `*` (`"time-sliced:*"`): every series that starts with the rest is
 //!   compared with b as a group of its own, so `over = "max"` reports the family's best.
+//!   With `b = "best"` and `best_of = ["aep", "milp"]`, b is whichever of those series has
+//!   the lowest mean in the group (the paper's "best baselines", several of them, as
+//!   frugal's runs rank them; lower is better for the costs and times claims compare),
+//!   named beside the value.
+//! - `difference = ["a", "b"]`: mean_a − mean_b in the metric's unit (`unit = "points"`
+//!   for a percentage metric: "5 percentage points fewer deadlines met" is a difference,
+//!   not a change of 5 % of the percentage).
 //! - `mean = "a"` / `median = "a"`: the mean / median of a, in the metric's unit.
 //!
-//! A numeric claim (`change`, `mean`) has one test: `at_most = x`, `at_least = x` or
+//! A numeric claim (`change`, `difference`, `mean`) has one test: `size = x` (a stated size, "up to
+//! 25 % cheaper" or "18.7 % faster": the two-sided band [`crate::verdict::size_band`]),
+//! `at_most = x`, `at_least = x` (a bound the paper states as one: "at least 30 %") or
 //! `between = [lo, hi]`, widened by `tolerance` (in the value's unit). A `change` also
 //! states a direction (`direction = "higher"`, `"lower"` or `"either"`): by default the
-//! sign of a `between` range that excludes 0, lower for `at_most` below 0, higher for
-//! `at_least` above 0; a test that implies none (`at_most = 14`: "about 14 % more" or
+//! sign of a `size`, of a `between` range that excludes 0, lower for `at_most` below 0,
+//! higher for `at_least` above 0; a test that implies none (`at_most = 14`: "about 14 % more" or
 //! "no more than 14 %"?) must say which. The verdict ([`crate::verdict`]) checks sign and
 //! size against the runs' 95 % intervals: a change's from the two series' intervals (delta
 //! method), or, with `paired = "<column>"`, from the per-pair changes of runs that share
 //! that column's value (the same workload); an ordering link's from the difference's.
-//! With several groups the verdict is the worst group's, unless `over = "min"` or `"max"`
-//! picks one group by value ("up to 80 % cheaper": the best case).
+//! With several groups the verdict combines the groups' ([`crate::verdict::combine`]: the
+//! firmest failure first) and the value column counts them ([`crate::verdict::tally`]),
+//! unless `over = "min"` or `"max"` picks one group by value ("up to 80 % cheaper": the
+//! best case).
 //!
 //! Each claim names its [`Setting`] (`setting = "paper"`, the default, `"authors-code"` or
 //! `"extension"`) and whether the paper measured it on a real cluster
@@ -35,7 +46,7 @@ use serde::Deserialize;
 use frugal_sim::stats::Estimate;
 
 use crate::table::{Filter, Table};
-pub use crate::verdict::{Direction, Measured, Region, Verdict, grade};
+pub use crate::verdict::{Direction, Measured, Region, Verdict, combine, grade, tally};
 
 /// Which group a claim with several groups reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -73,14 +84,21 @@ impl Setting {
 
     /// The label of a claim row; `real_cluster` marks a paper setting the paper measured
     /// on a real cluster, which frugal simulates or, for a `live` experiment's claim,
-    /// measures on its testbed.
-    pub fn label(self, real_cluster: bool, live: bool) -> &'static str {
-        match (self, real_cluster) {
+    /// measures on its testbed at reduced scale; `substitute` names inputs that stand in
+    /// for the paper's.
+    pub fn label(self, real_cluster: bool, live: bool, substitute: Option<&str>) -> String {
+        let base = match (self, real_cluster) {
             (Setting::Paper, false) => "paper",
-            (Setting::Paper, true) if live => "paper (real cluster; measured live here)",
+            (Setting::Paper, true) if live => {
+                "paper (real cluster; testbed at reduced scale, measured live here)"
+            }
             (Setting::Paper, true) => "paper (real cluster; simulated here)",
-            (Setting::AuthorsCode, _) => "authors' code",
-            (Setting::Extension, _) => "extension",
+            (Setting::AuthorsCode, _) => return "authors' code".into(),
+            (Setting::Extension, _) => return "extension".into(),
+        };
+        match substitute {
+            Some(s) => format!("{base}; substitute inputs: {s}"),
+            None => base.into(),
         }
     }
 }
@@ -119,12 +137,22 @@ pub struct Claim {
     /// Percent change of the first series against the second.
     #[serde(default)]
     pub change: Option<[String; 2]>,
+    /// The difference of the first series' mean and the second's, in the metric's unit.
+    #[serde(default)]
+    pub difference: Option<[String; 2]>,
+    /// With a comparison's second series `"best"`: the series it is the best of (the
+    /// lowest mean in the group).
+    #[serde(default)]
+    pub best_of: Option<Vec<String>>,
     /// The mean of one series.
     #[serde(default)]
     pub mean: Option<String>,
     /// The median of one series (the mean of the two middle values for an even count).
     #[serde(default)]
     pub median: Option<String>,
+    /// Test: a stated size x ≠ 0, the band [`crate::verdict::size_band`] around it.
+    #[serde(default)]
+    pub size: Option<f64>,
     /// Test: value ≤ x.
     #[serde(default)]
     pub at_most: Option<f64>,
@@ -138,10 +166,11 @@ pub struct Claim {
     /// order).
     #[serde(default)]
     pub tolerance: f64,
-    /// Unit of a `mean` (a `change` is in percent).
+    /// Unit of a `mean` or a `difference` (a `change` is in percent).
     #[serde(default)]
     pub unit: Option<String>,
-    /// The sign a `change` claims (module doc: derived from the test when it implies one).
+    /// The sign a `change` or `difference` claims (module doc: derived from the test when it
+    /// implies one).
     #[serde(default)]
     pub direction: Option<Direction>,
     /// A column whose value pairs the two series' runs (the same workload in each pair):
@@ -158,11 +187,20 @@ pub struct Claim {
     /// run replaces them.
     #[serde(default)]
     pub real_cluster: bool,
+    /// The inputs that stand in for the paper's, which are not published or not usable (a
+    /// short name: `"KTH SP2 for Gaia"`); the experiment's `substitute` by default. A claim
+    /// of the paper's setting on them is labelled *substitute inputs*, never counted as on
+    /// the paper's own.
+    #[serde(default)]
+    pub substitute: Option<String>,
 }
 
 /// A group of rows to evaluate: its label, its rows, and the family member it compares
 /// (for `change = ["family:*", b]`).
 type Group<'t> = (String, Vec<&'t [String]>, Option<String>);
+
+/// The second series of a comparison against the best of `best_of`.
+const BEST: &str = "best";
 
 fn policy() -> String {
     "policy".to_string()
@@ -197,13 +235,17 @@ impl Claim {
         let kinds = [
             self.order.is_some(),
             self.change.is_some(),
+            self.difference.is_some(),
             self.mean.is_some(),
             self.median.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
-            return Err("give exactly one of `order`, `change`, `mean`, `median`".into());
+            return Err(
+                "give exactly one of `order`, `change`, `difference`, `mean`, `median`".into(),
+            );
         }
         let tests = [
+            self.size.is_some(),
             self.at_most.is_some(),
             self.at_least.is_some(),
             self.between.is_some(),
@@ -211,7 +253,7 @@ impl Claim {
         let n_tests = tests.iter().filter(|t| **t).count();
         if let Some(order) = &self.order {
             if n_tests != 0 {
-                return Err("an `order` takes no at_most/at_least/between".into());
+                return Err("an `order` takes no size/at_most/at_least/between".into());
             }
             if order.len() < 3 || order.len() % 2 == 0 {
                 return Err("`order` alternates series and relations: [a, \"<\", b, …]".into());
@@ -222,7 +264,19 @@ impl Claim {
                 }
             }
         } else if n_tests != 1 {
-            return Err("give exactly one of at_most, at_least, between".into());
+            return Err("give exactly one of size, at_most, at_least, between".into());
+        }
+        if self.size.is_some() && self.compared().is_none() {
+            return Err(
+                "`size` is the stated size of a `change` or `difference` (a level: between)".into(),
+            );
+        }
+        if let Some(x) = self.size
+            && !(x != 0.0 && x.is_finite())
+        {
+            return Err(format!(
+                "size = {x}: a stated size is finite and not 0 (a bound: at_most, at_least)"
+            ));
         }
         if let Some([lo, hi]) = self.between
             && lo > hi
@@ -232,21 +286,53 @@ impl Claim {
         if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
             return Err(format!("tolerance {}: must be ≥ 0", self.tolerance));
         }
-        if self.change.is_some() && self.direction.is_none() && self.implied_direction().is_none() {
+        if self.compared().is_some()
+            && self.direction.is_none()
+            && self.implied_direction().is_none()
+        {
             return Err(
                 "the test implies no sign: say `direction = \"higher\"` (an increase of about \
                  that size), `\"lower\"` or `\"either\"` (a bound only)"
                     .into(),
             );
         }
-        if self.direction.is_some() && self.change.is_none() {
-            return Err("`direction` applies to a `change`".into());
+        let best = self.compared().is_some_and(|[_, b]| b == BEST);
+        match &self.best_of {
+            None if best => {
+                return Err(format!(
+                    "the second series is {BEST:?}: say which it is the best of (best_of = [\"aep\", \"milp\"])"
+                ));
+            }
+            Some(_) if !best => {
+                return Err(format!(
+                    "`best_of` names the series a comparison's second series {BEST:?} is the best of"
+                ));
+            }
+            Some(v) if v.len() < 2 => {
+                return Err("`best_of` names at least two series".into());
+            }
+            _ => {}
+        }
+        if self.direction.is_some() && self.compared().is_none() {
+            return Err("`direction` applies to a `change` or a `difference`".into());
         }
         Ok(())
     }
 
-    /// The sign a `change`'s test implies, if any.
+    /// The two series a `change` or `difference` compares.
+    pub fn compared(&self) -> Option<&[String; 2]> {
+        self.change.as_ref().or(self.difference.as_ref())
+    }
+
+    /// The sign a `change`'s or `difference`'s test implies, if any.
     fn implied_direction(&self) -> Option<Direction> {
+        if let Some(x) = self.size {
+            return Some(if x > 0.0 {
+                Direction::Higher
+            } else {
+                Direction::Lower
+            });
+        }
         match (self.at_most, self.at_least, self.between) {
             (Some(x), _, _) if x < 0.0 => Some(Direction::Lower),
             (_, Some(x), _) if x > 0.0 => Some(Direction::Higher),
@@ -257,9 +343,10 @@ impl Claim {
         }
     }
 
-    /// The sign the claim states: a `change`'s (given or implied); none for levels.
+    /// The sign the claim states: a `change`'s or `difference`'s (given or implied); none
+    /// for levels.
     pub fn stated_direction(&self) -> Direction {
-        match self.change {
+        match self.compared() {
             Some(_) => self
                 .direction
                 .or_else(|| self.implied_direction())
@@ -271,10 +358,14 @@ impl Claim {
     /// The values the test allows, within the stated direction.
     fn region(&self) -> Region {
         let t = self.tolerance;
-        let (lo, hi) = match (self.at_most, self.at_least, self.between) {
-            (Some(x), _, _) => (f64::NEG_INFINITY, x + t),
-            (_, Some(x), _) => (x - t, f64::INFINITY),
-            (_, _, Some([lo, hi])) => (lo - t, hi + t),
+        let (lo, hi) = match (self.size, self.at_most, self.at_least, self.between) {
+            (Some(x), ..) => {
+                let (lo, hi) = crate::verdict::size_band(x);
+                (lo - t, hi + t)
+            }
+            (_, Some(x), _, _) => (f64::NEG_INFINITY, x + t),
+            (_, _, Some(x), _) => (x - t, f64::INFINITY),
+            (_, _, _, Some([lo, hi])) => (lo - t, hi + t),
             _ => unreachable!("checked"),
         };
         Region::new(lo, hi, self.stated_direction())
@@ -376,7 +467,7 @@ impl Claim {
         // group (so `over` can pick the best member of a family).
         let mut expanded: Vec<Group> = Vec::new();
         for (label, rows) in &groups {
-            match &self.change {
+            match self.compared() {
                 Some([a, _]) if a.ends_with('*') => {
                     let prefix = &a[..a.len() - 1];
                     let mut members: Vec<&str> = Vec::new();
@@ -404,17 +495,49 @@ impl Claim {
                     self.order_verdict(order, |s| estimate(rows, s), |a, b| pairs(rows, a, b))?;
                 (None, shown, verdict)
             } else {
-                let m = match (&self.change, &self.mean, &self.median) {
+                let points = self.difference.is_some();
+                let mut against: Option<String> = None;
+                let m = match (self.compared(), &self.mean, &self.median) {
                     (Some([a, b]), _, _) => {
                         let a = member.as_deref().unwrap_or(a);
+                        let b = match &self.best_of {
+                            Some(of) if b == BEST => {
+                                let mut best: Option<(&str, f64)> = None;
+                                for s in of {
+                                    if let Some(e) = estimate(rows, s)?
+                                        && best.is_none_or(|(_, m)| e.mean < m)
+                                    {
+                                        best = Some((s, e.mean));
+                                    }
+                                }
+                                match best {
+                                    Some((s, _)) => {
+                                        against = Some(s.to_string());
+                                        s
+                                    }
+                                    None => b,
+                                }
+                            }
+                            _ => b,
+                        };
                         match (estimate(rows, a)?, estimate(rows, b)?) {
-                            (Some(ea), Some(eb)) if eb.mean != 0.0 => {
+                            (Some(ea), Some(eb)) if points || eb.mean != 0.0 => {
                                 let paired = pairs(rows, a, b).and_then(|p| {
-                                    let c: Vec<f64> =
-                                        p.iter().map(|(x, y)| 100.0 * (x / y - 1.0)).collect();
+                                    let c: Vec<f64> = p
+                                        .iter()
+                                        .map(
+                                            |(x, y)| {
+                                                if points { x - y } else { 100.0 * (x / y - 1.0) }
+                                            },
+                                        )
+                                        .collect();
                                     Estimate::of(&c)?.ci95
                                 });
-                                Some(change(ea, eb, paired))
+                                Some(if points {
+                                    difference(ea, eb, paired)
+                                } else {
+                                    change(ea, eb, paired)
+                                })
                             }
                             _ => None,
                         }
@@ -440,7 +563,10 @@ impl Claim {
                     None => (None, "no data".to_string(), Verdict::NoData),
                     Some(m) => (
                         Some(m.value),
-                        self.show_measured(m),
+                        match &against {
+                            Some(b) => format!("{} against {b}", self.show_measured(m)),
+                            None => self.show_measured(m),
+                        },
                         grade(m, self.region(), self.stated_direction()),
                     ),
                 }
@@ -466,19 +592,23 @@ impl Claim {
                 }
             }
             _ => {
-                let worst = evaluated.iter().map(|e| e.3).max().expect("non-empty");
+                let verdicts: Vec<Verdict> = evaluated.iter().map(|e| e.3).collect();
                 let values: Vec<f64> = evaluated.iter().filter_map(|e| e.1).collect();
                 let shown = if self.order.is_some() && evaluated.len() > 1 {
-                    let held = evaluated.iter().filter(|e| e.3 == Verdict::Holds).count();
-                    format!("holds in {held} of {} cases", evaluated.len())
+                    tally(&verdicts)
                 } else if values.len() > 1 {
                     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
                     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    format!("{} to {}", self.show(lo), self.show(hi))
+                    format!(
+                        "{} to {}; {}",
+                        self.show(lo),
+                        self.show(hi),
+                        tally(&verdicts)
+                    )
                 } else {
                     evaluated[0].2.clone()
                 };
-                (shown, worst)
+                (shown, combine(verdicts))
             }
         };
         Ok(ClaimOutcome {
@@ -500,7 +630,7 @@ impl Claim {
     }
 
     fn show(&self, v: f64) -> String {
-        let sign = if self.change.is_some() && v > 0.0 {
+        let sign = if self.compared().is_some() && v > 0.0 {
             "+"
         } else {
             ""
@@ -526,10 +656,10 @@ impl Claim {
         }
     }
 
-    /// An ordering: each link graded on the difference of its two series (module doc of
-    /// [`crate::verdict`]); **holds** if every link holds, **inconclusive** if none fails
-    /// but some cannot be told, else **direction only** if the ends are ordered (first
-    /// mean below the last) and **does not hold** otherwise.
+    /// An ordering: each link graded on the difference of its two series, the links
+    /// [`combine`]d (module doc of [`crate::verdict`]): **holds** if every link holds,
+    /// **does not hold** if any link is reversed beyond its interval, else
+    /// **inconclusive**.
     fn order_verdict(
         &self,
         order: &[String],
@@ -583,19 +713,16 @@ impl Claim {
             shown.push_str(&format!(" {sym} {} {:.3}", order[2 * k + 2], b.mean));
             links.push(verdict);
         }
-        let verdict = if links.iter().all(|v| *v == Verdict::Holds) {
-            Verdict::Holds
-        } else if links
-            .iter()
-            .all(|v| matches!(v, Verdict::Holds | Verdict::Inconclusive))
-        {
-            Verdict::Inconclusive
-        } else if est[0].mean < est.last().expect("non-empty").mean {
-            Verdict::DirectionOnly
-        } else {
-            Verdict::DoesNotHold
-        };
-        Ok((shown, verdict))
+        Ok((shown, combine(links)))
+    }
+}
+
+/// a − b with its 95 % half-width: `paired`'s, or the two means' half-widths added in
+/// quadrature (independent runs).
+fn difference(a: Estimate, b: Estimate, paired: Option<f64>) -> Measured {
+    Measured {
+        value: a.mean - b.mean,
+        half: paired.unwrap_or_else(|| a.ci95.unwrap_or(0.0).hypot(b.ci95.unwrap_or(0.0))),
     }
 }
 
@@ -659,6 +786,27 @@ mod tests {
         assert!(err.contains("where.zones: array"), "{err}");
     }
 
+    /// A stated size grades alike however large the effect: light load's −30 % holds
+    /// "about 25 % cheaper" ([−37.5, −16.7]) but is the published sign at another size
+    /// for "up to 15 %" ([−22.5, −10]) and for "up to 60 %" ([−90, −40]), where a one-sided
+    /// `at_most = -15` would have passed the 2× overshoot.
+    #[test]
+    fn a_stated_size_is_graded_on_both_sides() {
+        let v = |t: &str| {
+            claim(&format!(
+                "change=['gio','fifo']\n{t}\nwhere={{load='light'}}"
+            ))
+            .evaluate(&table())
+            .unwrap()
+            .verdict
+        };
+        assert_eq!(v("size=-25"), Verdict::Holds);
+        assert_eq!(v("size=-15"), Verdict::DirectionOnly);
+        assert_eq!(v("at_most=-15"), Verdict::Holds);
+        assert_eq!(v("size=-60"), Verdict::DirectionOnly);
+        assert_eq!(v("size=20"), Verdict::DoesNotHold);
+    }
+
     #[test]
     fn change_is_percent_of_the_second_series_with_direction_only_below_the_size() {
         // light: gio mean 7 vs fifo 10 → −30 %.
@@ -686,7 +834,10 @@ mod tests {
         let c = claim("change=['gio','fifo']\nat_most=-25\nper=['load']");
         let o = c.evaluate(&table()).unwrap();
         assert_eq!(o.verdict, Verdict::DirectionOnly);
-        assert_eq!(o.frugal, "-30.0 % to -10.0 %");
+        assert_eq!(
+            o.frugal,
+            "-30.0 % to -10.0 %; 2 cases: 1 holds, 1 direction only"
+        );
         assert_eq!(o.groups[0].0, "load=light");
         let c = claim("change=['gio','fifo']\nat_most=-25\nper=['load']\nover='min'");
         assert_eq!(c.evaluate(&table()).unwrap().verdict, Verdict::Holds);
@@ -708,17 +859,23 @@ mod tests {
     }
 
     #[test]
-    fn orders_hold_fully_by_the_ends_or_not_at_all() {
+    fn orders_are_graded_link_by_link() {
         let light = "where={load='light'}";
         let c = claim(&format!("order=['gio','<','ff','<','fifo']\n{light}"));
         let o = c.evaluate(&table()).unwrap();
         assert_eq!(o.verdict, Verdict::Holds);
         assert_eq!(o.frugal, "gio 7.000 < ff 8.000 < fifo 10.000");
-        // high: gio 9 > ff 8 < fifo 10 — only the ends are ordered.
+        // high: gio 9 > ff 8 < fifo 10 — the ends are ordered, the first link reversed.
         let c = claim("order=['gio','<=','ff','<','fifo']\nwhere={load='high'}");
+        let o = c.evaluate(&table()).unwrap();
+        assert_eq!(o.verdict, Verdict::DoesNotHold);
+        assert_eq!(o.frugal, "gio 9.000 > ff 8.000 < fifo 10.000");
+        // Both loads: light holds, high does not — counted, and the order does not hold.
+        let c = claim("order=['gio','<=','ff','<','fifo']\nper=['load']");
+        let o = c.evaluate(&table()).unwrap();
         assert_eq!(
-            c.evaluate(&table()).unwrap().verdict,
-            Verdict::DirectionOnly
+            (o.verdict, o.frugal.as_str()),
+            (Verdict::DoesNotHold, "2 cases: 1 holds, 1 does not hold")
         );
         // 9 ≤ 8·1.125 with a 12.5 % tolerance.
         let c = claim("order=['gio','<=','ff','<','fifo']\nwhere={load='high'}\ntolerance=12.5");
@@ -789,6 +946,37 @@ mod tests {
         assert_eq!(o.verdict, Verdict::Holds, "{o:?}");
     }
 
+    /// "GIO is behind the MILP by 5 percent" of deadlines met (a percentage): light load's
+    /// gio 7 against fifo 10 is 3 points (−30 % as a change); "5 points fewer" is the band
+    /// [−7.5, −3.33] points, so −3 is the published sign below the size, and "3 points"
+    /// holds.
+    #[test]
+    fn a_difference_is_in_the_metrics_own_unit() {
+        let v = |t: &str| {
+            let o = claim(&format!(
+                "difference=['gio','fifo']\nunit='points'\n{t}\nwhere={{load='light'}}"
+            ))
+            .evaluate(&table())
+            .unwrap();
+            (o.verdict, o.frugal)
+        };
+        assert_eq!(v("size=-5"), (Verdict::DirectionOnly, "-3.0 points".into()));
+        assert_eq!(v("size=-3"), (Verdict::Holds, "-3.0 points".into()));
+        assert_eq!(v("size=4").0, Verdict::DoesNotHold);
+        assert_eq!(v("between=[-3.5,-2.5]").0, Verdict::Holds);
+    }
+
+    /// Light load: ff (8) is the better of ff and fifo (10), so gio (7) is 12.5 % cheaper
+    /// than the best baseline; at high load ff (8) against gio (9): +12.5 %.
+    #[test]
+    fn the_best_of_several_baselines_is_the_lowest_in_each_group() {
+        let c = claim("change=['gio','best']\nbest_of=['fifo','ff']\nsize=-12.5\nper=['load']");
+        let o = c.evaluate(&table()).unwrap();
+        assert_eq!(o.groups[0].1, "-12.5 % against ff");
+        assert_eq!(o.groups[1].1, "+12.5 % against ff");
+        assert_eq!(o.verdict, Verdict::DoesNotHold);
+    }
+
     #[test]
     fn malformed_claims_are_refused() {
         let bad = |extra: &str| {
@@ -798,7 +986,13 @@ mod tests {
             .unwrap();
             c.check().unwrap_err()
         };
-        assert!(bad("mean='a'").contains("exactly one of at_most"));
+        assert!(bad("mean='a'").contains("exactly one of size, at_most"));
+        assert!(bad("mean='a'\nsize=3").contains("`size` is the stated size of a `change`"));
+        assert!(bad("change=['a','best']\nsize=3").contains("say which it is the best of"));
+        assert!(bad("change=['a','b']\nbest_of=['b','c']\nsize=3").contains("`best_of` names"));
+        assert!(bad("change=['a','best']\nbest_of=['b']\nsize=3").contains("at least two"));
+        assert!(bad("difference=['a','b']\nchange=['a','b']\nsize=3").contains("exactly one"));
+        assert!(bad("change=['a','b']\nsize=0").contains("size = 0"));
         assert!(bad("mean='a'\nchange=['a','b']\nat_most=1").contains("exactly one of `order`"));
         assert!(bad("median='a'\nmean='a'\nat_most=1").contains("exactly one of `order`"));
         assert!(bad("order=['a','>','b']").contains("relation"));

@@ -105,6 +105,11 @@ pub struct Experiment {
     /// A paragraph for the report: what is run and how it maps to the paper.
     #[serde(default)]
     pub description: Option<String>,
+    /// The inputs that stand in for the paper's in every claim of the paper's setting that
+    /// names none of its own (the claim's `substitute`): a short name, e.g. `"Google
+    /// cluster data for the paper's host traces"`.
+    #[serde(default)]
+    pub substitute: Option<String>,
     /// The subcommand that runs each configuration.
     pub system: System,
     /// Flags shared by every configuration.
@@ -208,7 +213,12 @@ impl Experiment {
                 ));
             }
         }
-        let e: Experiment = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut e: Experiment = toml::from_str(text).map_err(|e| e.to_string())?;
+        for c in &mut e.claims {
+            if c.setting == crate::claim::Setting::Paper && c.substitute.is_none() {
+                c.substitute.clone_from(&e.substitute);
+            }
+        }
         for (flag, values) in &e.sweep {
             if values.is_empty() {
                 return Err(format!("[sweep] {flag}: no values"));
@@ -523,6 +533,36 @@ repetitions = 2
         // A preset's name names no file: it stays.
         assert_eq!(e.args["cluster"].as_str(), Some("small-hybrid"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The experiment's `substitute` labels its paper-setting claims that name none; a
+    /// claim's own wins, and the authors' code and extensions keep theirs (none).
+    #[test]
+    fn substitute_inputs_label_the_papers_setting_only() {
+        let claim = |extra: &str| {
+            format!(
+                "[[claim]]\nclaim = 'c'\nsource = 's'\npublished = 'p'\nmetric = 'm'\nmean = 'a'\nbetween = [0, 1]\n{extra}\n"
+            )
+        };
+        let e = Experiment::parse(&format!(
+            "title = 't'\npaper = 'x'\nsystem = 'simulate'\nsubstitute = 'GCD'\n{}{}{}",
+            claim(""),
+            claim("substitute = 'KTH'"),
+            claim("setting = 'extension'")
+        ))
+        .unwrap();
+        let subs: Vec<Option<&str>> = e.claims.iter().map(|c| c.substitute.as_deref()).collect();
+        assert_eq!(subs, [Some("GCD"), Some("KTH"), None]);
+        let c = &e.claims[0];
+        assert_eq!(
+            c.setting
+                .label(c.real_cluster, false, c.substitute.as_deref()),
+            "paper; substitute inputs: GCD"
+        );
+        assert_eq!(
+            c.setting.label(true, true, None),
+            "paper (real cluster; testbed at reduced scale, measured live here)"
+        );
     }
 
     #[test]

@@ -108,8 +108,7 @@ pub fn html(sections: &[Section], command: &str, full: Option<&[(String, String)
          <h1>Published results beside frugal's</h1>\n<p>Produced by <code>{}</code>. Every \
          number below comes from the runs in <code>results/</code> (one CSV row per run). \
          Verdicts: <span class=\"holds\">holds</span>, <span class=\"direction\">direction \
-         only</span> (the effect has the published sign but not its size, or only the ends of \
-         an ordering hold), <span class=\"inconclusive\">inconclusive</span> (the runs' 95 % \
+         only</span> (the effect has the published sign but not its size), <span class=\"inconclusive\">inconclusive</span> (the runs' 95 % \
          intervals can neither establish nor exclude the claim), <span class=\"fails\">does \
          not hold</span>.</p>\n",
         escape(command)
@@ -199,10 +198,11 @@ pub fn html(sections: &[Section], command: &str, full: Option<&[(String, String)
                         "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>\
                          <td class=\"{}\">{}</td></tr>",
                         escape(&c.claim),
-                        escape(
-                            c.setting
-                                .label(c.real_cluster, s.experiment.system == System::Live)
-                        ),
+                        escape(&c.setting.label(
+                            c.real_cluster,
+                            s.experiment.system == System::Live,
+                            c.substitute.as_deref(),
+                        )),
                         escape(&c.source),
                         escape(&c.published),
                         escape(&o.frugal),
@@ -239,37 +239,40 @@ pub fn html(sections: &[Section], command: &str, full: Option<&[(String, String)
 /// Per setting, and for all: the number of claims of `sections`, then how many hold, hold
 /// in direction only, are inconclusive, do not hold and have no data.
 fn tally(sections: &[Section]) -> Vec<(&'static str, [usize; 6])> {
-    let order = [
-        Verdict::Holds,
-        Verdict::DirectionOnly,
-        Verdict::Inconclusive,
-        Verdict::DoesNotHold,
-        Verdict::NoData,
-    ];
     // `keep(claim, live)`: live = the claim is judged on a live experiment's rows.
+    // The rows partition the claims: a live claim is the testbed's whatever its inputs.
+    let own =
+        |c: &Claim, live: bool| c.setting == Setting::Paper && !live && c.substitute.is_none();
     let count = |keep: &dyn Fn(&Claim, bool) -> bool| {
         let mut n = [0; 6];
         for s in sections {
             let live = s.experiment.system == System::Live;
             for (_, o) in s.claims.iter().filter(|(c, _)| keep(c, live)) {
                 n[0] += 1;
-                n[1 + order.iter().position(|v| *v == o.verdict).unwrap_or(4)] += 1;
+                n[1 + Verdict::ALL
+                    .iter()
+                    .position(|v| *v == o.verdict)
+                    .unwrap_or(4)] += 1;
             }
         }
         n
     };
     let mut rows: Vec<(&'static str, [usize; 6])> = vec![
         (
-            "paper's setting, simulated by the paper",
-            count(&|c, _| c.setting == Setting::Paper && !c.real_cluster),
+            "paper's setting and inputs, simulated by the paper",
+            count(&|c, live| own(c, live) && !c.real_cluster),
         ),
         (
-            "paper's setting, real cluster in the paper (simulated here)",
-            count(&|c, live| c.setting == Setting::Paper && c.real_cluster && !live),
+            "paper's setting and inputs, real cluster in the paper (simulated here)",
+            count(&|c, live| own(c, live) && c.real_cluster),
         ),
         (
-            "paper's setting, real cluster in the paper (measured live here)",
-            count(&|c, live| c.setting == Setting::Paper && c.real_cluster && live),
+            "paper's setting, substitute inputs (named in each row)",
+            count(&|c, live| c.setting == Setting::Paper && !live && c.substitute.is_some()),
+        ),
+        (
+            "paper's setting, testbed at reduced scale (measured live here)",
+            count(&|c, live| c.setting == Setting::Paper && live),
         ),
         (
             "the authors' code",
@@ -326,8 +329,11 @@ pub fn markdown(sections: &[Section], full: Option<&[(String, String)]>) -> Stri
                     m,
                     "| {} | {} | {} | {} | {} | {} |",
                     c.claim.replace('|', "\\|"),
-                    c.setting
-                        .label(c.real_cluster, s.experiment.system == System::Live),
+                    c.setting.label(
+                        c.real_cluster,
+                        s.experiment.system == System::Live,
+                        c.substitute.as_deref(),
+                    ),
                     c.source.replace('|', "\\|"),
                     c.published.replace('|', "\\|"),
                     o.frugal.replace('|', "\\|"),
@@ -397,10 +403,12 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
                     }
                     _ => String::new(),
                 };
-                let setting = match c
-                    .setting
-                    .label(c.real_cluster, s.experiment.system == System::Live)
-                {
+                let label = c.setting.label(
+                    c.real_cluster,
+                    s.experiment.system == System::Live,
+                    c.substitute.as_deref(),
+                );
+                let setting = match label.as_str() {
                     "paper" => String::new(),
                     label => format!(" [{label}]"),
                 };

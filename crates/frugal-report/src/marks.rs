@@ -4,7 +4,7 @@
 //!
 //! A claim is drawn on a plot when it speaks of the plot's metric (`metric` = the plot's
 //! `y`) and of the plot's bars or lines (`by` = the bars' `x`, or the lines' `series`),
-//! has a published number (`between`, `at_most` or `at_least`, in the value's unit) and
+//! has a published number (`size`, `between`, `at_most` or `at_least`, in the value's unit) and
 //! its rows are the plot's:
 //!
 //! - every `where` of the claim is the plot's own, or picks one cluster (the bars'
@@ -15,7 +15,8 @@
 //!
 //! The mark is in the plot's unit: a `mean` or `median` claim's range as it is; a `change
 //! = [a, b]` claim's range of percent on the bar (or point) of b,
-//! mean_b · (1 + range / 100), drawn on a — where a would be if the paper's change held.
+//! mean_b · (1 + range / 100), drawn on a — where a would be if the paper's change held;
+//! a `difference = [a, b]`'s at mean_b + range.
 //! Orderings have no number and are not drawn.
 
 use crate::claim::{Claim, Over};
@@ -49,7 +50,14 @@ pub fn references(spec: &PlotSpec, figure: &Figure, claims: &[Claim]) -> Vec<Ref
         let Some((lo, hi)) = published(c) else {
             continue;
         };
-        let scaled = |base: f64| (base * (1.0 + lo / 100.0), base * (1.0 + hi / 100.0));
+        let points = c.difference.is_some();
+        let scaled = |base: f64| {
+            if points {
+                (base + lo, base + hi)
+            } else {
+                (base * (1.0 + lo / 100.0), base * (1.0 + hi / 100.0))
+            }
+        };
         match figure {
             Figure::Bars {
                 clusters,
@@ -74,7 +82,7 @@ pub fn references(spec: &PlotSpec, figure: &Figure, claims: &[Claim]) -> Vec<Ref
                                 hi,
                             });
                         }
-                    } else if let Some([a, b]) = &c.change
+                    } else if let Some([a, b]) = c.compared()
                         && bars.contains(a)
                         && let Some(j) = bars.iter().position(|v| v == b)
                         && let Some(base) = values[k][j]
@@ -114,7 +122,7 @@ pub fn references(spec: &PlotSpec, figure: &Figure, claims: &[Claim]) -> Vec<Ref
                             hi,
                         });
                     }
-                } else if let Some([a, b]) = &c.change
+                } else if let Some([a, b]) = c.compared()
                     && lines.iter().any(|(n, _)| n == a)
                     && let Some(base) = point(b)
                 {
@@ -134,14 +142,18 @@ pub fn references(spec: &PlotSpec, figure: &Figure, claims: &[Claim]) -> Vec<Ref
     out
 }
 
-/// A claim's published range in its value's unit: `between`, or the bound of `at_most` /
-/// `at_least` as a point; `None` for an ordering or a family (`a*`) change.
+/// A claim's published range in its value's unit: `between`, or the stated `size` or the
+/// bound of `at_most` / `at_least` as a point; `None` for an ordering or a family (`a*`)
+/// comparison.
 fn published(c: &Claim) -> Option<(f64, f64)> {
-    if c.change.as_ref().is_some_and(|[a, _]| a.ends_with('*')) {
+    if c.compared().is_some_and(|[a, _]| a.ends_with('*')) {
         return None;
     }
-    if c.change.is_none() && c.mean.is_none() && c.median.is_none() {
+    if c.compared().is_none() && c.mean.is_none() && c.median.is_none() {
         return None;
+    }
+    if let Some(v) = c.size {
+        return Some((v, v));
     }
     match (c.between, c.at_most, c.at_least) {
         (Some([lo, hi]), _, _) => Some((lo.min(hi), lo.max(hi))),

@@ -24,6 +24,27 @@
 //!
 //! An ordering link `a < b` is a claim of direction on the difference b − a (its region:
 //! above 0); `a ≤ b` allows b − a ≥ −tolerance · b.
+//!
+//! An **ordering** `a < b < c` is graded link by link, and its verdict is the links'
+//! [`combine`]d: one reversed link the claim depends on (its interval excludes the stated
+//! relation) makes the whole order **does not hold**, however well its ends are ordered;
+//! an ordering has no size, so it is never *direction only*.
+//!
+//! Over **several groups** (a claim's `per` cases, an order's links) the verdicts combine
+//! by [`combine`]'s precedence — no data, then does not hold, then direction only, then
+//! inconclusive, then holds: one group whose interval excludes the claim outweighs any
+//! number that cannot tell, so an inconclusive group never hides one that clearly
+//! misses the published size; and [`tally`] says how many groups gave each verdict.
+//!
+//! A **difference in points** (`difference = [a, b]`: a − b in the metric's own unit, e.g.
+//! "5 percentage points fewer deadlines met") is graded like a change, on a − b.
+//!
+//! A **stated size** ("up to 25 % cheaper", "18.7 % faster on average": a claim's `size`)
+//! is a two-sided band, [`size_band`]: the published value x within a factor of
+//! [`SIZE_FACTOR`] either way, so an effect 2× the published one is *direction only*, as
+//! is one a third of it — whichever way the encoding is written. A bound the paper states
+//! as a bound ("at least 30 % cheaper", "below +50 %") stays one-sided (`at_most`,
+//! `at_least`).
 
 use serde::Deserialize;
 
@@ -44,6 +65,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the report's order (best first).
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Holds,
+        Verdict::DirectionOnly,
+        Verdict::Inconclusive,
+        Verdict::DoesNotHold,
+        Verdict::NoData,
+    ];
+
     /// The report's wording.
     pub fn text(self) -> &'static str {
         match self {
@@ -113,6 +143,57 @@ impl Region {
     }
 }
 
+/// How far a measured effect may lie from a stated size x and still reproduce it: by a
+/// factor of 1.5 either way, the band [x / 1.5, 1.5 · x] (for x = −25 %: −37.5 % to
+/// −16.7 %). Symmetric in ratio, so an overshoot and an undershoot of the same factor are
+/// graded alike; wide enough for the papers' own spread between their figures and text
+/// (paper 000 states its 25 % over cases whose savings it plots from 20 % to 30 %).
+pub const SIZE_FACTOR: f64 = 1.5;
+
+/// The band a stated size `x` (≠ 0, in the value's unit) allows: `[x / SIZE_FACTOR,
+/// x · SIZE_FACTOR]`, ordered low to high (both ends have x's sign).
+pub fn size_band(x: f64) -> (f64, f64) {
+    let (a, b) = (x / SIZE_FACTOR, x * SIZE_FACTOR);
+    (a.min(b), a.max(b))
+}
+
+/// Several verdicts as one (module doc): `NoData` if any group has no data, else the
+/// first of does not hold, direction only, inconclusive that any group gives, else
+/// holds (also for no verdicts at all).
+pub fn combine(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+    let rank = |v: Verdict| match v {
+        Verdict::Holds => 0,
+        Verdict::Inconclusive => 1,
+        Verdict::DirectionOnly => 2,
+        Verdict::DoesNotHold => 3,
+        Verdict::NoData => 4,
+    };
+    verdicts
+        .into_iter()
+        .max_by_key(|v| rank(*v))
+        .unwrap_or(Verdict::Holds)
+}
+
+/// How many of `verdicts` gave each verdict, in report order and omitting zeros:
+/// `"4 cases: 1 holds, 2 direction only, 1 does not hold"`.
+pub fn tally(verdicts: &[Verdict]) -> String {
+    let parts: Vec<String> = Verdict::ALL
+        .iter()
+        .filter_map(|&v| {
+            let n = verdicts.iter().filter(|x| **x == v).count();
+            let word = match (v, n) {
+                (Verdict::Holds, 1) => "holds",
+                (Verdict::Holds, _) => "hold",
+                (Verdict::DoesNotHold, 1) => "does not hold",
+                (Verdict::DoesNotHold, _) => "do not hold",
+                (v, _) => v.text(),
+            };
+            (n > 0).then(|| format!("{n} {word}"))
+        })
+        .collect();
+    format!("{} cases: {}", verdicts.len(), parts.join(", "))
+}
+
 /// The verdict on `m` for a claim allowing `region` with `direction` (module doc).
 pub fn grade(m: Measured, region: Region, direction: Direction) -> Verdict {
     if !m.half.is_finite() {
@@ -172,6 +253,47 @@ mod tests {
         assert_eq!(
             grade(m(15.0, 6.0), level, Direction::Either),
             Verdict::Inconclusive
+        );
+    }
+
+    /// "Up to 25 % cheaper" is the band [−37.5, −16.7]: −49.7 % (twice the size) and
+    /// −8 % (a third) are the published sign at another size; −30 % holds; an interval
+    /// reaching the band cannot be rejected.
+    #[test]
+    fn a_stated_size_is_a_band_on_both_sides() {
+        let (lo, hi) = size_band(-25.0);
+        assert_eq!((lo, hi), (-37.5, -25.0 / 1.5));
+        let band = Region::new(lo, hi, Direction::Lower);
+        let g = |v, h| grade(m(v, h), band, Direction::Lower);
+        assert_eq!(g(-30.0, 0.0), Verdict::Holds);
+        assert_eq!(g(-49.7, 0.0), Verdict::DirectionOnly);
+        assert_eq!(g(-8.0, 0.0), Verdict::DirectionOnly);
+        assert_eq!(g(-49.7, 15.0), Verdict::Inconclusive);
+        assert_eq!(g(3.0, 1.0), Verdict::DoesNotHold);
+        assert_eq!(size_band(6.0), (4.0, 9.0));
+    }
+
+    /// One group that excludes the published size outweighs any number that cannot tell;
+    /// one that excludes the claim outweighs both; a missing group outweighs everything.
+    #[test]
+    fn groups_combine_by_the_firmest_failure_and_are_counted() {
+        use Verdict::*;
+        assert_eq!(combine([Holds, Holds]), Holds);
+        assert_eq!(combine([Holds, Inconclusive]), Inconclusive);
+        assert_eq!(combine([Inconclusive, DirectionOnly, Holds]), DirectionOnly);
+        assert_eq!(
+            combine([DirectionOnly, DoesNotHold, Inconclusive]),
+            DoesNotHold
+        );
+        assert_eq!(combine([DoesNotHold, NoData]), NoData);
+        assert_eq!(combine([]), Holds);
+        assert_eq!(
+            tally(&[DoesNotHold, Holds, DirectionOnly, DirectionOnly]),
+            "4 cases: 1 holds, 2 direction only, 1 does not hold"
+        );
+        assert_eq!(
+            tally(&[Holds, Holds, DoesNotHold, DoesNotHold, Inconclusive]),
+            "5 cases: 2 hold, 1 inconclusive, 2 do not hold"
         );
     }
 

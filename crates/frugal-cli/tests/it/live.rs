@@ -252,7 +252,7 @@ fn reproduce_live_records_the_rows_and_judges_the_claims_on_them() {
     let md = std::fs::read_to_string(out.join("report/results.md")).unwrap();
     assert!(
         md.contains(
-            "First fit costs less than round robin | paper (real cluster; measured live here)"
+            "First fit costs less than round robin | paper (real cluster; testbed at reduced scale, measured live here)"
         ),
         "{md}"
     );
