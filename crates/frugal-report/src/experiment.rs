@@ -124,7 +124,8 @@ pub struct Experiment {
     /// Swept flags and their values; one configuration per combination.
     #[serde(default)]
     pub sweep: BTreeMap<String, Vec<toml::Value>>,
-    /// Flags replaced (or added) under `--quick`.
+    /// Flags replaced (or added) under `--quick`, except where a `[[case]]` sets the flag
+    /// itself (the case's value stays).
     #[serde(default)]
     pub quick: BTreeMap<String, toml::Value>,
     /// Plots drawn from the rows.
@@ -432,10 +433,13 @@ impl Experiment {
                     );
                 }
                 if quick {
+                    // A case's own flag wins: it pins what the case needs (one run of a
+                    // fixed job file, one run of a trace hour).
                     flags.extend(
                         self.quick
                             .iter()
                             .filter(|(k, _)| !self.sweep.contains_key(*k))
+                            .filter(|(k, _)| !case.is_some_and(|c| c.contains_key(*k)))
                             .map(|(k, v)| (k.clone(), v.clone())),
                     );
                 }
@@ -629,6 +633,20 @@ repetitions = 2
         assert!(c[0].argv.windows(2).any(|w| w == ["--hour", "10"]));
         assert!(c[0].argv.windows(2).any(|w| w == ["--repetitions", "1"]));
         assert!(c[7].argv.windows(2).any(|w| w == ["--repetitions", "5"]));
+        // Under --quick the case's own repetitions stay; the other case takes [quick]'s.
+        let q = e.configurations(true);
+        let reps = |k: usize| {
+            q[k].argv
+                .windows(2)
+                .any(|w| w[0] == "--repetitions" && w[1] == "1")
+        };
+        assert!(reps(0) && !reps(q.len() - 1));
+        assert!(
+            q[q.len() - 1]
+                .argv
+                .windows(2)
+                .any(|w| w == ["--repetitions", "2"])
+        );
         let labelled = Experiment::parse(&format!(
             "{FILE}[[case]]\nname = 'p'\nlabels = {{ protocol = 'paper', seed = 3 }}\nhour = 6\n"
         ))

@@ -6,6 +6,9 @@
 //! pr-1,network_bound,2,2,6,15,,420,546
 //! ```
 //!
+//! The job files paper 000's authors published (header `job-id,C,M,E,T_A,T_est,T_D`) are
+//! read too, recognised by that exact header ([`super::rm_simulator`]).
+//!
 //! Columns are found by name, in any order. `deadline_s` and `t_hybrid_s` may be left out
 //! (as if empty in every row); a column with an empty name — the index column that
 //! pandas' `DataFrame.to_csv` writes first — is ignored; any other column is an error
@@ -77,6 +80,9 @@ pub fn read_jobs_csv(
         .headers()
         .map_err(|e| WorkloadError::new(file, 1, "header", e.to_string()))?
         .clone();
+    if header.iter().eq(super::rm_simulator::RM_SIMULATOR_HEADER) {
+        return super::rm_simulator::read(&mut rdr, file, hybrid_penalty);
+    }
     let columns =
         columns(&header).map_err(|(column, m)| WorkloadError::new(file, 1, &column, m))?;
     let mut jobs: Vec<Job> = Vec::new();

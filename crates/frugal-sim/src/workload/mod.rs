@@ -5,6 +5,7 @@
 mod alibaba;
 mod csv_jobs;
 mod paper002;
+mod rm_simulator;
 mod swf;
 mod swim;
 mod synthetic;
@@ -16,6 +17,7 @@ pub use alibaba::{
 };
 pub use csv_jobs::{CSV_HEADER, CsvJobs, jobs_csv_label, read_jobs_csv, write_jobs_csv};
 pub use paper002::{Pattern, RUN_TIME_S, paper002_jobs};
+pub use rm_simulator::RM_SIMULATOR_HEADER;
 pub use swf::{SwfJobs, map_swf};
 pub use swim::{
     EMBEDDED_FB2009, EMBEDDED_FB2009_NAME, SwimHour, SwimRecord, map_swim, parse_swim,

@@ -31,7 +31,11 @@ pub struct SyntheticConfig {
     /// (light) or 25 s (high); T_C^L = ⌊10 + Exp(0.01)⌋ s; deadline = arrival + T_C^L +
     /// U{0..299} s; cores U{1..6}, memory U{4..12} GiB, executors U{1..8} — each checked
     /// against the 1,000-job files (gap mean 49.7 s / 25.2 s with variance ≈ mean, slack
-    /// 0–299 s, memory 4–12 GiB). The deadline figures (Fig. 4) move with the slack.
+    /// 0–299 s, memory 4–12 GiB). The deadline figures (Fig. 4) move with the slack. Both
+    /// readings draw a job's executors, cores and memory independently, so about 8 % of the
+    /// jobs fit on neither site of the small-scale cluster, where the files have none
+    /// (`tests/it/authors_workloads.rs`); the files themselves are read by
+    /// [`super::read_jobs_csv`].
     pub reading: Reading,
     /// Number of jobs.
     pub jobs: usize,

@@ -3,6 +3,7 @@
 //! `#[ignore]`d and run by `.ci/run`; select a file's tests with its module name as the
 //! filter, e.g. `cargo test -p frugal-sim --test it engine::`.
 
+mod authors_workloads;
 mod engine;
 mod parsers;
 mod properties;
