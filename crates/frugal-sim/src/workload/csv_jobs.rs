@@ -88,12 +88,8 @@ pub fn read_jobs_csv(
     let mut jobs: Vec<Job> = Vec::new();
     let mut derived_t_hybrid = 0;
     let mut ids = std::collections::BTreeSet::new();
-    for rec in rdr.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            WorkloadError::new(file, line, "record", e.to_string())
-        })?;
-        let line = rec.position().map_or(0, |p| p.line());
+    for rec in records(&mut rdr, file) {
+        let (line, rec) = rec?;
         let err = |c: usize, m: String| WorkloadError::new(file, line, CSV_HEADER[c], m);
         let field = |c: usize| columns[c].and_then(|i| rec.get(i)).unwrap_or("");
         let num = |c: usize, max: f64| -> Result<f64, WorkloadError> {
@@ -174,6 +170,21 @@ pub fn read_jobs_csv(
     Ok(CsvJobs {
         jobs,
         derived_t_hybrid,
+    })
+}
+
+/// The rows of `rdr` with their 1-based line numbers; a malformed row (a wrong number of
+/// fields, bad UTF-8) is an error naming its line and the field `record`.
+pub(super) fn records<'r>(
+    rdr: &'r mut csv::Reader<&[u8]>,
+    file: &'r str,
+) -> impl Iterator<Item = Result<(u64, csv::StringRecord), WorkloadError>> + 'r {
+    rdr.records().map(move |rec| {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            WorkloadError::new(file, line, "record", e.to_string())
+        })?;
+        Ok((rec.position().map_or(0, |p| p.line()), rec))
     })
 }
 

@@ -40,12 +40,8 @@ pub(super) fn read(
 ) -> Result<CsvJobs, WorkloadError> {
     let mut jobs: Vec<Job> = Vec::new();
     let mut ids = std::collections::BTreeSet::new();
-    for rec in rdr.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            WorkloadError::new(file, line, "record", e.to_string())
-        })?;
-        let line = rec.position().map_or(0, |p| p.line());
+    for rec in super::csv_jobs::records(rdr, file) {
+        let (line, rec) = rec?;
         let err = |c: usize, m: String| WorkloadError::new(file, line, RM_SIMULATOR_HEADER[c], m);
         let whole = |c: usize, lo: u64, hi: u64| -> Result<u64, WorkloadError> {
             let f = rec.get(c).unwrap_or("");
