@@ -313,10 +313,24 @@ impl Claim {
             }
             _ => {}
         }
+        if self
+            .substitute
+            .as_deref()
+            .is_some_and(|s| s.trim().is_empty())
+        {
+            return Err("`substitute` names the inputs that stand in for the paper's".into());
+        }
         if self.direction.is_some() && self.compared().is_none() {
             return Err("`direction` applies to a `change` or a `difference`".into());
         }
         Ok(())
+    }
+
+    /// The claim's setting label ([`Setting::label`]): `live` when it is judged on a live
+    /// experiment's rows.
+    pub fn label(&self, live: bool) -> String {
+        self.setting
+            .label(self.real_cluster, live, self.substitute.as_deref())
     }
 
     /// The two series a `change` or `difference` compares.
@@ -991,6 +1005,7 @@ mod tests {
         assert!(bad("change=['a','best']\nsize=3").contains("say which it is the best of"));
         assert!(bad("change=['a','b']\nbest_of=['b','c']\nsize=3").contains("`best_of` names"));
         assert!(bad("change=['a','best']\nbest_of=['b']\nsize=3").contains("at least two"));
+        assert!(bad("mean='a'\nat_most=1\nsubstitute=' '").contains("`substitute` names"));
         assert!(bad("difference=['a','b']\nchange=['a','b']\nsize=3").contains("exactly one"));
         assert!(bad("change=['a','b']\nsize=0").contains("size = 0"));
         assert!(bad("mean='a'\nchange=['a','b']\nat_most=1").contains("exactly one of `order`"));

@@ -198,11 +198,7 @@ pub fn html(sections: &[Section], command: &str, full: Option<&[(String, String)
                         "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>\
                          <td class=\"{}\">{}</td></tr>",
                         escape(&c.claim),
-                        escape(&c.setting.label(
-                            c.real_cluster,
-                            s.experiment.system == System::Live,
-                            c.substitute.as_deref(),
-                        )),
+                        escape(&c.label(s.experiment.system == System::Live)),
                         escape(&c.source),
                         escape(&c.published),
                         escape(&o.frugal),
@@ -329,11 +325,7 @@ pub fn markdown(sections: &[Section], full: Option<&[(String, String)]>) -> Stri
                     m,
                     "| {} | {} | {} | {} | {} | {} |",
                     c.claim.replace('|', "\\|"),
-                    c.setting.label(
-                        c.real_cluster,
-                        s.experiment.system == System::Live,
-                        c.substitute.as_deref(),
-                    ),
+                    c.label(s.experiment.system == System::Live),
                     c.source.replace('|', "\\|"),
                     c.published.replace('|', "\\|"),
                     o.frugal.replace('|', "\\|"),
@@ -403,11 +395,7 @@ pub fn summary(sections: &[Section], shipped: Option<&[(String, String)]>) -> St
                     }
                     _ => String::new(),
                 };
-                let label = c.setting.label(
-                    c.real_cluster,
-                    s.experiment.system == System::Live,
-                    c.substitute.as_deref(),
-                );
+                let label = c.label(s.experiment.system == System::Live);
                 let setting = match label.as_str() {
                     "paper" => String::new(),
                     label => format!(" [{label}]"),
