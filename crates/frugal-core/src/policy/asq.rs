@@ -1,7 +1,7 @@
 //! AsQ-style site selection (paper 000 §6.2 baseline).
 
-use super::objective::vm_cost;
-use super::{Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_all, fill_off};
+use super::authors_code;
+use super::{Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_off};
 use crate::cluster::{Cluster, Site};
 use crate::index::OffOrder;
 use crate::job::Job;
@@ -17,11 +17,10 @@ use crate::queue::QueueDiscipline;
 /// - [`Reading::PaperText`] (default): the text gives no order; AsQ "maximises the use of
 ///   the private site", read as First Fit within the site — active VMs in id order, then
 ///   the cheapest off VMs.
-/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/AQSScheduler.java` (commit 8c959db):
-///   GIO's cost rule within the site, executor by executor the VM of least
-///   P·max(0, T_C − T_vm) (ties: lower id), with T_C = T_C^L on the local site and
-///   T_C^H = T_C^L·(1 + network penalty) on the cloud. As for GIO, picking executor by
-///   executor fills the cheapest VM before the next, which the sorted fill here does.
+/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/AQSScheduler.java` (155d62d): the
+///   authors' GIO cost rule within the site ([`super::authors_code::place_least_cost`]:
+///   executor by executor in the simulator's list order, a VM that hosts nothing priced
+///   from time zero), with T_C = T_C^L on the local site and T_C^H on the cloud.
 #[derive(Clone, Debug, Default)]
 pub struct Asq {
     reading: Reading,
@@ -48,25 +47,22 @@ impl Asq {
         if cluster.slots(d, |s| s == site) < u64::from(e) {
             return None;
         }
+        if self.reading == Reading::AuthorsCode {
+            let t_c = match site {
+                Site::Local => job.t_local,
+                Site::Cloud => job.t_hybrid,
+            };
+            let ends = authors_code::Ends::BusyUntil;
+            return authors_code::place_least_cost(job, cluster, now, t_c, ends, |v| {
+                v.site == site
+            });
+        }
         let mut p = Placement::with_capacity(4);
-        let rem = match self.reading {
-            Reading::PaperText => {
-                let on_site = active_fitting_from(cluster, 0, d, Some(site));
-                let rem = fill(&mut p, cluster, d, e, on_site);
-                fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |v| {
-                    v.site == site
-                })
-            }
-            Reading::AuthorsCode => {
-                let t_c = match site {
-                    Site::Local => job.t_local,
-                    Site::Cloud => job.t_hybrid,
-                };
-                fill_all(s, &mut p, cluster, d, e, |v| {
-                    (v.site == site).then(|| vm_cost(v, t_c, now))
-                })
-            }
-        };
+        let on_site = active_fitting_from(cluster, 0, d, Some(site));
+        let rem = fill(&mut p, cluster, d, e, on_site);
+        let rem = fill_off(s, &mut p, cluster, d, rem, OffOrder::Cheapest, |v| {
+            v.site == site
+        });
         (rem == 0).then_some(p)
     }
 }

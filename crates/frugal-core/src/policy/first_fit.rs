@@ -2,7 +2,7 @@
 
 use super::authors_code::{self, Rule};
 use super::{Candidate, PlacementPolicy, Reading, active_fitting_from, fill, fill_off};
-use crate::cluster::{Cluster, VmId};
+use crate::cluster::Cluster;
 use crate::index::OffOrder;
 use crate::job::Job;
 use crate::placement::Placement;
@@ -15,14 +15,14 @@ use crate::queue::QueueDiscipline;
 /// ([`crate::index`]).
 ///
 /// Source: the paper's text ([`Reading::PaperText`], the default). The authors' simulator
-/// (RM-Simulator `FirstFitScheduler.java`) orders the running VMs by price, then size,
-/// rather than by id, and every VM in its list order ([`Reading::AuthorsCode`],
+/// (RM-Simulator `FirstFitScheduler.java`) orders the running VMs by price, then free
+/// resources, rather than by id, and every VM in its list order ([`Reading::AuthorsCode`],
 /// [`super::authors_code`]); the model chapter's table of readings compares the two.
 #[derive(Clone, Debug, Default)]
 pub struct FirstFit {
     reading: Reading,
     scratch: Vec<Candidate>,
-    order: Vec<VmId>,
+    list: authors_code::VmList,
 }
 
 impl FirstFit {
@@ -42,7 +42,7 @@ impl PlacementPolicy for FirstFit {
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
         if self.reading == Reading::AuthorsCode {
-            return authors_code::place(Rule::FirstFit, &mut self.order, job, cluster);
+            return authors_code::place(Rule::FirstFit, &mut self.list, job, cluster);
         }
         let d = &job.executor_demand;
         let s = &mut self.scratch;

@@ -1,5 +1,6 @@
 //! Greedy Iterative Optimisation (paper 000 Alg. 2).
 
+use super::authors_code;
 use super::objective::vm_cost;
 use super::{Candidate, PlacementPolicy, Reading, fill_all};
 use crate::cluster::{Cluster, Site};
@@ -19,14 +20,16 @@ use crate::queue::QueueDiscipline;
 ///   there are not sufficient local resources". If the local VMs (on or off) have room
 ///   for all E executors, only local VMs are candidates and T_C = T_C^L; otherwise every
 ///   VM is and T_C = T_C^H (Eq. 5).
-/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/GIOScheduler.java` (commit 8c959db):
-///   every VM is a candidate and T_C = T_C^L (the job's estimate, `getT_est`) whatever
-///   the site; the code picks executor by executor the VM of least cost, which fills the
-///   cheapest VM before the next as the sorted fill here does.
+/// - [`Reading::AuthorsCode`], RM-Simulator `Policy/GIOScheduler.java` (155d62d): every
+///   VM is a candidate and T_C = T_C^L (the job's estimate, `getT_est`) whatever the
+///   site, executor by executor on the VM of least cost in the simulator's list order,
+///   where a VM that hosts nothing is priced from time zero
+///   ([`super::authors_code::place_least_cost`], whose doc gives the rule).
 #[derive(Clone, Debug, Default)]
 pub struct Gio {
     reading: Reading,
     scratch: Vec<Candidate>,
+    max_t: authors_code::MaxT,
 }
 
 impl Gio {
@@ -34,7 +37,7 @@ impl Gio {
     pub fn new(reading: Reading) -> Self {
         Gio {
             reading,
-            scratch: Vec::new(),
+            ..Gio::default()
         }
     }
 }
@@ -45,20 +48,16 @@ impl PlacementPolicy for Gio {
     }
 
     fn place(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
+        if self.reading == Reading::AuthorsCode {
+            let ends = authors_code::Ends::Recorded(&mut self.max_t);
+            return authors_code::place_least_cost(job, cluster, now, job.t_local, ends, |_| true);
+        }
         let (d, e) = (&job.executor_demand, job.executors);
-        let (local_only, t_c) = match self.reading {
-            Reading::PaperText => {
-                let local_only = cluster.slots(d, |s| s == Site::Local) >= u64::from(e);
-                (
-                    local_only,
-                    if local_only {
-                        job.t_local
-                    } else {
-                        job.t_hybrid
-                    },
-                )
-            }
-            Reading::AuthorsCode => (false, job.t_local),
+        let local_only = cluster.slots(d, |s| s == Site::Local) >= u64::from(e);
+        let t_c = if local_only {
+            job.t_local
+        } else {
+            job.t_hybrid
         };
         let score = |v: &crate::cluster::Vm| {
             (!local_only || v.site == Site::Local).then(|| vm_cost(v, t_c, now))

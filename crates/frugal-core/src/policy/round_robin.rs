@@ -57,6 +57,7 @@ pub struct RoundRobin {
     reading: Reading,
     cursor: usize,
     all: Vec<VmId>,
+    list: authors_code::VmList,
 }
 
 impl RoundRobin {
@@ -76,7 +77,7 @@ impl PlacementPolicy for RoundRobin {
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
         if self.reading == Reading::AuthorsCode {
-            return authors_code::place(Rule::RoundRobin, &mut self.all, job, cluster);
+            return authors_code::place(Rule::RoundRobin, &mut self.list, job, cluster);
         }
         if self.all.len() != cluster.len() {
             self.all = (0..cluster.len() as VmId).collect();
@@ -123,6 +124,7 @@ pub struct RoundRobinConsolidate {
     last: Option<VmId>,
     candidates: Vec<VmId>,
     off: Vec<Candidate>,
+    list: authors_code::VmList,
 }
 
 impl RoundRobinConsolidate {
@@ -142,7 +144,7 @@ impl PlacementPolicy for RoundRobinConsolidate {
 
     fn place(&mut self, job: &Job, cluster: &Cluster, _now: f64) -> Option<Placement> {
         if self.reading == Reading::AuthorsCode {
-            return authors_code::place(Rule::Consolidate, &mut self.candidates, job, cluster);
+            return authors_code::place(Rule::Consolidate, &mut self.list, job, cluster);
         }
         let (d, e) = (&job.executor_demand, job.executors);
         // After the last VM used, then wrapped around to the lowest ids.

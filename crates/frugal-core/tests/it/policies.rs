@@ -503,3 +503,96 @@ fn gpu_executors_go_only_to_vms_with_gpus_and_cpu_ones_ignore_gpus() {
         Some(vec![(0, 2)])
     );
 }
+
+/// The rules of RM-Simulator (155d62d) that the authors'-code readings follow beyond the
+/// orders above, hand computed: FF's ties by free resources, the simulator's VM list kept
+/// from job to job, and GIO's cost rule (an idle VM priced from time zero; maxT recorded
+/// without the hybrid penalty).
+#[test]
+fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
+    let code = PolicyParams {
+        reading: Reading::AuthorsCode,
+        ..PolicyParams::default()
+    };
+    // FF: two running local VMs of one price. VM 0 has 6 cores and 63 GiB free
+    // (0.8·6 + 0.2·63 = 17.4), VM 1 has 7 cores and 32 GiB (0.8·7 + 0.2·32 = 12.0): the
+    // code's `VMComparator` takes VM 1 first, the text's id order VM 0.
+    let mut c = cluster(&[(8, 64, Local, 1.0), (8, 64, Local, 1.0)]);
+    for (vm, cores, gib) in [(0, 2, 1), (1, 1, 32)] {
+        let mut p = Placement::default();
+        p.add(vm, 1);
+        reserve(&mut c, &job("x", 1, cores, gib, 50.0), &p, 50.0);
+    }
+    let one = job("j", 1, 1, 1, 10.0);
+    assert_eq!(
+        vms(&FirstFit::new(Reading::AuthorsCode)
+            .place(&one, &c, 0.0)
+            .unwrap()),
+        [(1, 1)]
+    );
+    assert_eq!(
+        vms(&FirstFit::new(Reading::PaperText)
+            .place(&one, &c, 0.0)
+            .unwrap()),
+        [(0, 1)]
+    );
+
+    // FIFO-C: the list is sorted in place, ties keep the previous job's order. Cloud VM 2
+    // has 8 cores, the others 4; creation order is 2, 3, 0, 1 (cloud first). A first job
+    // sorts it by free cores to 3, 0, 1, 2. Once VM 2 has 4 cores busy every VM ties at 4
+    // free: the kept list gives VM 3, a fresh one (creation order) VM 2.
+    let mut c = cluster(&[
+        (4, 64, Local, 1.0),
+        (4, 64, Local, 1.0),
+        (8, 64, Cloud, 2.0),
+        (4, 64, Cloud, 1.0),
+    ]);
+    let mut kept = PolicyKind::RoundRobinConsolidate.build(&code);
+    kept.place(&job("a", 1, 1, 1, 10.0), &c, 0.0).unwrap();
+    let mut p = Placement::default();
+    p.add(2, 1);
+    reserve(&mut c, &job("x", 1, 4, 1, 50.0), &p, 50.0);
+    let four = job("b", 1, 4, 1, 10.0);
+    assert_eq!(vms(&kept.place(&four, &c, 0.0).unwrap()), [(3, 1)]);
+    let mut fresh = PolicyKind::RoundRobinConsolidate.build(&code);
+    assert_eq!(vms(&fresh.place(&four, &c, 0.0).unwrap()), [(2, 1)]);
+
+    // GIO at t = 1,000 s: local VM 0 ($1/s) is off, cloud VM 1 ($2/s) runs until 1,050 s.
+    // A 100-s executor costs 1·(1,000 + 100 − 0) = 1,100 on the off VM (priced from time
+    // zero) and 2·(1,100 − 1,050) = 100 on the running one: the code takes VM 1; the text
+    // keeps a job that fits the local site there (VM 0).
+    let mut c = cluster(&[(4, 64, Local, 1.0), (4, 64, Cloud, 2.0)]);
+    let mut p = Placement::default();
+    p.add(1, 1);
+    reserve(&mut c, &job("x", 1, 1, 1, 1050.0), &p, 1050.0);
+    let g = job("g", 1, 1, 1, 100.0);
+    assert_eq!(
+        vms(&Gio::new(Reading::AuthorsCode)
+            .place(&g, &c, 1000.0)
+            .unwrap()),
+        [(1, 1)]
+    );
+    assert_eq!(
+        vms(&Gio::new(Reading::PaperText).place(&g, &c, 1000.0).unwrap()),
+        [(0, 1)]
+    );
+
+    // GIO records maxT with T_C^L. Local VM 0 ($1/s, 4 cores) runs until 200 s; cloud VM 1
+    // ($1/s, 8 cores) is off. Job h (one 4-core executor, T_C^L = 100 s) goes to VM 1 (VM 0
+    // has 3 cores free) and runs hybrid, until 130 s; the code records 100. A 120-s
+    // executor then costs 1·(120 − 100) = 20 on VM 1 and 0 on VM 0 (200 ≥ 120): VM 0. With
+    // the VM's own end (130 ≥ 120) both would cost 0 and list order would take VM 1.
+    let mut c = cluster(&[(4, 64, Local, 1.0), (8, 64, Cloud, 1.0)]);
+    let mut p = Placement::default();
+    p.add(0, 1);
+    reserve(&mut c, &job("x", 1, 1, 1, 200.0), &p, 200.0);
+    let mut gio = Gio::new(Reading::AuthorsCode);
+    let h = job("h", 1, 4, 1, 100.0);
+    let ph = gio.place(&h, &c, 0.0).unwrap();
+    assert_eq!(vms(&ph), [(1, 1)]);
+    reserve(&mut c, &h, &ph, h.t_hybrid);
+    assert_eq!(
+        vms(&gio.place(&job("k", 1, 1, 1, 120.0), &c, 0.0).unwrap()),
+        [(0, 1)]
+    );
+}
