@@ -504,6 +504,13 @@ fn gpu_executors_go_only_to_vms_with_gpus_and_cpu_ones_ignore_gpus() {
     );
 }
 
+/// One executor of `cores` and `gib` on `vm`, busy until `until` seconds.
+fn occupy(c: &mut frugal_core::Cluster, vm: u32, cores: u32, gib: u32, until: f64) {
+    let mut p = Placement::default();
+    p.add(vm, 1);
+    reserve(c, &job("x", 1, cores, gib, until), &p, until);
+}
+
 /// The rules of RM-Simulator (155d62d) that the authors'-code readings follow beyond the
 /// orders above, hand computed: FF's ties by free resources, the simulator's VM list kept
 /// from job to job, and GIO's cost rule (an idle VM priced from time zero; maxT recorded
@@ -519,9 +526,7 @@ fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
     // code's `VMComparator` takes VM 1 first, the text's id order VM 0.
     let mut c = cluster(&[(8, 64, Local, 1.0), (8, 64, Local, 1.0)]);
     for (vm, cores, gib) in [(0, 2, 1), (1, 1, 32)] {
-        let mut p = Placement::default();
-        p.add(vm, 1);
-        reserve(&mut c, &job("x", 1, cores, gib, 50.0), &p, 50.0);
+        occupy(&mut c, vm, cores, gib, 50.0);
     }
     let one = job("j", 1, 1, 1, 10.0);
     assert_eq!(
@@ -549,9 +554,7 @@ fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
     ]);
     let mut kept = PolicyKind::RoundRobinConsolidate.build(&code);
     kept.place(&job("a", 1, 1, 1, 10.0), &c, 0.0).unwrap();
-    let mut p = Placement::default();
-    p.add(2, 1);
-    reserve(&mut c, &job("x", 1, 4, 1, 50.0), &p, 50.0);
+    occupy(&mut c, 2, 4, 1, 50.0);
     let four = job("b", 1, 4, 1, 10.0);
     assert_eq!(vms(&kept.place(&four, &c, 0.0).unwrap()), [(3, 1)]);
     let mut fresh = PolicyKind::RoundRobinConsolidate.build(&code);
@@ -562,9 +565,7 @@ fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
     // zero) and 2·(1,100 − 1,050) = 100 on the running one: the code takes VM 1; the text
     // keeps a job that fits the local site there (VM 0).
     let mut c = cluster(&[(4, 64, Local, 1.0), (4, 64, Cloud, 2.0)]);
-    let mut p = Placement::default();
-    p.add(1, 1);
-    reserve(&mut c, &job("x", 1, 1, 1, 1050.0), &p, 1050.0);
+    occupy(&mut c, 1, 1, 1, 1050.0);
     let g = job("g", 1, 1, 1, 100.0);
     assert_eq!(
         vms(&Gio::new(Reading::AuthorsCode)
@@ -583,9 +584,7 @@ fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
     // executor then costs 1·(120 − 100) = 20 on VM 1 and 0 on VM 0 (200 ≥ 120): VM 0. With
     // the VM's own end (130 ≥ 120) both would cost 0 and list order would take VM 1.
     let mut c = cluster(&[(4, 64, Local, 1.0), (8, 64, Cloud, 1.0)]);
-    let mut p = Placement::default();
-    p.add(0, 1);
-    reserve(&mut c, &job("x", 1, 1, 1, 200.0), &p, 200.0);
+    occupy(&mut c, 0, 1, 1, 200.0);
     let mut gio = Gio::new(Reading::AuthorsCode);
     let h = job("h", 1, 4, 1, 100.0);
     let ph = gio.place(&h, &c, 0.0).unwrap();
