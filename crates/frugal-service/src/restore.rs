@@ -72,7 +72,7 @@ pub fn restore_state(
                     start: s.start,
                     finish: s.finish,
                     observed: s.observed,
-                    queued_at: s.queued_at,
+                    offered_at: s.offered_at,
                 };
                 let idx = st.add_running(s.submission, job, r, now);
                 if let Some(c) = cost {
@@ -97,7 +97,7 @@ pub fn restore_state(
         }
         let (idx, added) = st.add(s.submission, job, stored, now);
         effects.extend(added);
-        st.restore_queued_at(idx, s.queued_at);
+        st.restore_offered_at(idx, s.offered_at);
         if stored.has_ended() {
             st.restore_ended(idx, s.start, s.finish, s.reason, placement, s.observed);
             if let Some(c) = cost {

@@ -66,7 +66,7 @@ pub struct Restored {
     /// Last observed executors per VM.
     pub observed: Option<Vec<(VmId, u32)>>,
     /// When the scheduler first had it, service seconds.
-    pub queued_at: Option<f64>,
+    pub offered_at: Option<f64>,
 }
 
 /// The live state. Accepted jobs live in slots: a job that ended is kept in memory for a
@@ -191,7 +191,7 @@ impl State {
             observed: e.observed.map(<[_]>::to_vec),
             chosen_cost: e.cost.map(|c| c.chosen),
             optimal_cost: e.cost.map(|c| c.optimal),
-            queued_at: e.offered_at,
+            offered_at: e.offered_at,
         }
     }
 
@@ -330,7 +330,7 @@ impl State {
         let mut record = JobRecord::new(JobState::Running);
         record.start = restored.start;
         record.finish = restored.finish;
-        record.offered_at = restored.queued_at;
+        record.offered_at = restored.offered_at;
         let idx = self.ctl.add_running(job, record, restored.placement, now);
         self.bind(idx, submission, false);
         self.side_mut(idx).observed = restored.observed;
@@ -355,9 +355,9 @@ impl State {
     }
 
     /// When job `idx` was first offered to the policy, as stored.
-    pub fn restore_queued_at(&mut self, idx: usize, queued_at: Option<f64>) {
-        if queued_at.is_some() {
-            self.ctl.restore(idx, |r| r.offered_at = queued_at);
+    pub fn restore_offered_at(&mut self, idx: usize, offered_at: Option<f64>) {
+        if offered_at.is_some() {
+            self.ctl.restore(idx, |r| r.offered_at = offered_at);
         }
     }
 

@@ -240,7 +240,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
             .offered_at
             .as_mut()
             .expect("set above")
-            .push(j.queued_at.map(t).filter(|_| !w.estimates_only));
+            .push(j.offered_at.map(t).filter(|_| !w.estimates_only));
         if j.arrival >= since {
             in_window.push(k);
         }

@@ -85,7 +85,12 @@ fn resource_total(v: &Vm) -> f64 {
 }
 
 /// `job`'s placement under `rule`, all or nothing; `list` is the simulator's VM list,
-/// sorted in place as the simulator sorts it (also when the job does not fit, as there).
+/// sorted in place as the simulator sorts it — also when the job does not fit, as there.
+/// That is a change of state on a call that returns `None`, which
+/// [`super::PlacementPolicy::place`] rules out so the scheduler may skip calls; it is
+/// harmless here: the scheduler skips a call only while no resources were freed, and with
+/// the simulator's FCFS queue nothing else is placed meanwhile, so the skipped sort would
+/// sort the list by unchanged keys and leave it as it is.
 pub(crate) fn place(
     rule: Rule,
     list: &mut VmList,

@@ -90,7 +90,7 @@ pub struct StoredJob {
     pub arrival: f64,
     /// When the scheduler first passed the queue with it, service seconds (databases of
     /// schema 3 and older: unknown).
-    pub queued_at: Option<f64>,
+    pub offered_at: Option<f64>,
     /// Its state (stored by name; an unknown name is refused when read).
     pub state: JobState,
     /// Executors per VM, if started (stored as JSON `[[vm, executors], …]`).
@@ -228,7 +228,7 @@ pub struct JobUpdate {
     /// Cost of the optimum at the same instant, dollars.
     pub optimal_cost: Option<f64>,
     /// When the scheduler first passed the queue with it, service seconds.
-    pub queued_at: Option<f64>,
+    pub offered_at: Option<f64>,
 }
 
 /// Errors of the store.
@@ -325,6 +325,11 @@ fn migrator(sqlite: bool) -> Migrator {
                 "vm events",
                 include_str!("../../migrations/sqlite/0004_vm_events.sql"),
             ),
+            v(
+                5,
+                "offered_at",
+                include_str!("../../migrations/sqlite/0005_offered_at.sql"),
+            ),
         ]
     } else {
         vec![
@@ -348,12 +353,17 @@ fn migrator(sqlite: bool) -> Migrator {
                 "vm events",
                 include_str!("../../migrations/postgres/0004_vm_events.sql"),
             ),
+            v(
+                5,
+                "offered_at",
+                include_str!("../../migrations/postgres/0005_offered_at.sql"),
+            ),
         ]
     })
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The per-connection settings for `durability`.
 fn settings(sqlite: bool, durability: Durability) -> &'static str {
@@ -537,7 +547,7 @@ impl Store {
     pub fn update(&self, mut u: JobUpdate) -> Result<(), StoreError> {
         u.start = u.start.map(|t| self.clock.to_wall(t));
         u.finish = u.finish.map(|t| self.clock.to_wall(t));
-        u.queued_at = u.queued_at.map(|t| self.clock.to_wall(t));
+        u.offered_at = u.offered_at.map(|t| self.clock.to_wall(t));
         self.send(Write::Update(u))
     }
 
@@ -609,7 +619,7 @@ impl Store {
             observed,
             chosen,
             optimal,
-            queued_at,
+            offered_at,
         ) = r;
         let corrupt = |message: String| StoreError::Corrupt {
             id: id.clone(),
@@ -631,7 +641,7 @@ impl Store {
             seq,
             submission,
             arrival: c.from_wall(arrival),
-            queued_at: queued_at.map(|t| c.from_wall(t)),
+            offered_at: offered_at.map(|t| c.from_wall(t)),
             state,
             placement,
             start: start.map(|t| c.from_wall(t)),
@@ -841,7 +851,7 @@ type JobRow = (
 macro_rules! job_columns {
     () => {
         "seq, id, submission, arrival, state, placement, start, finish, reason, observed, \
-         chosen_cost, optimal_cost, queued_at"
+         chosen_cost, optimal_cost, offered_at"
     };
 }
 

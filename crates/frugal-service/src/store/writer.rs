@@ -246,7 +246,7 @@ async fn statements(
         let sql = format!(
             "UPDATE jobs SET state = v.column2, placement = v.column3, start = v.column4,
              finish = v.column5, reason = v.column6, observed = v.column7,
-             chosen_cost = v.column8, optimal_cost = v.column9, queued_at = v.column10
+             chosen_cost = v.column8, optimal_cost = v.column9, offered_at = v.column10
              FROM (VALUES {}) AS v WHERE jobs.id = v.column1",
             values.join(", ")
         );
@@ -262,7 +262,7 @@ async fn statements(
                 .bind(u.observed.as_ref().map(|p| json(p)))
                 .bind(u.chosen_cost)
                 .bind(u.optimal_cost)
-                .bind(u.queued_at);
+                .bind(u.offered_at);
         }
         q.execute(&mut **tx).await?;
     }

@@ -42,7 +42,17 @@ async fn a_schema_3_database_is_migrated_and_its_jobs_served_on() {
     assert!(stored_power > 0);
 
     let svc = service_with(config(&url, 60_000.0), PolicyKind::FirstFit).await;
-    assert_eq!(query_i64(&url, newest).await, 4);
+    assert_eq!(query_i64(&url, newest).await, 5);
+    // 0005 renamed the column 0004 added: every job has it, under its new name only.
+    let offered = "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'offered_at'";
+    let queued = "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'queued_at'";
+    assert_eq!(
+        (
+            query_i64(&url, offered).await,
+            query_i64(&url, queued).await
+        ),
+        (1, 0)
+    );
     assert_eq!(query_i64(&url, "SELECT COUNT(*) FROM vm_events").await, 0);
     assert!(query_i64(&url, "SELECT COUNT(*) FROM vm_power").await >= stored_power);
 

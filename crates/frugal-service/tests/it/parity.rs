@@ -195,12 +195,12 @@ fn submission(k: usize, s: &Sub) -> Submission {
 
 /// What both sides end with: per job (state, start, finish), the bill, deadlines met.
 #[derive(Debug, PartialEq)]
-struct Outcome {
+struct RunTotals {
     jobs: Vec<(JobState, Option<f64>, Option<f64>)>,
     deadlines: DeadlineCount,
 }
 
-fn simulated(h: &History) -> (Outcome, f64) {
+fn simulated(h: &History) -> (RunTotals, f64) {
     let jobs: Vec<_> = (h.subs.iter().enumerate())
         .map(|(k, s)| submission(k, s).job(s.arrival))
         .collect();
@@ -243,7 +243,7 @@ fn simulated(h: &History) -> (Outcome, f64) {
         .iter()
         .map(|j| (j.status, j.start, j.finish))
         .collect();
-    (Outcome { jobs, deadlines }, r.summary.total_cost)
+    (RunTotals { jobs, deadlines }, r.summary.total_cost)
 }
 
 /// An event the "backend" (the history) delivers.
@@ -361,7 +361,7 @@ impl Served {
     }
 }
 
-async fn served(h: &History, dir: &std::path::Path) -> (Outcome, f64) {
+async fn served(h: &History, dir: &std::path::Path) -> (RunTotals, f64) {
     let url = format!("sqlite:{}", dir.join("frugal.db").display());
     let store = Served::open(&url).await;
     let mut s = Served {
@@ -471,7 +471,7 @@ async fn served(h: &History, dir: &std::path::Path) -> (Outcome, f64) {
             .collect();
         bill += billed_at(h.billing, &iv, v.price_per_second, f64::INFINITY);
     }
-    (Outcome { jobs, deadlines }, bill)
+    (RunTotals { jobs, deadlines }, bill)
 }
 
 proptest! {
