@@ -56,8 +56,10 @@ pub struct WhatifArgs {
     /// --contention`) [default: the service's].
     #[arg(long, value_name = "FILE", value_parser = crate::simulate::contention_file)]
     pub contention: Option<frugal_core::ContentionModel>,
-    /// Also write the replayed jobs (jobs.csv) and cluster (cluster.toml) here, and print
-    /// the `frugal simulate` command that replays them.
+    /// Also write the replayed jobs (jobs.csv, with what the replays carried: measured run
+    /// times, first passes, cancellations, failures), VM events (vm-events.csv) and cluster
+    /// (cluster.toml) here, and print the `frugal simulate` command whose rows are the
+    /// replay rows.
     #[arg(long, value_name = "DIR")]
     pub export: Option<PathBuf>,
     /// Output format.

@@ -50,7 +50,7 @@ use frugal_core::policy::PolicyParams;
 use frugal_core::{BillingGranularity, Cluster, Job, QueueDiscipline};
 use frugal_sim::experiment::Setup;
 use frugal_sim::options::choices::{AgentLoader, build_policy};
-use frugal_sim::workload::write_jobs_csv;
+use frugal_sim::workload::{write_replay_csv, write_vm_events};
 use frugal_sim::{Inputs, RunTime, VmEvent, VmEventKind};
 
 use crate::clock::Clock;
@@ -138,6 +138,11 @@ pub struct WhatIfReport {
     pub cluster: (Cluster, BillingGranularity),
     /// The service's settings (its newest start in the window).
     pub record: StartRecord,
+    /// What every replay ran under: the settings and the cluster.
+    pub setup: Setup,
+    /// What the replays carried besides the jobs (measured run times, first passes,
+    /// cancellations, failures, VM events), indexed as `jobs`; empty for a prediction.
+    pub inputs: Inputs,
 }
 
 /// Replays the store at `url` (`sqlite:PATH` or `postgres://…`; it is opened as `frugal
@@ -375,6 +380,8 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         jobs: replayed,
         cluster,
         record,
+        setup,
+        inputs,
     })
 }
 
@@ -537,23 +544,28 @@ impl Tally {
 }
 
 impl WhatIfReport {
-    /// Writes the replayed workload (`jobs.csv`) and cluster (`cluster.toml`) to `dir`,
-    /// and returns the `frugal simulate` command that replays them under this report's
-    /// settings. The jobs run their estimates there: the report's replays also carry the
-    /// measured run times, failures, cancellations and VM events, which the job CSV has
-    /// no columns for, so the two agree only where those match the estimates.
+    /// Writes the replayed workload (`jobs.csv`, with the replay columns of
+    /// [`frugal_sim::workload::read_jobs_csv`]: measured run times, first passes,
+    /// cancellations, failures), the VM events (`vm-events.csv`, if any) and the cluster
+    /// (`cluster.toml`) to `dir`, and returns the `frugal simulate` command that runs what
+    /// the replays ran: every setting of [`WhatIfReport::setup`] that differs from
+    /// `simulate`'s default is a flag, the contention model a file (`contention.toml`).
+    /// Its rows equal the replay rows over the whole run (the replay's window clips a run
+    /// that goes on past `--until`).
     ///
     /// # Errors
     /// The directory cannot be written.
     pub fn export(&self, dir: &Path) -> Result<String> {
         std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
-        let jobs = dir.join("jobs.csv");
-        std::fs::write(&jobs, write_jobs_csv(&self.jobs))
-            .with_context(|| format!("{}", jobs.display()))?;
-        let cluster = dir.join("cluster.toml");
-        let cfg = frugal_core::ClusterConfig::of(&self.cluster.0, self.cluster.1);
-        std::fs::write(&cluster, toml::to_string(&cfg)?)
-            .with_context(|| format!("{}", cluster.display()))?;
+        let write = |name: &str, text: String| -> Result<std::path::PathBuf> {
+            let path = dir.join(name);
+            std::fs::write(&path, text).with_context(|| format!("{}", path.display()))?;
+            Ok(path)
+        };
+        let jobs = write("jobs.csv", write_replay_csv(&self.jobs, &self.inputs))?;
+        let s = &self.setup;
+        let cfg = frugal_core::ClusterConfig::of(&s.cluster, s.billing);
+        let cluster = write("cluster.toml", toml::to_string(&cfg)?)?;
         let replay = &self.rows[self.rows.len().min(2) - 1];
         let policies: Vec<&str> = self.rows[1..].iter().map(|r| r.policy.as_str()).collect();
         let mut cmd = format!(
@@ -562,16 +574,38 @@ impl WhatIfReport {
             cluster.display(),
             policies.join(","),
             replay.queue,
-            self.record.backfill,
+            s.backfill,
         );
+        if !self.inputs.vm_events.is_empty() {
+            let events = write("vm-events.csv", write_vm_events(&self.inputs.vm_events))?;
+            cmd.push_str(&format!(" --vm-events {}", events.display()));
+        }
         if replay.admission_control {
             cmd.push_str(" --admission-control");
         }
-        if let Some(b) = self.record.budget_per_hour {
+        if let Some(b) = s.budget_per_hour {
             cmd.push_str(&format!(" --budget-per-hour {b}"));
         }
-        if self.record.keep_alive != frugal_core::fleet::KeepAlive::default() {
-            cmd.push_str(&format!(" --keep-alive {}", self.record.keep_alive));
+        if s.keep_alive != frugal_core::fleet::KeepAlive::default() {
+            cmd.push_str(&format!(" --keep-alive {}", s.keep_alive));
+        }
+        // Where the service's settings differ from `frugal simulate`'s defaults.
+        let defaults = frugal_core::DurationModel::default();
+        if s.duration.kind_penalty != defaults.kind_penalty {
+            cmd.push_str(&format!(" --kind-penalty {}", s.duration.kind_penalty));
+        }
+        if s.duration.hybrid_rule != defaults.hybrid_rule {
+            cmd.push_str(&format!(" --hybrid-rule {}", s.duration.hybrid_rule));
+        }
+        if let Some(m) = &s.duration.contention {
+            let file = write("contention.toml", m.to_toml())?;
+            cmd.push_str(&format!(" --contention {}", file.display()));
+        }
+        if s.boot_latency_s != 0.0 {
+            cmd.push_str(&format!(" --boot-latency {}", s.boot_latency_s));
+        }
+        if s.policy.rut != frugal_core::Rut::default() {
+            cmd.push_str(&format!(" --alpha {}", s.policy.rut.alpha));
         }
         Ok(cmd)
     }

@@ -171,7 +171,7 @@ pub fn simulate(
 
 /// What a replay adds to a workload: measured run times, cancellations and what the VMs
 /// suffered. At one instant, in order: jobs end, cancellations, VM events, arrivals.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inputs {
     /// Per job, how long it really runs (replacing the model's estimate for when it ends,
     /// not the scheduler's estimate); `None` for the estimate.

@@ -488,6 +488,28 @@ fn cluster_scale_and_job_copies_keep_the_load_per_vm() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("--job-copies: 11"), "{err}");
+    // A job CSV with replay columns (a `whatif --export`) is one replay: neither copied nor
+    // searched offline.
+    let replay = tmp("replay-flags").join("jobs.csv");
+    std::fs::write(
+        &replay,
+        "id,kind,executors,cores,memory_gib,arrival_s,t_local_s,run_time_factor\n\
+         a,cpu_bound,1,1,1,0,10,1.2\n",
+    )
+    .unwrap();
+    let replay = replay.to_str().unwrap();
+    for (flag, extra) in [
+        ("--job-copies", ["--job-copies", "2"]),
+        ("--policies", ["--policies", "offline"]),
+    ] {
+        let (code, _, err) =
+            frugal(&[&["simulate", "--jobs-csv", replay][..], &extra[..]].concat());
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("replay columns"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -155,51 +155,58 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
     );
 
     // Another policy: the command `--export` prints is `frugal simulate` on the exported
-    // jobs, which run their estimates. The replay above runs the measured times instead,
-    // and those are the emulated backend's: each end is reported some milliseconds late,
-    // seconds of service time at this speed-up, more on a loaded machine (a cold CI run
-    // saw BFD's replay more than 5 % from the estimates' bill). So the replay is not compared
-    // with `simulate` — its own-policy row equals the service's bill above, exactly —
-    // and the prediction (`--estimates-only`) is, exactly, below.
-    let (code, text, err) = frugal(&[
-        "whatif",
-        "--db",
-        db_arg,
-        "--policies",
-        "best-fit-decreasing",
-        "--until",
-        &until,
-        "--export",
-        export.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let cmd = text
-        .lines()
-        .last()
-        .unwrap()
-        .trim()
-        .strip_prefix("frugal ")
-        .unwrap()
-        .to_string();
-    let mut args: Vec<&str> = cmd.split(' ').collect();
-    args.extend(["--format", "csv"]);
-    let (code, sim, err) = frugal(&args);
-    assert_eq!(code, 0, "{cmd}: {err}");
-    let sim = csv_rows(&sim);
-    let bfd = sim
-        .iter()
-        .find(|r| r[column(&sim, "policy")] == "best-fit-decreasing")
-        .unwrap();
-    let sim_bill: f64 = bfd[column(&sim, "cost_usd")].parse().unwrap();
+    // jobs with what the replay carried (the measured run times as multiples of the
+    // model's, the first passes, the VM events), so its row is the replay row: the same
+    // bill, completions and deadlines met, whatever the machine's load made the measured
+    // times. The prediction (`--estimates-only`) exports the estimates alone and is
+    // `simulate` on them the same way.
+    let exported = |extra: &[&str], dir: &std::path::Path| {
+        let mut args = vec![
+            "whatif",
+            "--db",
+            db_arg,
+            "--policies",
+            "best-fit-decreasing",
+        ];
+        args.extend(["--until", &until, "--export", dir.to_str().unwrap()]);
+        args.extend(extra);
+        let (code, text, err) = frugal(&args);
+        assert_eq!(code, 0, "{err}");
+        let cmd = text
+            .lines()
+            .last()
+            .unwrap()
+            .trim()
+            .strip_prefix("frugal ")
+            .unwrap();
+        let mut args: Vec<&str> = cmd.split(' ').collect();
+        args.extend(["--format", "csv"]);
+        let (code, sim, err) = frugal(&args);
+        assert_eq!(code, 0, "{cmd}: {err}");
+        let sim = csv_rows(&sim);
+        let row = |c: &str| {
+            let r = sim
+                .iter()
+                .find(|r| r[column(&sim, "policy")] == "best-fit-decreasing");
+            r.unwrap()[column(&sim, c)].clone()
+        };
+        (
+            row("cost_usd").parse::<f64>().unwrap(),
+            row("completed"),
+            row("deadline_met_pct"),
+        )
+    };
+    let (sim_bill, sim_completed, sim_met) = exported(&[], &export);
     assert_eq!(rows[3][policy], "best-fit-decreasing");
-    assert_eq!(
-        rows[3][column(&rows, "completed")],
-        jobs.len().to_string(),
-        "{out}"
+    let replay_bill = num(3, bill);
+    assert!(
+        (sim_bill - replay_bill).abs() <= 1e-9 * replay_bill,
+        "simulate on the export {sim_bill} against the replay {replay_bill}: {out}"
     );
+    assert_eq!(sim_completed, rows[3][column(&rows, "completed")], "{out}");
+    assert_eq!(sim_completed, jobs.len().to_string(), "{out}");
+    assert_eq!(sim_met.parse::<f64>().unwrap(), num(3, met), "{out}");
 
-    // The prediction (--estimates-only) is `frugal simulate` on the exported jobs: the
-    // estimates alone, each run to its own end.
     let (predicted, _) = whatif_csv(
         db_arg,
         &["--policies", "best-fit-decreasing", "--estimates-only"],
@@ -207,9 +214,10 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
     let p_bill: f64 = predicted[2][column(&predicted, "cost_usd")]
         .parse()
         .unwrap();
+    let (e_bill, _, _) = exported(&["--estimates-only"], &dir.join("export-estimates"));
     assert!(
-        (sim_bill - p_bill).abs() <= 1e-6 * sim_bill,
-        "simulate {sim_bill} against whatif --estimates-only {p_bill}"
+        (e_bill - p_bill).abs() <= 1e-6 * p_bill,
+        "simulate {e_bill} against whatif --estimates-only {p_bill}"
     );
     let completed = column(&predicted, "completed");
     assert_eq!(predicted[2][completed], jobs.len().to_string());

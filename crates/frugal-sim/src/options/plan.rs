@@ -41,6 +41,9 @@ pub struct Workload {
     source: Source,
     /// Copies of every job (`--job-copies`).
     copies: u32,
+    /// A job CSV's replay columns (measured run times, cancellations, failures), indexed
+    /// as its jobs; its VM events are the setup's.
+    pub replay: Option<crate::engine::Inputs>,
 }
 
 enum Source {
@@ -200,6 +203,25 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         ));
     }
     let mut workloads = workloads(a, &mut inputs)?;
+    if workloads.iter().any(|w| w.replay.is_some()) {
+        let refuse = |flag: &str, why: &str| {
+            field(
+                flag,
+                format!(
+                    "the job CSV has replay columns (run_time_factor, offered_at_s, cancelled_at_s, failed), {why}"
+                ),
+            )
+        };
+        if a.job_copies > 1 {
+            return Err(refuse("job-copies", "which belong to one copy of each job"));
+        }
+        if policies.contains(&PolicySpec::Offline) {
+            return Err(refuse(
+                "policies",
+                "which the offline search does not replay",
+            ));
+        }
+    }
     if a.job_copies > 1 {
         for w in &mut workloads {
             w.jobs = w
@@ -455,6 +477,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
         });
         return Ok(vec![Workload {
             copies: 1,
+            replay: None,
             label: format!(
                 "paper 002 {} pattern, {} generated jobs at FB-2009 hour {hour}'s arrivals",
                 pattern.name(),
@@ -482,6 +505,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
         }
         return Ok(vec![Workload {
             copies: 1,
+            replay: read.replay,
             label: jobs_csv_label(path),
             jobs: read.jobs.len(),
             source: Source::Fixed(read.jobs),
@@ -499,6 +523,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
             .into_iter()
             .map(|load| Workload {
                 copies: 1,
+                replay: None,
                 label: format!(
                     "synthetic {} load, {n} jobs (paper 000 §6.1{})",
                     if load == Load::Light { "light" } else { "high" },
@@ -589,6 +614,7 @@ fn workloads(a: &SimulateSpec, inputs: &mut Vec<Input>) -> Result<Vec<Workload>>
         }
         out.push(Workload {
             copies: 1,
+            replay: None,
             label,
             jobs: selected.len(),
             source: Source::Swim(selected, mapping),
@@ -712,6 +738,7 @@ fn alibaba_workload(
     );
     Ok(Workload {
         copies: 1,
+        replay: None,
         label,
         jobs: probe.jobs.len(),
         source: Source::Alibaba(pods, limit, mapping),
@@ -774,6 +801,7 @@ fn swf_workload(
     );
     Ok(Workload {
         copies: 1,
+        replay: None,
         label,
         jobs: probe.jobs.len(),
         source: Source::Swf(Box::new(log), limit, mapping),

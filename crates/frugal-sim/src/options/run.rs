@@ -80,7 +80,16 @@ pub fn compute(
                     .best
                 } else {
                     let policy = build_policy(choice, &plan.setup.policy, plan.cluster(), agents)?;
-                    plan.setup.run_with(policy, &jobs)
+                    match &plan.workloads[k.workload].replay {
+                        Some(replay) => {
+                            let inputs = crate::engine::Inputs {
+                                vm_events: plan.setup.vm_events.clone(),
+                                ..replay.clone()
+                            };
+                            plan.setup.replay(policy, &jobs, &inputs)
+                        }
+                        None => plan.setup.run_with(policy, &jobs),
+                    }
                 };
                 r.summary.policy = choice.to_string();
                 progress.tick();

@@ -9,8 +9,8 @@
 //! The job files paper 000's authors published (header `job-id,C,M,E,T_A,T_est,T_D`) are
 //! read too, recognised by that exact header ([`super::rm_simulator`]).
 //!
-//! Columns are found by name, in any order. `deadline_s` and `t_hybrid_s` may be left out
-//! (as if empty in every row); a column with an empty name — the index column that
+//! Columns are found by name, in any order. `deadline_s`, `t_hybrid_s` and the replay
+//! columns below may be left out (as if empty in every row); a column with an empty name — the index column that
 //! pandas' `DataFrame.to_csv` writes first — is ignored; any other column is an error
 //! naming it and the accepted ones.
 //!
@@ -21,14 +21,24 @@
 //! is positive; `t_hybrid_s` ≥ `t_local_s`, or empty for (1 + p) · `t_local_s` with the
 //! hybrid penalty p given to [`read_jobs_csv`]. Every time is at most
 //! [`frugal_core::job::MAX_SECONDS`] (10 years).
+//!
+//! **Replay columns** (what `frugal whatif --export` writes, so that `frugal simulate` on
+//! the export runs what the replay ran; [`crate::engine::Inputs`]): `run_time_factor`,
+//! the measured run time as a multiple (≥ 0) of the model's estimate for the placement the
+//! job gets (empty: the estimate); `offered_at_s`, when the scheduler first had the job (≥
+//! its arrival; empty: at its arrival); `cancelled_at_s`, when its user cancelled it (≥ its
+//! arrival; empty: never); `failed`, `true` if it ends failed at its run time (`false` or
+//! empty: completed). A file with any of them is a replay ([`CsvJobs::replay`]).
 
 use frugal_core::job::{Job, JobKind, MAX_EXECUTORS, MAX_SECONDS};
 use frugal_core::resources::{MIB_PER_GIB, Resources};
 
 use super::WorkloadError;
+use crate::engine::{Inputs, RunTime};
 
-/// The columns, in the order [`write_jobs_csv`] writes them.
-pub const CSV_HEADER: [&str; 9] = [
+/// The columns, in the order [`write_jobs_csv`] (the first nine) and [`write_replay_csv`]
+/// (all) write them.
+pub const CSV_HEADER: [&str; 13] = [
     "id",
     "kind",
     "executors",
@@ -38,7 +48,24 @@ pub const CSV_HEADER: [&str; 9] = [
     "deadline_s",
     "t_local_s",
     "t_hybrid_s",
+    "run_time_factor",
+    "offered_at_s",
+    "cancelled_at_s",
+    "failed",
 ];
+
+/// The columns a file may leave out.
+const OPTIONAL: [&str; 6] = [
+    "deadline_s",
+    "t_hybrid_s",
+    "run_time_factor",
+    "offered_at_s",
+    "cancelled_at_s",
+    "failed",
+];
+
+/// The first replay column in [`CSV_HEADER`].
+const REPLAY: usize = 9;
 
 /// The workload label of a job CSV: its file name without the extension
 /// (`runs/week-1.csv` ↦ `week-1`), or the whole path if it has no file name. Rows and
@@ -58,6 +85,9 @@ pub struct CsvJobs {
     pub jobs: Vec<Job>,
     /// How many of them left `t_hybrid_s` empty (T_C^H from the hybrid penalty).
     pub derived_t_hybrid: usize,
+    /// What the replay columns give, indexed as `jobs` (VM events empty), if the file has
+    /// any of them.
+    pub replay: Option<Inputs>,
 }
 
 /// Reads jobs in the CSV format above; an empty `t_hybrid_s` becomes
@@ -85,7 +115,7 @@ pub fn read_jobs_csv(
     }
     let columns =
         columns(&header).map_err(|(column, m)| WorkloadError::new(file, 1, &column, m))?;
-    let mut jobs: Vec<Job> = Vec::new();
+    let mut jobs: Vec<(Job, Replayed)> = Vec::new();
     let mut derived_t_hybrid = 0;
     let mut ids = std::collections::BTreeSet::new();
     for rec in records(&mut rdr, file) {
@@ -155,7 +185,41 @@ pub fn read_jobs_csv(
         if t_hybrid < t_local {
             return Err(err(8, "must be ≥ t_local_s".into()));
         }
-        jobs.push(Job {
+        let after_arrival = |c: usize| -> Result<Option<f64>, WorkloadError> {
+            if field(c).is_empty() {
+                return Ok(None);
+            }
+            let t = num(c, MAX_SECONDS)?;
+            if t < arrival {
+                return Err(err(c, "before the job's arrival".into()));
+            }
+            Ok(Some(t))
+        };
+        let run_time_factor = match field(REPLAY) {
+            "" => None,
+            f => match f.parse::<f64>() {
+                Ok(v) if v >= 0.0 && v.is_finite() => Some(v),
+                _ => {
+                    return Err(err(REPLAY, format!("expected a number ≥ 0, got {f:?}")));
+                }
+            },
+        };
+        let replayed = Replayed {
+            run_time_factor,
+            offered_at: after_arrival(REPLAY + 1)?,
+            cancelled_at: after_arrival(REPLAY + 2)?,
+            failed: match field(REPLAY + 3) {
+                "" | "false" => false,
+                "true" => true,
+                f => {
+                    return Err(err(
+                        REPLAY + 3,
+                        format!("expected true or false, got {f:?}"),
+                    ));
+                }
+            },
+        };
+        let job = Job {
             id,
             kind,
             executors,
@@ -164,13 +228,46 @@ pub fn read_jobs_csv(
             deadline,
             t_local,
             t_hybrid,
-        });
+        };
+        jobs.push((job, replayed));
     }
-    jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+    jobs.sort_by(|a, b| a.0.arrival.total_cmp(&b.0.arrival));
+    let replay = columns[REPLAY..].iter().any(Option::is_some).then(|| {
+        let mut inputs = Inputs {
+            run_times: Some(Vec::with_capacity(jobs.len())),
+            offered_at: Some(Vec::with_capacity(jobs.len())),
+            ..Inputs::default()
+        };
+        for (k, (_, r)) in jobs.iter().enumerate() {
+            let run_times = inputs.run_times.as_mut().expect("set above");
+            run_times.push(r.run_time_factor.map(RunTime::Factor));
+            inputs
+                .offered_at
+                .as_mut()
+                .expect("set above")
+                .push(r.offered_at);
+            if let Some(t) = r.cancelled_at {
+                inputs.cancels.push((k, t));
+            }
+            if r.failed {
+                inputs.failures.push(k);
+            }
+        }
+        inputs
+    });
     Ok(CsvJobs {
-        jobs,
+        jobs: jobs.into_iter().map(|(j, _)| j).collect(),
         derived_t_hybrid,
+        replay,
     })
+}
+
+/// One row's replay columns.
+struct Replayed {
+    run_time_factor: Option<f64>,
+    offered_at: Option<f64>,
+    cancelled_at: Option<f64>,
+    failed: bool,
 }
 
 /// The rows of `rdr` with their 1-based line numbers; a malformed row (a wrong number of
@@ -193,10 +290,9 @@ pub(super) fn records<'r>(
 ///
 /// # Errors
 /// (column, message) for an unknown, repeated or missing column.
-fn columns(header: &csv::StringRecord) -> Result<[Option<usize>; 9], (String, String)> {
-    const OPTIONAL: [&str; 2] = ["deadline_s", "t_hybrid_s"];
+fn columns(header: &csv::StringRecord) -> Result<[Option<usize>; 13], (String, String)> {
     let accepted = CSV_HEADER.join(", ");
-    let mut at = [None; 9];
+    let mut at = [None; 13];
     for (i, name) in header.iter().enumerate() {
         if name.is_empty() {
             continue; // the index column of pandas' to_csv
@@ -216,7 +312,8 @@ fn columns(header: &csv::StringRecord) -> Result<[Option<usize>; 9], (String, St
             return Err((
                 name.to_string(),
                 format!(
-                    "missing column {name:?} (the columns are {accepted}; deadline_s and t_hybrid_s may be left out)"
+                    "missing column {name:?} (the columns are {accepted}; {} may be left out)",
+                    OPTIONAL.join(", ")
                 ),
             ));
         }
@@ -224,23 +321,66 @@ fn columns(header: &csv::StringRecord) -> Result<[Option<usize>; 9], (String, St
     Ok(at)
 }
 
-/// Writes jobs in the same format (the inverse of [`read_jobs_csv`]).
+/// Writes jobs in the same format (the inverse of [`read_jobs_csv`]), without the replay
+/// columns.
 pub fn write_jobs_csv(jobs: &[Job]) -> String {
+    write(jobs, None)
+}
+
+/// Writes jobs with the replay columns of `replay` (indexed as `jobs`; its VM events are
+/// not written: they are a file of their own, `--vm-events`). The inverse of
+/// [`read_jobs_csv`]: the file reads back as `jobs` with [`CsvJobs::replay`] = `replay`
+/// (VM events left out), whenever `jobs` are in arrival order.
+pub fn write_replay_csv(jobs: &[Job], replay: &Inputs) -> String {
+    write(jobs, Some(replay))
+}
+
+fn write(jobs: &[Job], replay: Option<&Inputs>) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_HEADER).expect("write to memory");
-    for j in jobs {
-        w.write_record([
+    let columns = if replay.is_some() {
+        CSV_HEADER.len()
+    } else {
+        REPLAY
+    };
+    w.write_record(&CSV_HEADER[..columns])
+        .expect("write to memory");
+    let number = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for (k, j) in jobs.iter().enumerate() {
+        let mut row = vec![
             j.id.clone(),
             j.kind.as_str().to_string(),
             j.executors.to_string(),
             j.executor_demand.cores().to_string(),
             (f64::from(j.executor_demand.memory_mib()) / f64::from(MIB_PER_GIB)).to_string(),
             j.arrival.to_string(),
-            j.deadline.map(|d| d.to_string()).unwrap_or_default(),
+            number(j.deadline),
             j.t_local.to_string(),
             j.t_hybrid.to_string(),
-        ])
-        .expect("write to memory");
+        ];
+        if let Some(r) = replay {
+            let factor = match r
+                .run_times
+                .as_ref()
+                .and_then(|v| v.get(k).copied().flatten())
+            {
+                Some(RunTime::Factor(f)) => Some(f),
+                // Seconds wherever it runs are the factor of its local estimate.
+                Some(RunTime::Seconds(s)) => Some(s / j.t_local),
+                None => None,
+            };
+            let offered = r
+                .offered_at
+                .as_ref()
+                .and_then(|v| v.get(k).copied().flatten());
+            let cancelled = r.cancels.iter().find(|c| c.0 == k).map(|c| c.1);
+            row.extend([
+                number(factor),
+                number(offered),
+                number(cancelled),
+                r.failures.contains(&k).to_string(),
+            ]);
+        }
+        w.write_record(&row).expect("write to memory");
     }
     String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv is UTF-8")
 }
@@ -252,6 +392,42 @@ mod tests {
     const GOOD: &str = "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s\n\
                         wc-1,cpu_bound,4,2,4,10,900,300,390\n\
                         pr-1,network_bound,2,2,0.5,5,,420,546\n";
+
+    /// The replay columns read back as the engine's inputs, indexed by arrival order, and
+    /// write back to the same text.
+    #[test]
+    fn replay_columns_are_a_replays_inputs() {
+        let text = "id,kind,executors,cores,memory_gib,arrival_s,deadline_s,t_local_s,t_hybrid_s,run_time_factor,offered_at_s,cancelled_at_s,failed\n\
+                    b,cpu_bound,1,1,1,20,,10,13,1.5,21,,true\n\
+                    a,cpu_bound,1,1,1,5,,10,13,,,8,false\n";
+        let read = read_jobs_csv(text, "r.csv", 0.3).unwrap();
+        let replay = read.replay.clone().unwrap();
+        assert_eq!(read.jobs[0].id, "a");
+        assert_eq!(
+            replay.run_times,
+            Some(vec![None, Some(RunTime::Factor(1.5))])
+        );
+        assert_eq!(replay.offered_at, Some(vec![None, Some(21.0)]));
+        assert_eq!((replay.cancels, replay.failures), (vec![(0, 8.0)], vec![1]));
+        let again = read_jobs_csv(
+            &write_replay_csv(&read.jobs, &read.replay.clone().unwrap()),
+            "x",
+            0.3,
+        )
+        .unwrap();
+        assert_eq!(again, read);
+        // A file without them is no replay; bad values name their line and column.
+        assert_eq!(read_jobs_csv(GOOD, "j.csv", 0.3).unwrap().replay, None);
+        let bad = |row: &str| {
+            let head = "id,kind,executors,cores,memory_gib,arrival_s,t_local_s,run_time_factor,offered_at_s,failed";
+            read_jobs_csv(&format!("{head}\n{row}\n"), "r.csv", 0.3)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad("a,cpu_bound,1,1,1,5,10,-1,,").starts_with("r.csv:2: field `run_time_factor`"));
+        assert!(bad("a,cpu_bound,1,1,1,5,10,,4,").contains("before the job's arrival"));
+        assert!(bad("a,cpu_bound,1,1,1,5,10,,,yes").starts_with("r.csv:2: field `failed`"));
+    }
 
     #[test]
     fn reads_and_round_trips() {

@@ -15,7 +15,9 @@ pub use alibaba::{
     AlibabaJobs, GIB_PER_HOUR, VCPU_PER_HOUR, alibaba_cluster, alibaba_cluster_toml, gpu_per_hour,
     map_alibaba, node_price_per_hour,
 };
-pub use csv_jobs::{CSV_HEADER, CsvJobs, jobs_csv_label, read_jobs_csv, write_jobs_csv};
+pub use csv_jobs::{
+    CSV_HEADER, CsvJobs, jobs_csv_label, read_jobs_csv, write_jobs_csv, write_replay_csv,
+};
 pub use paper002::{Pattern, RUN_TIME_S, paper002_jobs};
 pub use rm_simulator::RM_SIMULATOR_HEADER;
 pub use swf::{SwfJobs, map_swf};
@@ -24,7 +26,7 @@ pub use swim::{
     replicate_days, select_hour,
 };
 pub use synthetic::{Load, SyntheticConfig, synthetic};
-pub use vm_events::{parse_vm_events, read_vm_events};
+pub use vm_events::{parse_vm_events, read_vm_events, write_vm_events};
 
 use frugal_core::job::{Job, JobKind};
 use rand::RngExt;

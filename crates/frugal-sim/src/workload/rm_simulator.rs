@@ -92,6 +92,7 @@ pub(super) fn read(
     Ok(CsvJobs {
         jobs,
         derived_t_hybrid,
+        replay: None,
     })
 }
 

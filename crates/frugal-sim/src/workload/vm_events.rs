@@ -72,6 +72,19 @@ pub fn parse_vm_events(text: &str, vms: usize) -> Result<Vec<VmEvent>, String> {
     Ok(out)
 }
 
+/// Writes `events` in the format [`parse_vm_events`] reads (its inverse).
+pub fn write_vm_events(events: &[VmEvent]) -> String {
+    let mut out = String::from("time_s,vm,event\n");
+    for e in events {
+        let kind = match e.event {
+            VmEventKind::Lost => "lost",
+            VmEventKind::Refused => "refused",
+        };
+        out.push_str(&format!("{},{},{kind}\n", e.at_s, e.vm));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +101,7 @@ mod tests {
         assert!(bad("t,vm,event\n").contains("header"));
         assert!(bad("time_s,vm,event\n-1,0,lost\n").contains("line 2: time_s"));
         assert!(bad("time_s,vm,event\n1,9,lost\n").contains("line 2: vm"));
+        assert_eq!(parse_vm_events(&write_vm_events(&e), 3).unwrap(), e);
         assert!(bad("time_s,vm,event\n1,0,paused\n").contains("paused"));
     }
 }
