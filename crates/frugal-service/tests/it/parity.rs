@@ -1,5 +1,6 @@
 //! One fleet, one bill: random histories driven through the service — its live state and
-//! its durable store, on a manual clock, restarted midway from the store — and through
+//! its durable store, on a manual clock, restarted midway from the store with a gap of
+//! wall-clock time between closing and rebuilding ([`RESTART_GAP_S`]) — and through
 //! the simulator give the same bill (to 1e-9 $), the same per-job states and instants,
 //! and the same deadline-met count, under per-second and per-hour billing, keep-alive 0,
 //! 60 s and until the paid hour ends, and boot latency 0 and 30 s.
@@ -361,6 +362,10 @@ impl Served {
     }
 }
 
+/// How long after closing its store the restarted service rebuilds its state, seconds of
+/// service time: a restart's 1–20 ms of wall-clock time at a speed-up of 1.
+const RESTART_GAP_S: f64 = 0.02;
+
 async fn served(h: &History, dir: &std::path::Path) -> (RunTotals, f64) {
     let url = format!("sqlite:{}", dir.join("frugal.db").display());
     let store = Served::open(&url).await;
@@ -404,7 +409,10 @@ async fn served(h: &History, dir: &std::path::Path) -> (RunTotals, f64) {
         );
         if !restarted && h.restart_at <= now {
             restarted = true;
-            s.restart(h, h.restart_at).await;
+            // A real restart takes wall-clock time: the state is rebuilt that much later
+            // than the store was closed (never past the next event). Its off/on pair is no
+            // power cycle (`Controller::restore_power`), so the bill is the simulator's.
+            s.restart(h, (h.restart_at + RESTART_GAP_S).min(now)).await;
             continue;
         }
         let mut effects = Vec::new();
