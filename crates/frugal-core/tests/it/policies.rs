@@ -528,18 +528,20 @@ fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
     for (vm, cores, gib) in [(0, 2, 1), (1, 1, 32)] {
         occupy(&mut c, vm, cores, gib, 50.0);
     }
+    // Where a fresh policy of each reading places `j` at `now`: [text, code].
+    let readings = |kind: PolicyKind, j: &frugal_core::Job, c: &Cluster, now: f64| {
+        [Reading::PaperText, Reading::AuthorsCode].map(|reading| {
+            let params = PolicyParams {
+                reading,
+                ..PolicyParams::default()
+            };
+            vms(&kind.build(&params).place(j, c, now).unwrap())
+        })
+    };
     let one = job("j", 1, 1, 1, 10.0);
     assert_eq!(
-        vms(&FirstFit::new(Reading::AuthorsCode)
-            .place(&one, &c, 0.0)
-            .unwrap()),
-        [(1, 1)]
-    );
-    assert_eq!(
-        vms(&FirstFit::new(Reading::PaperText)
-            .place(&one, &c, 0.0)
-            .unwrap()),
-        [(0, 1)]
+        readings(PolicyKind::FirstFit, &one, &c, 0.0),
+        [vec![(0, 1)], vec![(1, 1)]]
     );
 
     // FIFO-C: the list is sorted in place, ties keep the previous job's order. Cloud VM 2
@@ -568,14 +570,8 @@ fn the_authors_code_keeps_rm_simulators_list_and_cost_rule() {
     occupy(&mut c, 1, 1, 1, 1050.0);
     let g = job("g", 1, 1, 1, 100.0);
     assert_eq!(
-        vms(&Gio::new(Reading::AuthorsCode)
-            .place(&g, &c, 1000.0)
-            .unwrap()),
-        [(1, 1)]
-    );
-    assert_eq!(
-        vms(&Gio::new(Reading::PaperText).place(&g, &c, 1000.0).unwrap()),
-        [(0, 1)]
+        readings(PolicyKind::Gio, &g, &c, 1000.0),
+        [vec![(0, 1)], vec![(1, 1)]]
     );
 
     // GIO records maxT with T_C^L. Local VM 0 ($1/s, 4 cores) runs until 200 s; cloud VM 1
