@@ -157,7 +157,7 @@ fn print(a: &WhatifArgs, r: &WhatIfReport, export: Option<&str>) -> Result<()> {
         clock.rfc3339(r.window.0),
         clock.rfc3339(r.window.1),
         r.jobs.len(),
-        r.cluster.0.len(),
+        r.setup.cluster.len(),
         r.record.speedup,
     )?;
     let clipped = if a.estimates_only {

@@ -134,8 +134,6 @@ pub struct WhatIfReport {
     pub earlier_policies: Vec<String>,
     /// The replayed workload (times in service seconds from the window's start).
     pub jobs: Vec<Job>,
-    /// The replayed cluster and billing.
-    pub cluster: (Cluster, BillingGranularity),
     /// The service's settings (its newest start in the window).
     pub record: StartRecord,
     /// What every replay ran under: the settings and the cluster.
@@ -298,7 +296,7 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
     let queue = w.queue.unwrap_or(scheduler.discipline);
     let admission_control = w.admission_control.unwrap_or(scheduler.admission_control);
     let setup = Setup {
-        cluster: cluster.0.clone(),
+        cluster: cluster.0,
         billing: cluster.1,
         queue: Some(queue),
         admission_control,
@@ -378,7 +376,6 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         measured,
         earlier_policies,
         jobs: replayed,
-        cluster,
         record,
         setup,
         inputs,
@@ -562,7 +559,8 @@ impl WhatIfReport {
             std::fs::write(&path, text).with_context(|| format!("{}", path.display()))?;
             Ok(path)
         };
-        let jobs = write("jobs.csv", write_replay_csv(&self.jobs, &self.inputs))?;
+        let csv = write_replay_csv(&self.jobs, &self.inputs).map_err(anyhow::Error::msg)?;
+        let jobs = write("jobs.csv", csv)?;
         let s = &self.setup;
         let cfg = frugal_core::ClusterConfig::of(&s.cluster, s.billing);
         let cluster = write("cluster.toml", toml::to_string(&cfg)?)?;

@@ -162,12 +162,9 @@ pub(crate) fn place_least_cost(
     eligible: impl Fn(&Vm) -> bool,
 ) -> Option<Placement> {
     if let Ends::Recorded(MaxT(r)) = &mut ends {
+        // A record of a VM that has emptied since is never read (an empty VM's maxT is
+        // 0 below) and is overwritten when the VM is chosen again.
         r.resize(cluster.vms.len(), 0.0);
-        for v in &cluster.vms {
-            if v.executors == 0 {
-                r[v.id as usize] = 0.0;
-            }
-        }
     }
     let d = &job.executor_demand;
     let max_t = |v: &Vm| match &ends {

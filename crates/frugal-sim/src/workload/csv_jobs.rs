@@ -232,29 +232,24 @@ pub fn read_jobs_csv(
         jobs.push((job, replayed));
     }
     jobs.sort_by(|a, b| a.0.arrival.total_cmp(&b.0.arrival));
-    let replay = columns[REPLAY..].iter().any(Option::is_some).then(|| {
-        let mut inputs = Inputs {
-            run_times: Some(Vec::with_capacity(jobs.len())),
-            offered_at: Some(Vec::with_capacity(jobs.len())),
+    let replay = columns[REPLAY..]
+        .iter()
+        .any(Option::is_some)
+        .then(|| Inputs {
+            run_times: Some(
+                jobs.iter()
+                    .map(|(_, r)| r.run_time_factor.map(RunTime::Factor))
+                    .collect(),
+            ),
+            offered_at: Some(jobs.iter().map(|(_, r)| r.offered_at).collect()),
+            cancels: (jobs.iter().enumerate())
+                .filter_map(|(k, (_, r))| Some((k, r.cancelled_at?)))
+                .collect(),
+            failures: (jobs.iter().enumerate())
+                .filter_map(|(k, (_, r))| r.failed.then_some(k))
+                .collect(),
             ..Inputs::default()
-        };
-        for (k, (_, r)) in jobs.iter().enumerate() {
-            let run_times = inputs.run_times.as_mut().expect("set above");
-            run_times.push(r.run_time_factor.map(RunTime::Factor));
-            inputs
-                .offered_at
-                .as_mut()
-                .expect("set above")
-                .push(r.offered_at);
-            if let Some(t) = r.cancelled_at {
-                inputs.cancels.push((k, t));
-            }
-            if r.failed {
-                inputs.failures.push(k);
-            }
-        }
-        inputs
-    });
+        });
     Ok(CsvJobs {
         jobs: jobs.into_iter().map(|(j, _)| j).collect(),
         derived_t_hybrid,
@@ -331,11 +326,61 @@ pub fn write_jobs_csv(jobs: &[Job]) -> String {
 /// not written: they are a file of their own, `--vm-events`). The inverse of
 /// [`read_jobs_csv`]: the file reads back as `jobs` with [`CsvJobs::replay`] = `replay`
 /// (VM events left out), whenever `jobs` are in arrival order.
-pub fn write_replay_csv(jobs: &[Job], replay: &Inputs) -> String {
-    write(jobs, Some(replay))
+///
+/// # Errors
+/// A run time given in seconds ([`RunTime::Seconds`]), which the `run_time_factor`
+/// column cannot hold: the job's id.
+pub fn write_replay_csv(jobs: &[Job], replay: &Inputs) -> Result<String, String> {
+    let mut columns: Vec<[String; 4]> = Vec::with_capacity(jobs.len());
+    let run_time = |k: usize| {
+        replay
+            .run_times
+            .as_ref()
+            .and_then(|v| v.get(k).copied().flatten())
+    };
+    let offered = |k: usize| {
+        replay
+            .offered_at
+            .as_ref()
+            .and_then(|v| v.get(k).copied().flatten())
+    };
+    for (k, j) in jobs.iter().enumerate() {
+        let factor = match run_time(k) {
+            Some(RunTime::Factor(f)) => Some(f),
+            Some(RunTime::Seconds(_)) => {
+                return Err(format!(
+                    "job {}: a run time in seconds has no run_time_factor",
+                    j.id
+                ));
+            }
+            None => None,
+        };
+        columns.push([
+            number(factor),
+            number(offered(k)),
+            String::new(),
+            "false".into(),
+        ]);
+    }
+    for &(k, t) in &replay.cancels {
+        if let Some(c) = columns.get_mut(k) {
+            c[2] = number(Some(t));
+        }
+    }
+    for &k in &replay.failures {
+        if let Some(c) = columns.get_mut(k) {
+            c[3] = "true".into();
+        }
+    }
+    Ok(write(jobs, Some(&columns)))
 }
 
-fn write(jobs: &[Job], replay: Option<&Inputs>) -> String {
+/// A number's shortest exact form, or empty.
+fn number(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn write(jobs: &[Job], replay: Option<&[[String; 4]]>) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let columns = if replay.is_some() {
         CSV_HEADER.len()
@@ -344,7 +389,6 @@ fn write(jobs: &[Job], replay: Option<&Inputs>) -> String {
     };
     w.write_record(&CSV_HEADER[..columns])
         .expect("write to memory");
-    let number = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     for (k, j) in jobs.iter().enumerate() {
         let mut row = vec![
             j.id.clone(),
@@ -358,27 +402,7 @@ fn write(jobs: &[Job], replay: Option<&Inputs>) -> String {
             j.t_hybrid.to_string(),
         ];
         if let Some(r) = replay {
-            let factor = match r
-                .run_times
-                .as_ref()
-                .and_then(|v| v.get(k).copied().flatten())
-            {
-                Some(RunTime::Factor(f)) => Some(f),
-                // Seconds wherever it runs are the factor of its local estimate.
-                Some(RunTime::Seconds(s)) => Some(s / j.t_local),
-                None => None,
-            };
-            let offered = r
-                .offered_at
-                .as_ref()
-                .and_then(|v| v.get(k).copied().flatten());
-            let cancelled = r.cancels.iter().find(|c| c.0 == k).map(|c| c.1);
-            row.extend([
-                number(factor),
-                number(offered),
-                number(cancelled),
-                r.failures.contains(&k).to_string(),
-            ]);
+            row.extend(r[k].iter().cloned());
         }
         w.write_record(&row).expect("write to memory");
     }
@@ -410,7 +434,7 @@ mod tests {
         assert_eq!(replay.offered_at, Some(vec![None, Some(21.0)]));
         assert_eq!((replay.cancels, replay.failures), (vec![(0, 8.0)], vec![1]));
         let again = read_jobs_csv(
-            &write_replay_csv(&read.jobs, &read.replay.clone().unwrap()),
+            &write_replay_csv(&read.jobs, &read.replay.clone().unwrap()).unwrap(),
             "x",
             0.3,
         )
