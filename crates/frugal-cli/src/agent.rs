@@ -12,8 +12,7 @@ use frugal_service::agent::{AgentConfig, Runtime, run as run_agent};
 
 use crate::values::number_in;
 
-/// The environment variable holding the agent token (overrides `--token-file`).
-pub const AGENT_TOKEN_ENV: &str = "FRUGAL_AGENT_TOKEN";
+use frugal_service::spec::AGENT_TOKEN_ENV;
 
 /// Options of `frugal agent`.
 #[derive(Args, Debug)]
@@ -94,7 +93,7 @@ extern "C" fn on_signal(_: nix::libc::c_int) {
 /// Runs the agent until a signal.
 pub fn run(a: &AgentArgs) -> Result<()> {
     use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
-    let token = crate::serve::secret(&a.token_file, AGENT_TOKEN_ENV, false)?;
+    let token = frugal_service::spec::secret(&a.token_file, AGENT_TOKEN_ENV, false)?;
     let runtime = match (a.runtime, &a.spark_home) {
         (RuntimeArg::Emulated, Some(_)) => {
             anyhow::bail!(crate::Usage(anyhow::anyhow!(

@@ -118,7 +118,7 @@ impl Setup {
             .args(["--log-format", "json", "serve", "--bind", &addr.to_string()])
             .args(["--database-url", &self.database_url])
             .args(&self.args)
-            .env(crate::serve::TOKEN_ENV, &self.token)
+            .env(frugal_service::spec::TOKEN_ENV, &self.token)
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()?;

@@ -19,8 +19,6 @@
 //! - A **lost** VM (its host stopped answering) is billed up to the loss and stays out of
 //!   service until a given time.
 
-use serde::{Deserialize, Serialize};
-
 use crate::billing::BillingGranularity;
 use crate::cluster::{Cluster, Site, VmId};
 
@@ -52,9 +50,9 @@ pub fn billed_at(
         .sum()
 }
 
-/// How long an idle VM stays on before it is turned off.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// How long an idle VM stays on before it is turned off. Serde by its text form (`60`,
+/// `"paid-hour"`), as its flag.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum KeepAlive {
     /// This many seconds (0: at once, the default).
     Seconds(f64),
@@ -77,6 +75,8 @@ impl std::fmt::Display for KeepAlive {
         }
     }
 }
+
+crate::serde_as_text!(KeepAlive);
 
 impl std::str::FromStr for KeepAlive {
     type Err = String;

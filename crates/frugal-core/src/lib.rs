@@ -13,6 +13,8 @@ pub mod config;
 pub mod contention;
 pub mod control;
 pub mod duration;
+#[cfg(feature = "clap")]
+pub mod flags;
 pub mod fleet;
 pub mod index;
 pub mod job;

@@ -21,6 +21,7 @@ mod process;
 pub mod provision;
 mod restore;
 mod server;
+pub mod spec;
 mod state;
 mod store;
 mod submission;
@@ -36,6 +37,7 @@ use tokio::sync::{Notify, mpsc};
 
 pub use api::{API_DOC, router};
 pub use restore::restore_state;
+pub use spec::ServeSpec;
 pub use state::{Effect, Entry, JobState, LOST_VM_QUARANTINE_S, Restored, State};
 pub use store::{
     Durability, JobUpdate, SCHEMA_VERSION, StartRecord, Store, StoreError, StoreLimits, StoredJob,

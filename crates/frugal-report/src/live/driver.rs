@@ -1,6 +1,7 @@
 //! The live driver's processes: the control namespace, `frugal serve` in it, the HTTP
 //! calls that submit and follow the jobs, and the clean-up that leaves nothing behind.
 
+use std::net::{Ipv4Addr, SocketAddr};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -12,8 +13,10 @@ use serde_json::{Value, json};
 
 use frugal_core::lifecycle::{DeadlineOutcome, JobState, deadline_outcome};
 use frugal_service::provision::testbed::{check_machine, cpu_seconds, leftovers, purge};
+use frugal_service::spec::{Backend, Provisioner};
 use frugal_service::whatif::{WhatIf, WhatIfRow, whatif};
-use frugal_service::{Durability, Store, StoreLimits, StoredJob};
+use frugal_service::{Durability, ServeSpec, Store, StoreLimits, StoredJob};
+use frugal_sim::options::choices::ClusterSource;
 
 use super::{Application, LiveJobRow, LiveRow, LiveRun, LiveSettings, POLL};
 
@@ -200,7 +203,36 @@ impl Service {
     }
 }
 
-/// Makes the control namespace and starts `frugal serve` in it on `port`.
+/// The service of one live run: Spark standalone on the netns testbed, the run's policy,
+/// its database and Spark files in the run's folder `dir`.
+fn serve_spec(s: &LiveSettings, run: &LiveRun, dir: &Path, port: u16) -> ServeSpec {
+    let t = &s.testbed;
+    ServeSpec {
+        bind: Some(SocketAddr::from(([0, 0, 0, 0], port))),
+        backend: Some(Backend::SparkStandalone),
+        provisioner: Some(Provisioner::Netns),
+        netns_prefix: Some(s.prefix.clone()),
+        netns_subnet: Some(Ipv4Addr::new(10, 78, s.subnet, 0)),
+        testbed: true,
+        testbed_core_share: Some(t.core_share),
+        testbed_mib_per_gib: Some(t.mib_per_gib),
+        testbed_in_site_mbit: Some(t.in_site_mbit),
+        testbed_cross_site_mbit: Some(t.cross_site_mbit),
+        python: Some(s.python.clone()),
+        apps_dir: Some(s.apps_dir.clone()),
+        cluster: Some(ClusterSource::File(s.cluster.clone())),
+        policy: Some(run.policy.clone()),
+        kind_penalty: Some(s.kind_penalty),
+        host_timeout: Some(s.host_timeout_s),
+        db: Some(dir.join("state.db")),
+        spark_dir: Some(dir.join("spark")),
+        agent_token_file: Some(dir.join("agent.token")),
+        ..ServeSpec::default()
+    }
+}
+
+/// Makes the control namespace and starts `frugal serve` in it on `port`, configured by
+/// the run's `serve.toml` ([`serve_spec`]).
 fn spawn_serve(
     s: &LiveSettings,
     run: &LiveRun,
@@ -221,29 +253,14 @@ fn spawn_serve(
         }
     }
     std::fs::write(dir.join("agent.token"), "frugal-live-agents\n")?;
-    let t = &s.testbed;
-    let path = |p: &Path| p.display().to_string();
+    let config = dir.join("serve.toml");
+    std::fs::write(&config, serve_spec(s, run, dir, port).to_toml())?;
     let log = std::fs::File::create(dir.join("serve.log"))?;
     let netns = std::fs::File::open(format!("/run/netns/{control}"))?;
     let mut cmd = Command::new(&s.frugal);
-    cmd.args(["serve", "--bind", &format!("0.0.0.0:{port}")])
-        .args(["--backend", "spark-standalone", "--provisioner", "netns"])
-        .args(["--netns-prefix", &s.prefix])
-        .args(["--netns-subnet", &format!("10.78.{}.0", s.subnet)])
-        .arg("--testbed")
-        .args(["--testbed-core-share", &t.core_share.to_string()])
-        .args(["--testbed-mib-per-gib", &t.mib_per_gib.to_string()])
-        .args(["--testbed-in-site-mbit", &t.in_site_mbit.to_string()])
-        .args(["--testbed-cross-site-mbit", &t.cross_site_mbit.to_string()])
-        .args(["--python", &path(&s.python)])
-        .args(["--apps-dir", &path(&s.apps_dir)])
-        .args(["--cluster", &path(&s.cluster)])
-        .args(["--policy", &run.policy.to_string()])
-        .args(["--kind-penalty", &s.kind_penalty.to_string()])
-        .args(["--host-timeout", &s.host_timeout_s.to_string()])
-        .args(["--db", &path(&dir.join("state.db"))])
-        .args(["--spark-dir", &path(&dir.join("spark"))])
-        .args(["--agent-token-file", &path(&dir.join("agent.token"))])
+    cmd.arg("serve")
+        .arg("--config")
+        .arg(&config)
         .env("FRUGAL_API_TOKEN", TOKEN)
         .stdout(Stdio::null())
         .stderr(log);
@@ -566,5 +583,51 @@ fn job_row(run: &LiveRun, j: &StoredJob, origin: f64, now: f64) -> LiveJobRow {
             Some(DeadlineOutcome::Pending) | None => None,
         },
         placement,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::TestbedScale;
+
+    /// A live run's service is the testbed's Spark standalone cluster with the run's
+    /// policy, and its configuration file reads back as the spec that wrote it.
+    #[test]
+    fn a_live_run_configures_its_service_by_a_spec() {
+        let s = LiveSettings {
+            frugal: "frugal".into(),
+            python: "python3".into(),
+            apps_dir: "spark".into(),
+            cluster: "cluster.toml".into(),
+            testbed: TestbedScale {
+                core_share: 0.25,
+                mib_per_gib: 256,
+                in_site_mbit: 1000.0,
+                cross_site_mbit: 300.0,
+            },
+            time_scale: 1.0,
+            kind_penalty: 0.0,
+            host_timeout_s: 30.0,
+            input_scale: 1.0,
+            prefix: "fl".into(),
+            subnet: 3,
+            dir: "live".into(),
+            timeout: Duration::from_secs(60),
+            contention: None,
+        };
+        let run = LiveRun {
+            workload: "light".into(),
+            repetition: 1,
+            policy: "gio".parse().unwrap(),
+            jobs: Vec::new(),
+            one_at_a_time: false,
+        };
+        let spec = serve_spec(&s, &run, Path::new("live/light/gio"), 18_000);
+        assert_eq!(spec.check(), Ok(()));
+        let text = spec.to_toml();
+        assert!(text.contains("policy = \"gio\"\n"), "{text}");
+        assert!(text.contains("netns-subnet = \"10.78.3.0\"\n"), "{text}");
+        assert_eq!(toml::from_str::<ServeSpec>(&text).unwrap(), spec);
     }
 }

@@ -184,3 +184,35 @@ choice! {
         Pagerank = "pagerank": "Every job is PageRank (network_bound)" => Some(JobKind::NetworkBound),
     }
 }
+
+/// Parses a cluster flag, a preset name or a path (feature `clap`).
+#[cfg(feature = "clap")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClusterParser;
+
+#[cfg(feature = "clap")]
+impl clap::builder::TypedValueParser for ClusterParser {
+    type Value = ClusterSource;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ClusterSource, clap::Error> {
+        Ok(match value.to_str() {
+            Some(s) => s.parse().unwrap_or_else(|never| match never {}),
+            None => ClusterSource::File(value.into()),
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let file = clap::builder::PossibleValue::new("<file.toml>")
+            .help("A cluster file (format in the book's configuration reference)");
+        Some(Box::new(
+            frugal_core::flags::possible::<Preset>().chain(std::iter::once(file)),
+        ))
+    }
+}

@@ -22,6 +22,8 @@ use tokio::runtime::Handle;
 
 use frugal_core::cluster::VmId;
 
+use frugal_core::spec::SpecError;
+
 use super::{CLUSTER_TAG, Ec2Settings, PowerOff, VM_TAG};
 use crate::agent::Runtime;
 use crate::provision::{ProvisionError, Provisioner, SPOT_FALLBACKS};
@@ -133,7 +135,9 @@ impl Ec2 {
         agent_token: String,
         runtime: Runtime,
     ) -> Result<Ec2, ProvisionError> {
-        settings.validate().map_err(ProvisionError::Failed)?;
+        settings
+            .validate()
+            .map_err(|e| ProvisionError::Failed(e.named(SpecError::flag)))?;
         let rt = sdk_runtime()?;
         let (region, endpoint) = (settings.region.clone(), settings.endpoint.clone());
         let client = on_thread(&rt, async move {

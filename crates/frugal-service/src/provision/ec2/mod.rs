@@ -39,6 +39,8 @@ pub mod prices;
 #[cfg(feature = "ec2")]
 pub use client::{Ec2, describe_instance_types, latest_spot_prices};
 
+use frugal_core::spec::SpecError;
+
 use crate::agent::Runtime;
 
 /// The tag naming a frugal cluster's instances.
@@ -56,6 +58,13 @@ pub enum PowerOff {
     /// `StopInstances`: the instance and its disk stay, and the next power-on starts it
     /// again (faster boots; the disk is billed while stopped).
     Stop,
+}
+
+frugal_core::choice! {
+    impl Choice for PowerOff {
+        Terminate = "terminate": "TerminateInstances: nothing is left",
+        Stop = "stop": "StopInstances: the instance and its disk stay for the next power-on (not for spot)",
+    }
 }
 
 /// One VM as EC2 launches it.
@@ -150,8 +159,9 @@ impl Ec2Settings {
     /// Checks the settings.
     ///
     /// # Errors
-    /// A message naming the setting (by its `--ec2-*` flag) that cannot work.
-    pub fn validate(&self) -> Result<(), String> {
+    /// The setting that cannot work, named by its field of the service's spec
+    /// (`ec2-cluster-id`; the command line's `--ec2-cluster-id`).
+    pub fn validate(&self) -> Result<(), SpecError> {
         if self.cluster.is_empty()
             || self.cluster.len() > 24
             || !self
@@ -159,32 +169,39 @@ impl Ec2Settings {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         {
-            return Err(format!(
-                "--ec2-cluster-id {:?}: use 1–24 of [A-Za-z0-9-]",
-                self.cluster
+            return Err(SpecError::new(
+                "ec2-cluster-id",
+                format!("{:?}: use 1–24 of [A-Za-z0-9-]", self.cluster),
             ));
         }
         if self.image_id.is_none() && self.launch_template.is_none() {
-            return Err("--ec2-image-id or --ec2-launch-template: EC2 needs one".into());
+            return Err(SpecError::new(
+                "ec2-image-id",
+                "EC2 needs it or {ec2-launch-template}",
+            ));
         }
         if self.vms.iter().any(|v| v.spot) && self.power_off == PowerOff::Stop {
-            return Err(
-                "--ec2-power-off stop: spot instances cannot be stopped and started again \
-                 here (one-time requests); use terminate"
-                    .into(),
-            );
+            return Err(SpecError::new(
+                "ec2-power-off",
+                "stop: spot instances cannot be stopped and started again here (one-time \
+                 requests); use terminate",
+            ));
         }
         if !(self.service_url.starts_with("http://") || self.service_url.starts_with("https://")) {
-            return Err(format!(
-                "--ec2-service-url {:?}: the URL the instances reach the service at, \
-                 e.g. http://10.0.0.5:8080",
-                self.service_url
+            return Err(SpecError::new(
+                "ec2-service-url",
+                format!(
+                    "{:?}: the URL the instances reach the service at, e.g. \
+                     http://10.0.0.5:8080",
+                    self.service_url
+                ),
             ));
         }
         for (k, _) in &self.tags {
             if k.starts_with("frugal.io/") || k.starts_with("aws:") {
-                return Err(format!(
-                    "--ec2-tag {k}: the frugal.io/ and aws: keys are reserved"
+                return Err(SpecError::new(
+                    "ec2-tag",
+                    format!("{k}: the frugal.io/ and aws: keys are reserved"),
                 ));
             }
         }
@@ -242,18 +259,33 @@ mod tests {
         assert_eq!(ok.validate(), Ok(()));
         let mut s = ok.clone();
         s.cluster = "has space".into();
-        assert!(s.validate().unwrap_err().contains("--ec2-cluster-id"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("ec2-cluster-id")
+        );
         let mut s = ok.clone();
         s.image_id = None;
-        assert!(s.validate().unwrap_err().contains("--ec2-image-id"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("ec2-image-id")
+        );
         let mut s = ok.clone();
         s.power_off = PowerOff::Stop;
-        assert!(s.validate().unwrap_err().contains("spot"));
+        assert!(s.validate().unwrap_err().to_string().contains("spot"));
         let mut s = ok.clone();
         s.service_url = "10.0.0.5:8080".into();
-        assert!(s.validate().unwrap_err().contains("--ec2-service-url"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("ec2-service-url")
+        );
         let mut s = ok;
         s.tags = vec![("frugal.io/vm".into(), "3".into())];
-        assert!(s.validate().unwrap_err().contains("reserved"));
+        assert!(s.validate().unwrap_err().to_string().contains("reserved"));
     }
 }
