@@ -2,14 +2,12 @@
 
 mod agent;
 mod bag_of_tasks;
-mod bench;
 mod cluster;
 mod contention;
 mod curves;
 mod ephemeral;
 mod kube;
 mod live;
-mod loadtest;
 mod progress;
 mod record_exit;
 mod reproduce;
@@ -96,7 +94,7 @@ enum Command {
     Merge(reproduce::MergeArgs),
     /// Measure decision latency and whole-simulation speed and memory (build with
     /// --release).
-    Bench(bench::BenchArgs),
+    Bench(frugal_report::bench::BenchSpec),
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
     Train(train::TrainArgs),
@@ -125,7 +123,7 @@ enum Command {
     Kube(Box<kube::KubeArgs>),
     /// Load-test the service on loopback (emulated backend, durable store) for a bounded
     /// time: submissions per second, submit and submit-to-placement latency.
-    Loadtest(loadtest::LoadtestArgs),
+    Loadtest(frugal_report::loadtest::LoadtestSpec),
     /// Print a shell completion script (e.g. `frugal completions bash >
     /// /etc/bash_completion.d/frugal`).
     Completions {
@@ -201,7 +199,7 @@ fn main() -> std::process::ExitCode {
             if cfg!(debug_assertions) {
                 tracing::warn!("debug build: run `cargo run --release -- bench` for real figures");
             }
-            frugal_report::bench::run(&args.spec(), &mut std::io::stdout().lock())
+            frugal_report::bench::run(&args, &mut std::io::stdout().lock())
         }
         Some(Command::Train(args)) => train::run(&args.spec()),
         Some(Command::LearningCurves(args)) => curves::run(&args),
@@ -211,7 +209,11 @@ fn main() -> std::process::ExitCode {
         Some(Command::Kube(args)) => kube::run(&args),
         Some(Command::Whatif(args)) => whatif::run(&args),
         Some(Command::Live(args)) => live::run_live(&args),
-        Some(Command::Loadtest(args)) => loadtest::run(&args),
+        Some(Command::Loadtest(spec)) => std::env::current_exe()
+            .map_err(anyhow::Error::from)
+            .and_then(|frugal| {
+                frugal_report::loadtest::run(&spec, &frugal, &mut std::io::stdout().lock())
+            }),
         Some(Command::Agent(args)) => agent::run(&args),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "frugal", &mut std::io::stdout());

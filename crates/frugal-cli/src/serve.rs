@@ -40,21 +40,11 @@ impl ServeArgs {
 /// Starts the service and serves until interrupted; an error (exit status 1) if the
 /// scheduling loop ever stops.
 pub fn run(a: &ServeArgs) -> Result<()> {
-    raise_file_limit();
+    frugal_service::raise_file_limit();
     let (cfg, policy) = a.spec()?.build(&frugal_agents::load_policy)?;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(frugal_service::serve(cfg, policy))?;
     Ok(())
-}
-
-/// Raises the open-file limit to its hard maximum: every client connection is a file
-/// descriptor, and the default soft limit (often 1,024) would let a few hundred idle
-/// connections starve new clients. The connection cap stays below it.
-pub fn raise_file_limit() {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
-        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! planned, or refused with exit status 2 (0 for --help/--version) and a message —
 //! never a panic.
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::{CommandFactory, FromArgMatches, Parser};
 use proptest::prelude::*;
 
 use crate::{Cli, Command};
@@ -182,4 +182,19 @@ fn the_books_command_reference_is_the_help() {
         on_disk == text,
         "docs/book/src/reference/cli.md differs from --help: rerun with FRUGAL_UPDATE_BOOK=1"
     );
+}
+
+/// The specs whose flags are derived on them take their `Default` when no flag is given.
+#[test]
+fn derived_flags_default_to_the_specs_defaults() {
+    let cli = Cli::try_parse_from(["frugal", "loadtest"]).unwrap();
+    let Some(Command::Loadtest(spec)) = cli.command else {
+        panic!("loadtest parses")
+    };
+    assert_eq!(spec, frugal_report::loadtest::LoadtestSpec::default());
+    let cli = Cli::try_parse_from(["frugal", "serve"]).unwrap();
+    let Some(Command::Serve(a)) = cli.command else {
+        panic!("serve parses")
+    };
+    assert_eq!(a.spec, frugal_service::ServeSpec::default());
 }

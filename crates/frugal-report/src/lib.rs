@@ -16,6 +16,7 @@ pub mod embedded;
 pub mod experiment;
 pub mod html;
 pub mod live;
+pub mod loadtest;
 pub mod marks;
 pub mod names;
 pub mod plot;

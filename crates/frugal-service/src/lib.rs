@@ -108,6 +108,16 @@ impl Default for Limits {
     }
 }
 
+/// Raises the open-file limit to its hard maximum: every client connection is a file
+/// descriptor, and the default soft limit (often 1,024) would let a few hundred idle
+/// connections starve new clients. The connection cap stays below it.
+pub fn raise_file_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+    }
+}
+
 /// Settings of the service.
 #[derive(Clone, Debug)]
 pub struct ServiceConfig {

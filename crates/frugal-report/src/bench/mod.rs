@@ -46,28 +46,42 @@ choice! {
     }
 }
 
-/// What `frugal bench` measures (its flags, one field each).
+/// What `frugal bench` measures: each field is a flag (derived with feature `clap`).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct BenchSpec {
     /// Policy calls timed per policy and cluster (the `milp` policy makes 1/100 of them).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 200_000))]
     pub decisions: usize,
     /// Jobs in the whole-simulation benchmark (synthetic high load, large-scale cluster).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 10_000))]
     pub jobs: usize,
-    /// Policies; `None`: all (the whole-simulation benchmark skips `milp` unless named).
+    /// Comma-separated policies (default all; the whole-simulation benchmark skips `milp`
+    /// unless it is named).
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ',', value_parser = frugal_core::flags::choice::<PolicyKind>()))]
     pub policies: Option<Vec<PolicyKind>>,
     /// Environment steps timed (random valid actions, paper 002 Table 4 cluster, burst
     /// training hours).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 2_000_000))]
     pub env_steps: usize,
     /// Seed of the cluster state and the jobs.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// Sections to run; `None`: all.
+    /// Sections to run [default: all].
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Section>(), value_delimiter = ',', conflicts_with = "scale"))]
     pub sections: Option<Vec<Section>>,
-    /// Run only section (f), scale: per-job simulation time on 180 against 10,080 VMs,
-    /// then SWIM-derived jobs with first fit on 10,080 VMs.
+    /// Run only section (f), scale: per-job simulation time on the 180-VM large-scale
+    /// cluster against its 56-fold copy (10,080 VMs, 56 copies of every job), then
+    /// SWIM-derived jobs with first fit on 10,080 VMs (several minutes).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub scale: bool,
-    /// With `scale`: synthetic high-load jobs per 180 VMs.
+    /// With --scale: synthetic high-load jobs per 180 VMs.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 2_000, requires = "scale",
+          value_parser = clap::value_parser!(u64).range(1..=100_000)))]
     pub scale_jobs: u64,
-    /// With `scale`: SWIM-derived jobs on 10,080 VMs with first fit (0 skips the run).
+    /// With --scale: SWIM-derived jobs on 10,080 VMs with first fit (0 skips the run).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1_000_000, requires = "scale",
+          value_parser = clap::value_parser!(u64).range(0..=10_000_000)))]
     pub scale_million: u64,
 }
 
