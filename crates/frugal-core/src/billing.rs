@@ -27,23 +27,9 @@ impl BillingGranularity {
         }
     }
 
-    /// Dollars for the closed on-intervals `(on, off)` of a VM plus, if it is on since
-    /// `on_since`, the interval up to `now` (seconds; price in dollars per second).
-    pub fn accrued(
-        &self,
-        closed: &[(f64, f64)],
-        on_since: Option<f64>,
-        now: f64,
-        price_per_second: f64,
-    ) -> f64 {
-        let closed: f64 = closed
-            .iter()
-            .map(|(a, b)| self.cost(b - a, price_per_second))
-            .sum();
-        closed + on_since.map_or(0.0, |a| self.cost(now - a, price_per_second))
-    }
-
     /// Cost in dollars of one on-interval of `on_time_s` seconds at `price_per_second`.
+    /// A VM's bill over its intervals is [`crate::fleet::billed_at`], which merges those
+    /// that meet at one instant first (no power cycle): the one bill every face reports.
     #[inline]
     pub fn cost(&self, on_time_s: f64, price_per_second: f64) -> f64 {
         self.billed_seconds(on_time_s) * price_per_second

@@ -7,7 +7,7 @@
 //!   provider never sees the off). A restart makes no power cycle either: an idle VM whose
 //!   keep-alive ran out while the driver was down goes off at the instant of its first
 //!   scheduling pass, so a job that pass places on it again continues its interval
-//!   (`Controller::restore_power`), whatever wall-clock time lay between.
+//!   (`Event::PowerRestored`), whatever wall-clock time lay between.
 //! - **Per-second** billing charges each interval's exact on-time; **per-hour** billing
 //!   charges every interval whole started hours: each power-on starts a charged hour.
 //! - **Keep-alive** ([`KeepAlive`]): an idle VM stays on for a number of seconds, or

@@ -35,7 +35,7 @@ pub use billing::BillingGranularity;
 pub use cluster::{Cluster, InstanceType, PowerState, Site, Vm, VmId};
 pub use config::{Capacity, ClusterConfig, Preset, PricingModel};
 pub use contention::ContentionModel;
-pub use control::{ControlConfig, Controller, Effect, JobRecord};
+pub use control::{ControlConfig, Controller, Effect, Event, JobRecord};
 pub use duration::{DurationModel, HybridRule};
 pub use fleet::{Fleet, KeepAlive};
 pub use job::{Job, JobKind};

@@ -148,11 +148,6 @@ pub enum Hold {
 }
 
 impl Hold {
-    /// True if `reason` is one [`Hold::reason`] wrote (a job waiting on a dollar limit).
-    pub fn is_hold_reason(reason: &str) -> bool {
-        reason.starts_with("budget:") || reason.starts_with("max_cost_usd:")
-    }
-
     /// Why the job waits, in words (beginning `budget:` or `max_cost_usd:`).
     pub fn reason(&self) -> String {
         match self {

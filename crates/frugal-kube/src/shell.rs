@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, HashMap};
 use k8s_openapi::api::core::v1::Pod;
 
 use frugal_core::cluster::VmId;
-use frugal_core::control::Controller;
+use frugal_core::control::{Controller, Event};
 use frugal_core::lifecycle::JobState;
 use frugal_core::policy::PolicyKind;
 use frugal_sim::experiment::Setup;
@@ -261,13 +261,18 @@ impl Shell {
                     } else {
                         JobState::Failed
                     };
-                    self.ctl.finish(idx, now, state, None);
+                    let event = Event::Finish {
+                        job: idx,
+                        state,
+                        reason: None,
+                    };
+                    self.ctl.handle(event, now);
                 }
             } else if live.is_none() {
                 // Its pods are gone: a queued job leaves the queue; an ended one is
                 // forgotten (its record stays in the controller for the bill).
                 if self.ctl.record(idx).state == JobState::Queued {
-                    self.ctl.cancel(idx, now);
+                    self.ctl.handle(Event::Cancel { job: idx }, now);
                 }
                 self.gangs.remove(&app);
                 self.cheapest.remove(&idx);
@@ -342,7 +347,7 @@ impl Shell {
                 }
             }
         }
-        self.ctl.schedule(now);
+        self.ctl.handle(Event::Schedule, now);
         // Binds and waits, from the controller's records (level-triggered).
         for (app, group) in &by_app {
             let Some(idx) = self.gangs.get(*app) else {

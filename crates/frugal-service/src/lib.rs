@@ -51,6 +51,7 @@ use backend::{
 use clock::Clock;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Cluster;
+use frugal_core::control::Event;
 use frugal_core::placement::Placement;
 use frugal_core::policy::PlacementPolicy;
 use frugal_core::scheduler::{Scheduler, SchedulerConfig};
@@ -585,15 +586,28 @@ async fn scheduling_loop(svc: Arc<Service>, mut events: mpsc::UnboundedReceiver<
 
 fn handle(svc: &Service, ev: BackendEvent, now: f64) -> Vec<Effect> {
     let mut st = svc.lock();
-    match ev {
-        BackendEvent::Finished { idx } => st.finish(idx, now, JobState::Completed, None),
-        BackendEvent::Failed { idx, reason } => st.finish(idx, now, JobState::Failed, Some(reason)),
-        BackendEvent::Lost { idx, vm, executors } => st.lost(idx, vm, executors, now),
-        BackendEvent::VmLost { vm, reason } => st.vm_lost(vm, &reason, now),
-        BackendEvent::PowerOnFailed { vm, reason } => st.power_on_failed(vm, &reason, now),
+    let event = match ev {
+        BackendEvent::Finished { idx } => Event::Finish {
+            job: idx,
+            state: JobState::Completed,
+            reason: None,
+        },
+        BackendEvent::Failed { idx, reason } => Event::Finish {
+            job: idx,
+            state: JobState::Failed,
+            reason: Some(reason),
+        },
+        BackendEvent::Lost { idx, vm, executors } => Event::ExecutorsLost {
+            job: idx,
+            vm,
+            executors,
+        },
+        BackendEvent::VmLost { vm, reason } => Event::VmLost { vm, reason },
+        BackendEvent::PowerOnFailed { vm, reason } => Event::PowerOnRefused { vm, reason },
         BackendEvent::Observed {
             idx,
             executors_per_vm,
-        } => st.observed(idx, executors_per_vm),
-    }
+        } => return st.observed(idx, executors_per_vm),
+    };
+    st.handle(event, now)
 }

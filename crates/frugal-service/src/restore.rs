@@ -6,6 +6,7 @@
 
 use frugal_core::DecisionCost;
 use frugal_core::cluster::VmId;
+use frugal_core::control::Event;
 use frugal_core::placement::Placement;
 
 use crate::backend::Launch;
@@ -108,11 +109,17 @@ pub fn restore_state(
     st.ledger.restore(costs);
     for &(vm, on, off) in intervals {
         let since = idle_since.get(vm as usize).map_or(on, |&t| t.max(on));
-        effects.extend(st.restore_power(vm, (on, off), since, now));
+        let event = Event::PowerRestored {
+            vm,
+            on,
+            off,
+            idle_since: since,
+        };
+        effects.extend(st.handle(event, now));
     }
     // The newest loss of each VM first: an older one is over if a newer one is.
     for &(vm, at, _) in vm_events.iter().rev() {
-        st.restore_loss(vm, at, now);
+        st.handle(Event::LossRestored { vm, at }, now);
     }
     effects
 }

@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use frugal_core::DecisionCost;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::{Cluster, Site, VmId};
-use frugal_core::control::{ControlConfig, Controller, JobRecord};
+use frugal_core::control::{ControlConfig, Controller, Event, JobRecord};
 use frugal_core::fleet::KeepAlive;
 use frugal_core::job::Job;
 use frugal_core::placement::Placement;
@@ -337,23 +337,6 @@ impl State {
         idx
     }
 
-    /// Restores one stored power interval of `vm` at `now`, the VM idle since
-    /// `idle_since` if it hosts nothing ([`Controller::restore_power`]).
-    pub fn restore_power(
-        &mut self,
-        vm: VmId,
-        interval: (f64, Option<f64>),
-        idle_since: f64,
-        now: f64,
-    ) -> Vec<Effect> {
-        self.ctl.restore_power(vm, interval, idle_since, now)
-    }
-
-    /// A stored loss of `vm` at `at` ([`Controller::restore_loss`]).
-    pub fn restore_loss(&mut self, vm: VmId, at: f64, now: f64) {
-        self.ctl.restore_loss(vm, at, now);
-    }
-
     /// When job `idx` was first offered to the policy, as stored.
     pub fn restore_offered_at(&mut self, idx: usize, offered_at: Option<f64>) {
         if offered_at.is_some() {
@@ -361,10 +344,35 @@ impl State {
         }
     }
 
-    /// Offers the queue to the policy at `now`, returning what to persist and launch.
+    /// Handles `event` at `now` ([`Controller::handle`]): the changes to persist and act
+    /// on. A pass's placements go to the decision ledger; jobs that ended start their
+    /// retention.
+    pub fn handle(&mut self, event: Event, now: f64) -> Vec<Effect> {
+        let pass = event == Event::Schedule;
+        let effects = self.ctl.handle(event, now);
+        if pass {
+            self.record_decisions(&effects, now);
+        }
+        self.note_ended(&effects, now);
+        effects
+    }
+
+    /// A scheduling pass at `now` ([`Event::Schedule`]).
     pub fn schedule(&mut self, now: f64) -> Vec<Effect> {
-        let effects = self.ctl.schedule(now);
-        for e in &effects {
+        self.handle(Event::Schedule, now)
+    }
+
+    /// Cancels job `idx` at `now` ([`Event::Cancel`]); `None` if it had ended otherwise
+    /// ([`Controller::cancellable`]).
+    pub fn cancel(&mut self, idx: usize, now: f64) -> Option<Vec<Effect>> {
+        self.ctl
+            .cancellable(idx)
+            .then(|| self.handle(Event::Cancel { job: idx }, now))
+    }
+
+    /// The pass's placements, each with its cost and the optimum's, to the ledger.
+    fn record_decisions(&mut self, effects: &[Effect], now: f64) {
+        for e in effects {
             if let Effect::Launch(job) = *e {
                 let r = self.ctl.record(job);
                 if let (Some(c), Some(p)) = (r.cost, &r.placement) {
@@ -390,57 +398,12 @@ impl State {
                 }
             }
         }
-        self.note_ended(&effects, now);
-        effects
     }
 
     /// The next instant at which the state has something to do on its own (a keep-alive
     /// runs out, a boot completes, a lost VM returns): the loop wakes then.
     pub fn next_wake(&self) -> Option<f64> {
         self.ctl.next_wake()
-    }
-
-    /// Running job `idx` ended at `now` in `state` (completed, failed or cancelled):
-    /// frees its executors (VMs left idle go off at the end of the instant, or when their
-    /// keep-alive runs out). Does nothing for other jobs.
-    pub fn finish(
-        &mut self,
-        idx: usize,
-        now: f64,
-        state: JobState,
-        reason: Option<String>,
-    ) -> Vec<Effect> {
-        let effects = self.ctl.finish(idx, now, state, reason);
-        self.note_ended(&effects, now);
-        effects
-    }
-
-    /// Running job `idx` lost `executors` of its executors on `vm` at `now` (a worker
-    /// died; `None` or more than it has there: all of them). They are released and the
-    /// policy places replacements at once; if it cannot, the job fails with a reason.
-    pub fn lost(&mut self, idx: usize, vm: VmId, executors: Option<u32>, now: f64) -> Vec<Effect> {
-        let effects = self.ctl.lose_executors(idx, vm, executors, now);
-        self.note_ended(&effects, now);
-        effects
-    }
-
-    /// VM `vm` was lost at `now` (its host stopped heartbeating): every running job's
-    /// executors on it are released, its billing stops (a `VmOff`, which also has the
-    /// backend remove what is left of it), and it is kept **out of service** for
-    /// [`LOST_VM_QUARANTINE_S`] before it may be turned on again (as a new host). Then
-    /// each job's executors are replaced as in [`State::lost`].
-    pub fn vm_lost(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
-        let effects = self.ctl.vm_lost(vm, reason, now);
-        self.note_ended(&effects, now);
-        effects
-    }
-
-    /// VM `vm`'s power-on failed at `now` (the provider refused the machine): as
-    /// [`State::vm_lost`], except that the VM never ran, so it costs nothing.
-    pub fn power_on_failed(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
-        let effects = self.ctl.power_on_failed(vm, reason, now);
-        self.note_ended(&effects, now);
-        effects
     }
 
     /// Until when (service seconds) lost VM `vm` is out of service, if it is.
@@ -465,14 +428,6 @@ impl State {
         }
         side.observed = Some(executors_per_vm);
         vec![Effect::Changed(idx)]
-    }
-
-    /// Cancels job `idx` at `now`; returns the effects (none if it was cancelled
-    /// already), or None if it had ended otherwise.
-    pub fn cancel(&mut self, idx: usize, now: f64) -> Option<Vec<Effect>> {
-        let effects = self.ctl.cancel(idx, now)?;
-        self.note_ended(&effects, now);
-        Some(effects)
     }
 
     /// Dollars accrued by `vm` up to `now`.
@@ -600,18 +555,19 @@ mod tests {
                         st.add(s, job, JobState::Queued, now);
                     }
                     Op::Finish(i) => if let Some(j) = running(&st, i) {
-                        st.finish(j, now, JobState::Completed, None);
+                        st.handle(Event::Finish { job: j, state: JobState::Completed, reason: None }, now);
                     },
                     Op::Fail(i) => if let Some(j) = running(&st, i) {
-                        st.finish(j, now, JobState::Failed, Some("test".into()));
+                        st.handle(Event::Finish { job: j, state: JobState::Failed, reason: Some("test".into()) }, now);
                     },
                     Op::Lost(i, v, n) => if let Some(j) = running(&st, i) {
                         let p = st.entry(j).placement.clone().unwrap();
                         let vm = p.executors_per_vm[v % p.executors_per_vm.len()].0;
-                        st.lost(j, vm, n, now);
+                        st.handle(Event::ExecutorsLost { job: j, vm, executors: n }, now);
                     },
                     Op::VmLost(v) => {
-                        st.vm_lost((v % st.cluster().len()) as VmId, "test", now);
+                        let vm = (v % st.cluster().len()) as VmId;
+                        st.handle(Event::VmLost { vm, reason: "test".into() }, now);
                     }
                     Op::Cancel(i) => {
                         let live: Vec<usize> =
@@ -682,7 +638,8 @@ mod tests {
         let (v, n) = before.executors_per_vm[0];
         let price = st.cluster().vm(v).price_per_second;
 
-        let effects = st.vm_lost(v, "no heartbeat from host vm for 10 s", 100.0);
+        let reason = "no heartbeat from host vm for 10 s".to_string();
+        let effects = st.handle(Event::VmLost { vm: v, reason }, 100.0);
         assert!(effects.contains(&Effect::VmOff(v, 100.0)));
         assert!((st.vm_cost(v, 500.0) - 100.0 * price).abs() < 1e-12);
         let after = st.entry(0).placement.clone().unwrap();
@@ -698,7 +655,11 @@ mod tests {
         );
         assert_eq!(st.out_of_service(v), Some(700.0));
         assert_eq!(st.cluster().vm(v).free, frugal_core::Resources::default());
-        assert!(st.vm_lost(v, "again", 200.0).is_empty(), "lost once");
+        let again = Event::VmLost {
+            vm: v,
+            reason: "again".into(),
+        };
+        assert!(st.handle(again, 200.0).is_empty(), "lost once");
 
         st.schedule(699.0);
         assert_eq!(st.out_of_service(v), Some(700.0));
@@ -718,7 +679,8 @@ mod tests {
     fn a_vm_whose_power_on_failed_costs_nothing_and_is_replaced() {
         let mut st = running_job(2, 2.0);
         let (v, _) = st.entry(0).placement.clone().unwrap().executors_per_vm[0];
-        let effects = st.power_on_failed(v, "power-on failed: InsufficientInstanceCapacity", 3.0);
+        let reason = "power-on failed: InsufficientInstanceCapacity".to_string();
+        let effects = st.handle(Event::PowerOnRefused { vm: v, reason }, 3.0);
         assert!(effects.contains(&Effect::VmOff(v, 0.0)), "{effects:?}");
         assert_eq!(st.vm_cost(v, 500.0), 0.0);
         let after = st.entry(0).placement.clone().unwrap();
@@ -746,7 +708,12 @@ mod tests {
         );
         let (v, n) = before.executors_per_vm[0];
         assert_eq!(n, 3);
-        st.lost(0, v, Some(2), 100.0);
+        let event = Event::ExecutorsLost {
+            job: 0,
+            vm: v,
+            executors: Some(2),
+        };
+        st.handle(event, 100.0);
         let after = st.entry(0).placement.clone().unwrap();
         let total: u32 = after.executors_per_vm.iter().map(|p| p.1).sum();
         assert_eq!(total, 3);

@@ -19,7 +19,7 @@ use std::collections::BinaryHeap;
 
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::{Cluster, VmId};
-use frugal_core::control::{ControlConfig, Controller, DriverConfig, Effect};
+use frugal_core::control::{ControlConfig, Controller, DriverConfig, Effect, Event};
 use frugal_core::fleet::KeepAlive;
 use frugal_core::job::Job;
 use frugal_core::lifecycle::JobState;
@@ -336,7 +336,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
     pub fn advance(&mut self) -> Option<Batch> {
         let &Reverse((OrdF64(t), ..)) = self.events.peek()?;
         self.now = t;
-        self.ctl.wake(t);
+        self.ctl.handle(Event::Tick, t);
         self.changed_now = false;
         let mut batch = Batch::default();
         while let Some(&Reverse((OrdF64(u), ..))) = self.events.peek() {
@@ -359,7 +359,12 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                         } else {
                             JobState::Completed
                         };
-                        let effects = self.ctl.finish(j, t, end, None);
+                        let event = Event::Finish {
+                            job: j,
+                            state: end,
+                            reason: None,
+                        };
+                        let effects = self.ctl.handle(event, t);
                         self.follow(&effects);
                         batch.finished.push(j);
                     }
@@ -367,20 +372,23 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                 EventKind::Cancel(j) => {
                     if self.ctl.get(j).is_some() {
                         self.changed_now = true;
-                        let effects = self.ctl.cancel(j, t).unwrap_or_default();
+                        let effects = self.ctl.handle(Event::Cancel { job: j }, t);
                         self.follow(&effects);
                     }
                 }
                 EventKind::Vm(vm, what) => {
                     self.changed_now = true;
                     let effects = match what {
-                        VmEventKind::Lost => self.ctl.vm_lost(vm, "lost (replayed)", t),
+                        VmEventKind::Lost => {
+                            let reason = "lost (replayed)".to_string();
+                            self.ctl.handle(Event::VmLost { vm, reason }, t)
+                        }
                         VmEventKind::Refused => {
                             if !self.ctl.fleet().is_on(vm) {
                                 continue;
                             }
-                            self.ctl
-                                .power_on_failed(vm, "power-on refused (replayed)", t)
+                            let reason = "power-on refused (replayed)".to_string();
+                            self.ctl.handle(Event::PowerOnRefused { vm, reason }, t)
                         }
                     };
                     self.follow(&effects);
@@ -390,11 +398,15 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                     self.changed_now = true;
                 }
                 EventKind::Arrival(j) => {
-                    if self.ctl.has_scheduler() {
-                        self.ctl.arrive(j, t);
+                    let event = if self.ctl.has_scheduler() {
+                        Event::Arrive {
+                            job: j,
+                            max_cost_usd: None,
+                        }
                     } else {
-                        self.ctl.arrive_unqueued(j, t);
-                    }
+                        Event::ArriveUnqueued { job: j }
+                    };
+                    self.ctl.handle(event, t);
                     batch.arrived.push(j);
                 }
             }
@@ -405,7 +417,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
     /// Runs the scheduler's pass at the current instant and books what it started; queues
     /// a wake-up for the next instant the controller has something to do on its own.
     pub fn schedule(&mut self) {
-        let effects = self.ctl.schedule(self.now);
+        let effects = self.ctl.handle(Event::Schedule, self.now);
         self.follow(&effects);
         if let Some(t) = self.ctl.next_wake().filter(|&t| t > self.now)
             && self.wake_at.is_none_or(|w| t < w)
@@ -462,13 +474,19 @@ impl<J: AsRef<[Job]>> Simulation<J> {
 
     /// Records that `job` can never be placed (a driver that places executors itself).
     pub fn reject(&mut self, job: usize) {
-        self.ctl.reject(job, self.now);
+        self.ctl.handle(Event::Reject { job }, self.now);
     }
 
     /// Starts `job`, whose executors are reserved as `placement`, running from `start`
     /// to `finish` (seconds).
     pub fn start(&mut self, job: usize, placement: Placement, start: f64, finish: f64) {
-        let effects = self.ctl.start(job, placement, start, finish);
+        let event = Event::Start {
+            job,
+            placement,
+            start,
+            finish,
+        };
+        let effects = self.ctl.handle(event, self.now);
         let end = self.ctl.record(job).finish.unwrap_or(finish);
         self.push(end, EventKind::Finish(job));
         self.follow(&effects);
@@ -485,7 +503,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
     /// are the driver's decision times.
     pub fn finish(mut self, policy: &str, decision_seconds: Vec<f64>) -> RunResult {
         let end = self.ctl.next_wake().map_or(self.now, |w| w.max(self.now));
-        self.ctl.close(end);
+        self.ctl.handle(Event::Close, end);
         let cluster = self.ctl.cluster();
         let vms = cluster
             .vms

@@ -95,9 +95,15 @@ impl VmRecord {
         self.intervals.iter().fold(0.0, |t, (a, b)| t + (b - a))
     }
 
-    /// Its bill in dollars under `billing` (each interval billed on its own).
+    /// Its bill in dollars under `billing`: [`frugal_core::fleet::billed_at`] over its
+    /// whole record (intervals that meet at one instant are one).
     pub fn cost(&self, billing: frugal_core::BillingGranularity) -> f64 {
-        billing.accrued(&self.intervals, None, 0.0, self.price_per_second)
+        frugal_core::fleet::billed_at(
+            billing,
+            &self.intervals,
+            self.price_per_second,
+            f64::INFINITY,
+        )
     }
 }
 

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use common::{cluster, job};
 use frugal_core::budget::cheapest_price_placement;
 use frugal_core::cluster::Site::{Cloud, Local};
-use frugal_core::control::{ControlConfig, Controller, Effect};
+use frugal_core::control::{ControlConfig, Controller, Effect, Event};
 use frugal_core::{Backfill, JobState, PolicyKind, QueueDiscipline, Scheduler};
 
 fn scheduler(policy: PolicyKind, discipline: QueueDiscipline, budget: f64) -> Scheduler {
@@ -55,7 +55,7 @@ fn drive(
     let mut now = 0.0;
     let mut ends: Vec<(f64, usize)> = Vec::new();
     for _ in 0..10_000 {
-        for e in ctl.schedule(now) {
+        for e in ctl.handle(Event::Schedule, now) {
             if let Effect::Launch(idx) = e {
                 ends.push((ctl.record(idx).finish.unwrap(), idx));
             }
@@ -71,7 +71,12 @@ fn drive(
         now = t.max(now);
         while ends.last().is_some_and(|e| e.0 <= now) {
             let (_, idx) = ends.pop().unwrap();
-            ctl.finish(idx, now, JobState::Completed, None);
+            let end = Event::Finish {
+                job: idx,
+                state: JobState::Completed,
+                reason: None,
+            };
+            ctl.handle(end, now);
         }
     }
     (

@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Cluster;
 use frugal_core::contention::{ContentionModel, LoadUnit, Scope};
+use frugal_core::control::Event;
 use frugal_core::fleet::{KeepAlive, billed_at};
 use frugal_core::lifecycle::{DeadlineCount, JobState, deadline_outcome};
 use frugal_core::scheduler::Scheduler;
@@ -429,7 +430,12 @@ async fn served(h: &History, dir: &std::path::Path) -> (RunTotals, f64) {
                     } else {
                         (JobState::Completed, None)
                     };
-                    effects.extend(s.st.finish(idx, now, state, reason));
+                    let event = Event::Finish {
+                        job: idx,
+                        state,
+                        reason,
+                    };
+                    effects.extend(s.st.handle(event, now));
                 }
                 Ev::Cancel(id) => {
                     if let Some(idx) = s.st.find(&id) {
@@ -437,10 +443,20 @@ async fn served(h: &History, dir: &std::path::Path) -> (RunTotals, f64) {
                     }
                 }
                 Ev::Vm(e) => match e.event {
-                    VmEventKind::Lost => effects.extend(s.st.vm_lost(e.vm, "lost", now)),
+                    VmEventKind::Lost => {
+                        let event = Event::VmLost {
+                            vm: e.vm,
+                            reason: "lost".into(),
+                        };
+                        effects.extend(s.st.handle(event, now));
+                    }
                     VmEventKind::Refused => {
                         if s.st.controller().fleet().is_on(e.vm) {
-                            effects.extend(s.st.power_on_failed(e.vm, "refused", now));
+                            let event = Event::PowerOnRefused {
+                                vm: e.vm,
+                                reason: "refused".into(),
+                            };
+                            effects.extend(s.st.handle(event, now));
                         }
                     }
                 },

@@ -4,11 +4,12 @@
 //! the wall clock with a durable store and a backend, acting on the [`Effect`]s it
 //! returns. Same calls, same bill.
 //!
-//! What happens at one instant t, as both drivers call it: jobs that ended at t free their
-//! executors ([`Controller::finish`]); arrivals join the queue ([`Controller::add`]);
-//! then [`Controller::schedule`] completes the boots due by t, turns off the idle VMs
-//! whose keep-alive has run out by t (and lost VMs whose time out of service is over
-//! return to the off pool), and offers the queue to the policy.
+//! Every driver speaks to it in one type, [`Event`], through [`Controller::handle`].
+//! What happens at one instant t, as both drivers send it: jobs that ended at t free their
+//! executors ([`Event::Finish`]); arrivals join the queue ([`Event::Arrive`]); then
+//! [`Event::Schedule`] completes the boots due by t, turns off the idle VMs whose
+//! keep-alive has run out by t (and lost VMs whose time out of service is over return to
+//! the off pool), and offers the queue to the policy.
 //!
 //! The marginal-cost rule: a VM that hosts no executor and whose keep-alive ran out by t
 //! is off for the decisions at t, so a policy that prefers VMs already on does not keep an
@@ -29,6 +30,10 @@
 //! end, writes it to the job's record and reports the job changed, so a driver that ends
 //! jobs at their predicted end (the simulator) moves them. Without one, a job's end is
 //! the scheduler's estimate and never moves.
+
+mod event;
+
+pub use event::Event;
 
 use crate::DecisionCost;
 use crate::billing::BillingGranularity;
@@ -93,6 +98,9 @@ pub struct JobRecord {
     pub finish: Option<f64>,
     /// Why it is in its state (re-placed executors, a hold, a failure…).
     pub reason: Option<String>,
+    /// The dollar limit holding it back while it is queued, if one does (its `reason`
+    /// says it in words); cleared when it starts.
+    pub hold: Option<crate::scheduler::Hold>,
     /// What its placement cost and what the optimum would have (paper 000 Eq. 16).
     pub cost: Option<DecisionCost>,
     /// True if its placement spans both sites (it runs at T_C^H).
@@ -111,6 +119,7 @@ impl JobRecord {
             start: None,
             finish: None,
             reason: None,
+            hold: None,
             cost: None,
             hybrid: false,
             kind_mismatch: false,
@@ -159,7 +168,7 @@ fn single(vm: VmId, n: u32) -> Placement {
 
 /// The controller; see the module doc. `J` is its job table, indexed by slot: a table it
 /// fills as jobs come (`Vec<Job>`, a service: [`Controller::add`]), or a workload known in
-/// advance that it reads in place (a simulation's `&[Job]`: [`Controller::arrive`]), so a
+/// advance that it reads in place (a simulation's `&[Job]`: [`Event::Arrive`]), so a
 /// run of a million jobs keeps no second copy of them.
 pub struct Controller<J = Vec<Job>> {
     cluster: Cluster,
@@ -184,7 +193,7 @@ pub struct Controller<J = Vec<Job>> {
     turned_off: Vec<(VmId, f64)>,
     /// Restored idle VMs whose keep-alive ran out while the driver was down: turned off
     /// at the instant of the next pass, so a pass that uses them again makes no power
-    /// cycle ([`Controller::restore_power`]).
+    /// cycle ([`Event::PowerRestored`]).
     off_next_pass: Vec<VmId>,
     /// Jobs queued since the last pass.
     fresh: Vec<usize>,
@@ -207,7 +216,7 @@ pub struct Controller<J = Vec<Job>> {
 impl Controller {
     /// A controller of `cluster` (emptied: every VM off and free) scheduled by
     /// `scheduler` — or, without one, by a driver that places executors itself
-    /// ([`Controller::reserve`], [`Controller::start`]; [`Controller::over`] gives such a
+    /// ([`Controller::reserve`], [`Event::Start`]; [`Controller::over`] gives such a
     /// driver's completion-time model and boot latency).
     pub fn new(cluster: &Cluster, scheduler: Option<Scheduler>, cfg: ControlConfig) -> Controller {
         Controller::over(Vec::new(), cluster, scheduler, cfg, DriverConfig::default())
@@ -291,7 +300,7 @@ impl Controller {
 
 impl<J: AsRef<[Job]>> Controller<J> {
     /// [`Controller::new`] over the job table `jobs` (a workload known in advance: each
-    /// job joins at [`Controller::arrive`]); without a scheduler, `driver` gives the
+    /// job joins at [`Event::Arrive`]); without a scheduler, `driver` gives the
     /// completion-time model and boot latency.
     pub fn over(
         jobs: J,
@@ -577,9 +586,9 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     /// Completes the boots due by `now`, turns off idle VMs whose keep-alive ran out by
     /// `now` (at that time), and returns lost VMs whose time out of service is over.
-    /// [`Controller::schedule`] does this first; a driver calls it before the events of
+    /// [`Event::Schedule`] does this first; a driver calls it before the events of
     /// an instant so the bill and utilisation follow each change at its own time.
-    pub fn wake(&mut self, now: f64) {
+    fn wake(&mut self, now: f64) {
         if now < self.soonest {
             self.advance(now);
             return;
@@ -692,21 +701,15 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     // ---- Jobs. ------------------------------------------------------------------------
 
-    /// Job `idx` of the table arrives at `now`: queued as by [`Controller::add`] (a
-    /// driver whose jobs have fixed indices: the scheduler breaks ties by index).
-    pub fn arrive(&mut self, idx: usize, now: f64) -> Vec<Effect> {
-        self.queue(idx, None, now)
-    }
-
     /// Job `idx` of the table arrives at `now`, queued for a driver that places executors
     /// itself.
-    pub fn arrive_unqueued(&mut self, idx: usize, now: f64) {
+    fn arrive_unqueued(&mut self, idx: usize, now: f64) {
         self.advance(now);
         self.records[idx] = Some(JobRecord::new(JobState::Queued));
     }
 
     /// A driver that places executors itself found that job `idx` can never be placed.
-    pub fn reject(&mut self, idx: usize, now: f64) {
+    fn reject(&mut self, idx: usize, now: f64) {
         self.advance(now);
         let r = self.record_mut(idx);
         r.state = JobState::Unschedulable;
@@ -743,13 +746,13 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// boot latency if that is still ahead).
     ///
     /// If the keep-alive ran out by `now`, the VM is turned off at the instant of the next
-    /// scheduling pass ([`Controller::schedule`]), not at `now`: nobody turned it off
+    /// scheduling pass ([`Event::Schedule`]), not at `now`: nobody turned it off
     /// before, so it is billed until then, and a pass that places a re-queued job on it
     /// again makes no power cycle — the restart's off and the pass's on are one instant,
     /// one interval, however much wall-clock time the restart took between the two (per-
     /// hour billing charges no second started hour). Unused by that pass, it goes off at
     /// the pass's instant ([`Effect::VmOff`] at the end of the pass).
-    pub fn restore_power(
+    fn restore_power(
         &mut self,
         vm: VmId,
         (on, off): (f64, Option<f64>),
@@ -813,7 +816,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
     ///
     /// # Panics
     /// For a controller without a scheduler.
-    pub fn schedule(&mut self, now: f64) -> Vec<Effect> {
+    fn schedule(&mut self, now: f64) -> Vec<Effect> {
         self.wake(now);
         self.fluid_to(now);
         // VMs that went off before this instant are off: say so before anything turns
@@ -865,10 +868,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                     r.cost = cost;
                     r.hybrid = hybrid;
                     r.kind_mismatch = mismatch;
-                    if r.reason
-                        .as_deref()
-                        .is_some_and(crate::scheduler::Hold::is_hold_reason)
-                    {
+                    if r.hold.take().is_some() {
                         // It waited on a dollar limit; it no longer does.
                         r.reason = None;
                     }
@@ -878,6 +878,9 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 Decision::Held { job, hold } => {
                     let reason = hold.reason();
                     let r = self.record_mut(job);
+                    r.hold = Some(hold);
+                    // Changed when its words change (not every cent of the fleet's
+                    // price that they round).
                     if r.reason.as_deref() != Some(reason.as_str()) {
                         r.reason = Some(reason);
                         effects.push(Effect::Changed(job));
@@ -929,13 +932,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// Job `idx`, whose executors are reserved as `placement`, runs from `start` to
     /// `finish` (a driver that placed it itself): under contention `finish − start` is its
     /// solo run time, and the jobs whose end moved are changed (the effects).
-    pub fn start(
-        &mut self,
-        idx: usize,
-        placement: Placement,
-        start: f64,
-        finish: f64,
-    ) -> Vec<Effect> {
+    fn start(&mut self, idx: usize, placement: Placement, start: f64, finish: f64) -> Vec<Effect> {
         let mut effects = Vec::new();
         let now = self.now;
         self.fluid_to(now);
@@ -962,7 +959,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// Running job `idx` ended at `now` in `state` (completed, failed or cancelled): its
     /// executors are freed and VMs left idle turned off (or kept alive). Nothing for a job
     /// that is not running.
-    pub fn finish(
+    fn finish(
         &mut self,
         idx: usize,
         now: f64,
@@ -1006,7 +1003,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     /// Running job `idx` lost `executors` (`None`: all) of its executors on `vm` at `now`
     /// (a worker died): they are released and placed again at once, or the job fails.
-    pub fn lose_executors(
+    fn lose_executors(
         &mut self,
         idx: usize,
         vm: VmId,
@@ -1023,17 +1020,6 @@ impl<J: AsRef<[Job]>> Controller<J> {
             self.reload(&mut effects);
         }
         effects
-    }
-
-    /// VM `vm` was lost at `now` (its host stopped answering): see the module doc.
-    pub fn vm_lost(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
-        self.lose(vm, reason, now, true)
-    }
-
-    /// VM `vm`'s power-on was refused at `now`: as [`Controller::vm_lost`], but the VM
-    /// never ran and costs nothing.
-    pub fn power_on_failed(&mut self, vm: VmId, reason: &str, now: f64) -> Vec<Effect> {
-        self.lose(vm, reason, now, false)
     }
 
     fn lose(&mut self, vm: VmId, reason: &str, now: f64, ran: bool) -> Vec<Effect> {
@@ -1102,10 +1088,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
     }
 
     /// Restores a stored loss (or refused power-on) of `vm` at `at` after a restart at
-    /// `now`, after its power intervals ([`Controller::restore_power`]): the VM is out of
+    /// `now`, after its power intervals ([`Event::PowerRestored`]): the VM is out of
     /// service until `at` + [`ControlConfig::out_of_service_s`] if that is still ahead, as
     /// if the service had never stopped.
-    pub fn restore_loss(&mut self, vm: VmId, at: f64, now: f64) {
+    fn restore_loss(&mut self, vm: VmId, at: f64, now: f64) {
         let until = at + self.cfg.out_of_service_s;
         if vm as usize >= self.cluster.len()
             || until <= now
@@ -1199,9 +1185,18 @@ impl<J: AsRef<[Job]>> Controller<J> {
         self.record_mut(idx).reason = Some(reason.to_string());
     }
 
-    /// Cancels job `idx` at `now`; the effects (none if it was cancelled already), or
-    /// `None` if it had ended otherwise.
-    pub fn cancel(&mut self, idx: usize, now: f64) -> Option<Vec<Effect>> {
+    /// Whether job `idx` may be cancelled: queued, running, or cancelled already (a
+    /// second cancel does nothing); not once it ended otherwise.
+    pub fn cancellable(&self, idx: usize) -> bool {
+        matches!(
+            self.record(idx).state,
+            JobState::Queued | JobState::Running | JobState::Cancelled
+        )
+    }
+
+    /// Cancels job `idx` at `now`; the effects (none if it was cancelled already or ended
+    /// otherwise: [`Controller::cancellable`]).
+    fn cancel(&mut self, idx: usize, now: f64) -> Vec<Effect> {
         match self.record(idx).state {
             JobState::Queued => {
                 self.advance(now);
@@ -1211,21 +1206,20 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 let r = self.record_mut(idx);
                 r.state = JobState::Cancelled;
                 r.finish = Some(now);
-                Some(vec![Effect::Changed(idx)])
+                vec![Effect::Changed(idx)]
             }
-            JobState::Cancelled => Some(Vec::new()),
             JobState::Running => {
                 let mut effects = self.finish(idx, now, JobState::Cancelled, None);
                 effects.push(Effect::Stop(idx));
-                Some(effects)
+                effects
             }
-            _ => None,
+            _ => Vec::new(),
         }
     }
 
     /// Ends a run at `now`: boots, keep-alives and times out of service due by then run
     /// out, and VMs still on are billed up to `now`.
-    pub fn close(&mut self, now: f64) {
+    fn close(&mut self, now: f64) {
         self.wake(now);
         self.fleet.close_all(now);
     }
