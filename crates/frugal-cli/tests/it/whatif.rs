@@ -317,3 +317,159 @@ fn whatif_names_bad_input() {
         "{err}"
     );
 }
+
+/// The export round trip over the service's configurations: for each of eight `frugal
+/// serve` configurations (its `--config` file: policy, queue, backfill, keep-alive,
+/// admission control, a dollar budget that holds and refuses jobs, kind penalty, per-second
+/// or per-hour billing) — every value of the small closed sets appears — the service runs
+/// the recorded workload, and the command `whatif --export` prints is accepted by `frugal
+/// simulate` and gives the replay row of the service's own policy: the same bill,
+/// completions and deadlines met.
+#[test]
+fn whatif_export_reproduces_the_replay_for_every_serve_configuration() {
+    use frugal_core::spec::Choice;
+    use frugal_core::{Backfill, KeepAlive, PolicyKind, Preset, PricingModel, QueueDiscipline};
+    use frugal_service::ServeSpec;
+    use frugal_sim::options::choices::ClusterSource;
+
+    let dir = tmp("whatif-configurations");
+    let small = Preset::SmallHybrid.config(PricingModel::Model1);
+    let dearest = small
+        .build("small-hybrid")
+        .unwrap()
+        .vms
+        .iter()
+        .map(|v| v.price_per_second * 3600.0)
+        .fold(0.0, f64::max);
+    let mut per_hour = small.clone();
+    per_hour.billing = frugal_core::BillingGranularity::PerHour;
+    let per_hour_file = dir.join("per-hour.toml");
+    std::fs::write(&per_hour_file, toml::to_string(&per_hour).unwrap()).unwrap();
+    let policies: Vec<PolicyKind> = PolicyKind::ALL
+        .iter()
+        .copied()
+        .filter(|k| *k != PolicyKind::Milp)
+        .collect();
+    let keep_alive = [
+        KeepAlive::Seconds(0.0),
+        KeepAlive::Seconds(120.0),
+        KeepAlive::UntilPaidHourEnds,
+    ];
+    for k in 0..8 {
+        let case = dir.join(format!("case{k}"));
+        std::fs::create_dir_all(&case).unwrap();
+        let spec = ServeSpec {
+            policy: Some(frugal_core::PolicySpec::Builtin(
+                policies[(5 * k) % policies.len()],
+            )),
+            queue: (k % 3 != 0).then(|| QueueDiscipline::ALL[k % QueueDiscipline::ALL.len()]),
+            backfill: Some(Backfill::ALL[k % Backfill::ALL.len()]),
+            keep_alive: Some(keep_alive[k % keep_alive.len()]),
+            admission_control: k % 4 == 1,
+            budget_per_hour: (k % 4 == 2).then_some(1.5 * dearest),
+            kind_penalty: Some([0.0, 0.3][k % 2]),
+            cluster: Some(if k % 2 == 1 {
+                ClusterSource::File(per_hour_file.clone())
+            } else {
+                ClusterSource::Preset(Preset::SmallHybrid)
+            }),
+            speedup: Some(SPEEDUP),
+            db: Some(case.join("frugal.db")),
+            token_file: Some(case.join("token")),
+            ..ServeSpec::default()
+        };
+        let config = case.join("serve.toml");
+        std::fs::write(&config, spec.to_toml()).unwrap();
+        let port = free_port();
+        let mut serve = spawn_serve(
+            port,
+            &["--config", config.to_str().unwrap()],
+            &case.join("serve.log"),
+            Duration::from_secs(30),
+        );
+        let jobs = recorded_workload();
+        let t0 = Instant::now();
+        for j in &jobs {
+            let at = Duration::from_secs_f64((j.arrival - jobs[0].arrival) / SPEEDUP);
+            std::thread::sleep(at.saturating_sub(t0.elapsed()));
+            let (status, body) = http(port, "POST", "/jobs", &submission(j).to_string()).unwrap();
+            // A job the budget can never admit is refused at submission.
+            assert!(status == 202 || status == 422, "case {k}: {status} {body}");
+        }
+        wait_for(Duration::from_secs(120), "the workload to end", || {
+            let c = get(port, "/dashboard")["counts"].clone();
+            (c["queued"] == 0 && c["running"] == 0).then_some(())
+        });
+        serve.kill().unwrap();
+        serve.wait().unwrap();
+
+        let db = case.join("frugal.db");
+        let until = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+            + 60.0;
+        let until = format!("{until:.3}");
+        let own = spec.policy.as_ref().unwrap().to_string();
+        let export = case.join("export");
+        let (rows, out) = whatif_csv(
+            db.to_str().unwrap(),
+            &[
+                "--policies",
+                &own,
+                "--until",
+                &until,
+                "--export",
+                export.to_str().unwrap(),
+            ],
+        );
+        let (run, bill, met, completed) = (
+            column(&rows, "run"),
+            column(&rows, "cost_usd"),
+            column(&rows, "deadline_met_pct"),
+            column(&rows, "completed"),
+        );
+        assert_eq!(rows[2][run], "replay", "case {k}: {out}");
+        let (code, text, err) = frugal(&[
+            "whatif",
+            "--db",
+            db.to_str().unwrap(),
+            "--policies",
+            &own,
+            "--until",
+            &until,
+            "--export",
+            export.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let cmd = text.lines().last().unwrap().trim();
+        let cmd = cmd.strip_prefix("frugal ").unwrap();
+        let mut argv: Vec<&str> = cmd.split(' ').collect();
+        argv.extend(["--format", "csv"]);
+        let (code, sim, err) = frugal(&argv);
+        assert_eq!(code, 0, "case {k}: `{cmd}` refused: {err}");
+        let sim = csv_rows(&sim);
+        let row = sim
+            .iter()
+            .find(|r| r[column(&sim, "policy")] == own)
+            .unwrap_or_else(|| panic!("case {k}: no {own} row: {sim:?}"));
+        let sim_bill: f64 = row[column(&sim, "cost_usd")].parse().unwrap();
+        let replay_bill: f64 = rows[2][bill].parse().unwrap();
+        assert!(
+            (sim_bill - replay_bill).abs() <= 1e-9 * replay_bill.max(1.0),
+            "case {k} ({}): simulate {sim_bill} against the replay {replay_bill}\n{cmd}\n{out}",
+            spec.to_toml().replace('\n', "; ")
+        );
+        assert_eq!(
+            row[column(&sim, "completed")],
+            rows[2][completed],
+            "case {k}: {out}"
+        );
+        assert_eq!(
+            row[column(&sim, "deadline_met_pct")],
+            rows[2][met],
+            "case {k}: {out}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -277,9 +277,7 @@ impl Controller {
                 self.ready_at[vm as usize] = Some(ready);
                 self.arm(ready);
             }
-            for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                self.on_capacity[d] += u64::from(*c);
-            }
+            self.count_on(vm, true);
         }
         self.add_used(demand.times(placement.executors()), true);
         if let Some(f) = record.finish {
@@ -502,6 +500,18 @@ impl<J: AsRef<[Job]>> Controller<J> {
         self.now = t;
     }
 
+    /// Counts VM `vm`'s capacity in (`on`) or out of the capacity of VMs on: the one
+    /// place the utilisation's denominator changes.
+    fn count_on(&mut self, vm: VmId, on: bool) {
+        for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
+            if on {
+                self.on_capacity[d] += u64::from(*c);
+            } else {
+                self.on_capacity[d] -= u64::from(*c);
+            }
+        }
+    }
+
     fn add_used(&mut self, r: Resources, reserve: bool) {
         for d in 0..RESOURCE_DIMS {
             if reserve {
@@ -524,9 +534,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 self.ready_at[i] = Some(ready);
                 self.arm(ready);
             }
-            for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                self.on_capacity[d] += u64::from(*c);
-            }
+            self.count_on(vm, true);
             // Off and on again in this instant: no power cycle, no effect either way.
             match self
                 .turned_off
@@ -562,9 +570,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             return;
         }
         self.ready_at[i] = None;
-        for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-            self.on_capacity[d] -= u64::from(*c);
-        }
+        self.count_on(vm, false);
         self.fleet.power_off(vm, t);
         self.turned_off.push((vm, t));
     }
@@ -777,9 +783,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                     self.ready_at[vm as usize] = Some(ready);
                     self.arm(ready);
                 }
-                for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                    self.on_capacity[d] += u64::from(*c);
-                }
+                self.count_on(vm, true);
                 match self.fleet.off_at(vm, idle_since) {
                     at if at > now => {
                         self.off_at[vm as usize] = Some(at);
@@ -1052,9 +1056,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
         let i = vm as usize;
         let was_on = self.cluster.vm(vm).is_active();
         if was_on {
-            for (d, c) in self.cluster.vm(vm).capacity.0.iter().enumerate() {
-                self.on_capacity[d] -= u64::from(*c);
-            }
+            self.count_on(vm, false);
         }
         // A refused power-on never ran: its interval closes where it opened.
         let off = if ran {
