@@ -21,35 +21,52 @@ use frugal_core::{Preset, PricingModel};
 /// meaning under its flag, `--eval-every` for `eval_every`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct TrainSpec {
     /// Algorithm.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<AgentKind>(), default_value = "reinforce"))]
     pub agent: AgentKind,
     /// Weight of cost against job run time in the episodic reward (paper 002 Eq. 14), in
     /// [0, 1].
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.5))]
     pub beta: f64,
     /// Arrival pattern.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Pattern>(), default_value = "burst"))]
     pub workload: Pattern,
     /// Which episodes train and which evaluate.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Protocol>(), default_value = "held-out"))]
     pub protocol: Protocol,
     /// What the episodes' jobs are.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<JobSource>(), default_value = "swim"))]
     pub jobs: JobSource,
-    /// Seed of the episodes' jobs, the same for every training seed.
+    /// Seed of the episodes' jobs (the generator's draws), the same for every training
+    /// seed.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub episode_seed: u64,
-    /// Training iterations, 1 to 10,000,000 (paper 002 Table 5: 10,000 normal, 20,000
-    /// burst).
+    /// Training iterations (paper 002 Table 5: 10,000 normal, 20,000 burst).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 2000))]
     pub iterations: u32,
     /// Cluster preset.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Preset>(), default_value = "paper002-cloud"))]
     pub cluster: Preset,
     /// Pricing model of the hybrid presets.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<PricingModel>(), default_value = "real"))]
     pub pricing: PricingModel,
     /// Invalid-action handling.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Mode>(), default_value = "masked"))]
     pub mode: Mode,
     /// Seed of the weights, the exploration and the draws of training episodes.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// Iterations between greedy evaluations (≥ 1; paper 002 §7.2: 1,000).
+    /// Iterations between greedy evaluations on the evaluation episode (paper 002 §7.2:
+    /// 1,000). The environment and the greedy policy are deterministic, so the paper's 10
+    /// evaluation runs would be 10 copies of one; one is run.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1000))]
     pub eval_every: u32,
     /// Checkpoint path (weights; the description, the command and the learning curve go to
-    /// PATH.json).
+    /// PATH.json). The learning curve is also printed as CSV; the wall-clock time and
+    /// episodes per second are logged at the end.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "agent.safetensors"))]
     pub out: PathBuf,
 }
 

@@ -16,42 +16,68 @@ use crate::{Implementation, Policy};
 /// the command line's flag without `--` (`vm-usd-per-hour`), Python as written here.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default, rename_all(deserialize = "kebab-case"))]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct BagOfTasksSpec {
-    /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file, plain
-    /// or gzip (`./nasa` for a file of that name); `a+b` concatenates the tasks of logs a
-    /// and b.
+    /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file,
+    /// plain or gzip (write `./nasa` for a file of that name); `a+b` concatenates the
+    /// tasks of logs a and b.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(
+            long,
+            value_name = "nasa|kth|FILE",
+            value_delimiter = ',',
+            default_value = "nasa"
+        )
+    )]
     pub trace: Vec<String>,
-    /// Deadline factors α in 1..=1000: each task's deadline is α × its run time on a 2 GHz
-    /// core.
+    /// Deadline factors: each task's deadline is α × its run time on a 2 GHz core.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', default_value = "1,2,3,4")
+    )]
     pub alpha: Vec<u32>,
-    /// The policies to compare.
+    /// Policies to compare.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(feature = "clap", arg( long, value_parser = frugal_core::flags::choice::<Policy>(), value_delimiter = ',', default_value = "ffd,ffd-ra,ha,ha-ra" ))]
     pub policies: Vec<Policy>,
-    /// PM scale factors s in 1..=1000: s × every PM count (the paper's Fig. 10–11 use 1..10).
+    /// PM scale factors s: s × every PM count (the paper's Fig. 10–11 use 1..10).
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', default_value = "1")
+    )]
     pub scale: Vec<u32>,
-    /// Run on the first N tasks of each log (log order; Fig. 12), for each N listed (1 to
-    /// 50,000,000); empty: all.
+    /// Run on the first N tasks of each log (log order; Fig. 12), for each N listed
+    /// [default: all].
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub tasks: Vec<u64>,
-    /// Repeat each log until the bag holds this many tasks (numbered 1..N), for scale
-    /// tests; not with `tasks`.
+    /// Repeat each log until the bag holds N tasks (numbered 1..N), for scale tests.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub replicate: Option<u64>,
-    /// Machine file (TOML: `[[pm]]` and `[[vm]]` entries; format in the book); `None`:
-    /// the paper's 15 PMs and EC2 c3.large.
+    /// Machine file (TOML: [[pm]] and [[vm]] entries; format in the book) [default:
+    /// the paper's 15 PMs and EC2 c3.large].
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub machines: Option<PathBuf>,
-    /// Rent of the VM type, dollars per started hour, in [1e-6, 10,000] (the machine set
-    /// must have one VM type).
+    /// Rent of the VM type, dollars per started hour (the machine set must have one
+    /// VM type).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "USD"))]
     pub vm_usd_per_hour: Option<f64>,
-    /// Electricity price for the PMs' energy, dollars per kWh in [0, 100]; reported as
-    /// energy cost and total cost beside the rent (the paper prices only rent).
+    /// Electricity price for the PMs' energy, dollars per kWh; reported as energy cost
+    /// and total cost beside the rent (the paper prices only rent).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "USD", default_value_t = 0.0))]
     pub electricity_usd_per_kwh: f64,
-    /// Timed repeats per run for the decision overhead (median, CPU seconds), 0 to 1,000;
-    /// 0 leaves `overhead_s` empty and makes the output byte-reproducible.
+    /// Timed repeats per run for the decision overhead (median, CPU seconds); 0 leaves
+    /// overhead_s empty and makes the output byte-reproducible.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 5))]
     pub repeats: u32,
-    /// Implementation of HA and FFD to run and time (the same schedules).
+    /// Implementation of HA and FFD to run and time: `fast` (O(T·N·log T) HA, linear
+    /// FFD) or `reference` (the paper's all-pairs HA and scanning FFD, for the shape of
+    /// its CPU-time figures). Both give the same schedules.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Implementation>(), default_value = "fast"))]
     pub implementation: Implementation,
 }
 

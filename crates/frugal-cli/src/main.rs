@@ -97,7 +97,7 @@ enum Command {
     Bench(frugal_report::bench::BenchSpec),
     /// Train a DQN or REINFORCE placement agent on the RL environment (paper 002) and
     /// write a checkpoint usable as `--policies rl:<checkpoint>`.
-    Train(train::TrainArgs),
+    Train(frugal_agents::training::TrainSpec),
     /// Write a cluster file from a cloud's catalogue (EC2: instance types, on-demand and
     /// spot prices).
     Cluster(cluster::ClusterArgs),
@@ -179,12 +179,10 @@ fn main() -> std::process::ExitCode {
             Ok(Cli {
                 command: Some(Command::Simulate(args)),
                 ..
-            }) => simulate::run(&args, None),
+            }) => simulate::run(&args),
             _ => unreachable!("`frugal simulate` parses"),
         },
-        Some(Command::Simulate(args)) => {
-            simulate::run(&args, matches.subcommand_matches("simulate"))
-        }
+        Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
         Some(Command::Ephemeral(args)) => {
             ephemeral::run(&args, matches.subcommand_matches("ephemeral"))
@@ -201,7 +199,7 @@ fn main() -> std::process::ExitCode {
             }
             frugal_report::bench::run(&args, &mut std::io::stdout().lock())
         }
-        Some(Command::Train(args)) => train::run(&args.spec()),
+        Some(Command::Train(args)) => train::run(&args),
         Some(Command::LearningCurves(args)) => curves::run(&args),
         Some(Command::Cluster(args)) => cluster::run(&args),
         Some(Command::Contention(args)) => contention::run(&args),

@@ -53,125 +53,29 @@ mod tests {
     use crate::values::parsed;
 
     /// Every flag of `frugal serve`, each with a value that is not its default.
-    const EVERY_FLAG: &[&str] = &[
-        "serve",
-        "--bind",
-        "0.0.0.0:9000",
-        "--metrics-bind",
-        "127.0.0.1:9001",
-        "--db",
-        "s.db",
-        "--database-url",
-        "sqlite:x.db",
-        "--durability",
-        "power",
-        "--token-file",
-        "t",
-        "--apps-dir",
-        "apps",
-        "--backend",
-        "spark-standalone",
-        "--python",
-        "py",
-        "--spark-dir",
-        "sd",
-        "--spark-port",
-        "1",
-        "--spark-ui-port",
-        "2",
-        "--provisioner",
-        "netns",
-        "--netns-prefix",
-        "ab",
-        "--netns-subnet",
-        "10.1.2.0",
-        "--testbed",
-        "--testbed-core-share",
-        "0.5",
-        "--testbed-mib-per-gib",
-        "512",
-        "--testbed-in-site-mbit",
-        "100",
-        "--testbed-cross-site-mbit",
-        "50",
-        "--hosts-dir",
-        "h",
-        "--ec2-cluster-id",
-        "c",
-        "--ec2-region",
-        "r",
-        "--ec2-endpoint",
-        "http://e",
-        "--ec2-image-id",
-        "ami-1",
-        "--ec2-launch-template",
-        "lt-1",
-        "--ec2-subnet",
-        "s",
-        "--ec2-security-groups",
-        "g1,g2",
-        "--ec2-instance-profile",
-        "p",
-        "--ec2-key-name",
-        "k",
-        "--ec2-tag",
-        "a=b",
-        "--ec2-tag",
-        "c=d",
-        "--ec2-power-off",
-        "stop",
-        "--ec2-service-url",
-        "http://s",
-        "--ec2-user-data",
-        "u",
-        "--ec2-frugal-path",
-        "/f",
-        "--agent-token-file",
-        "at",
-        "--host-timeout",
-        "3",
-        "--boot-timeout",
-        "4",
-        "--cluster",
-        "large-hybrid",
-        "--pricing",
-        "2",
-        "--policy",
-        "first-fit",
-        "--queue",
-        "edf",
-        "--admission-control",
-        "--kind-penalty",
-        "0",
-        "--contention",
-        "c.toml",
-        "--backfill",
-        "none",
-        "--budget-per-hour",
-        "25",
-        "--keep-alive",
-        "paid-hour",
-        "--speedup",
-        "2",
-        "--max-connections",
-        "5",
-        "--header-timeout",
-        "6",
-        "--request-timeout",
-        "7",
-        "--max-queued",
-        "8",
-        "--retention",
-        "9",
-        "--wal-limit-mib",
-        "10",
-    ];
+    const EVERY_FLAG: &str = "serve --bind 0.0.0.0:9000 --metrics-bind 127.0.0.1:9001 \
+        --db s.db --database-url sqlite:x.db --durability power --token-file t \
+        --apps-dir apps --backend spark-standalone --python py --spark-dir sd \
+        --spark-port 1 --spark-ui-port 2 --provisioner netns --netns-prefix ab \
+        --netns-subnet 10.1.2.0 --testbed --testbed-core-share 0.5 \
+        --testbed-mib-per-gib 512 --testbed-in-site-mbit 100 --testbed-cross-site-mbit 50 \
+        --hosts-dir h --ec2-cluster-id c --ec2-region r --ec2-endpoint http://e \
+        --ec2-image-id ami-1 --ec2-launch-template lt-1 --ec2-subnet s \
+        --ec2-security-groups g1,g2 --ec2-instance-profile p --ec2-key-name k \
+        --ec2-tag a=b --ec2-tag c=d --ec2-power-off stop --ec2-service-url http://s \
+        --ec2-user-data u --ec2-frugal-path /f --agent-token-file at --host-timeout 3 \
+        --boot-timeout 4 --cluster large-hybrid --pricing 2 --policy first-fit \
+        --queue edf --admission-control --kind-penalty 0 --contention c.toml \
+        --backfill none --budget-per-hour 25 --keep-alive paid-hour --speedup 2 \
+        --max-connections 5 --header-timeout 6 --request-timeout 7 --max-queued 8 \
+        --retention 9 --wal-limit-mib 10";
 
     /// The configuration file has one key per flag, named as the flag: every flag given
     /// writes the key of its name, and the file reads back as the flags' spec.
     #[test]
     fn the_configuration_file_has_a_key_per_flag() {
-        let (a, _) = parsed::<ServeArgs>(EVERY_FLAG);
+        let argv: Vec<&str> = EVERY_FLAG.split_whitespace().collect();
+        let (a, _) = parsed::<ServeArgs>(&argv);
         let text = a.spec.to_toml();
         let table: toml::Table = toml::from_str(&text).unwrap();
         let mut keys: Vec<&str> = table.keys().map(String::as_str).collect();

@@ -9,83 +9,21 @@ use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use serde_json::json;
 
+use frugal_spot::SpotError;
 use frugal_spot::experiment::{self, SpotRow, SpotSpec};
 use frugal_spot::summary::{PolicySummary, Statistic, gap_closure, summarise};
-use frugal_spot::{LastTick, SpotError, SpotPolicySpec};
 
 use crate::Usage;
 use crate::progress::Progress;
 use crate::table::{Column, FormatArg, fixed, markdown, opt, render};
-use crate::values::choice;
 
 /// Options of `frugal spot`.
 #[derive(Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct SpotArgs {
-    /// Availability traces: `synthetic` (stand-ins for the paper's 2-week set, shipped),
-    /// a set of the paper's traces (`2-week`, `2-month`, `4-node`, `16-node`, read from
-    /// $FRUGAL_SPOT_TRACES or shared/data/spot-traces beside the project; refused when
-    /// absent, unless --synthetic-fallback), a folder of trace files or one trace file
-    /// ({"metadata": {"gap_seconds": g}, "data": [spot instances per tick]}).
-    #[arg(long, default_value = "synthetic")]
-    pub traces: String,
-    /// When the --traces set is not found, run the synthetic stand-ins instead (said on
-    /// stderr; the `traces` column says `synthetic`).
-    #[arg(long)]
-    pub synthetic_fallback: bool,
-    /// Use only the first N ticks of each trace (the paper's 2-week set: 1781).
-    #[arg(long, value_name = "N")]
-    pub ticks: Option<usize>,
-    /// Only these zones' traces, comma-separated file stems (e.g. us-west-2a_v100_1).
-    #[arg(long, value_delimiter = ',')]
-    pub zones: Vec<String>,
-    /// Policies, comma-separated: on-demand, greedy, time-sliced:N, uniform-progress,
-    /// uniform-progress-plain, uniform-progress-oracle, omniscient, omniscient-lookahead:N.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "on-demand,greedy,uniform-progress,omniscient"
-    )]
-    pub policies: Vec<SpotPolicySpec>,
-    /// C(0): the job's work, hours.
-    #[arg(long, default_value_t = 48.0)]
-    pub work_h: f64,
-    /// f = C(0)/R(0), the job fraction (default 0.8 unless --deadline-h is given).
-    #[arg(long, conflicts_with = "deadline_h")]
-    pub job_fraction: Option<f64>,
-    /// R(0): the deadline, hours after the start.
-    #[arg(long)]
-    pub deadline_h: Option<f64>,
-    /// d: the changeover delay of every (re)start, hours.
-    #[arg(long, default_value_t = 0.2)]
-    pub changeover_h: f64,
-    /// N: instances of the gang (all or none run).
-    #[arg(long, default_value_t = 1)]
-    pub instances: u32,
-    /// Windows drawn per trace [default: 300; 1 with --start-h].
-    #[arg(long)]
-    pub windows: Option<usize>,
-    /// Start each trace's one window H hours into the trace instead of drawing random
-    /// starts.
-    #[arg(long, value_name = "H")]
-    pub start_h: Option<f64>,
-    /// Trace a window must leave after its start, hours [default: max(R(0), 120)].
-    #[arg(long)]
-    pub min_trace_left_h: Option<f64>,
-    /// Seed of the windows (and of the synthetic traces).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Spot price, $/h per instance: every tick's, or for a trace with per-tick `prices`
-    /// (the SkyNomad artifact's V100 files) those ticks' own (the flat price past its end;
-    /// the oracle's k stays on-demand over this flat price).
-    #[arg(long, default_value_t = 0.9731)]
-    pub spot_price_per_h: f64,
-    /// On-demand price, $/h per instance.
-    #[arg(long, default_value_t = 3.06)]
-    pub on_demand_price_per_h: f64,
-    /// Billing of the last, partly used tick: whole (the authors' simulator) or prorated.
-    #[arg(long, value_parser = choice::<LastTick>(), default_value = "whole")]
-    pub last_tick: LastTick,
+    /// What to run (the spec's fields, one flag each).
+    #[command(flatten)]
+    pub spec: SpotSpec,
     /// Output format: the summary table, or one row per (window, policy) as CSV or JSON.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -101,38 +39,13 @@ pub struct SpotArgs {
     pub history: Option<PathBuf>,
 }
 
-impl SpotArgs {
-    /// The spec these flags describe.
-    pub fn spec(&self) -> SpotSpec {
-        SpotSpec {
-            traces: self.traces.clone(),
-            synthetic_fallback: self.synthetic_fallback,
-            ticks: self.ticks,
-            zones: self.zones.clone(),
-            policies: self.policies.clone(),
-            work_h: self.work_h,
-            job_fraction: self.job_fraction,
-            deadline_h: self.deadline_h,
-            changeover_h: self.changeover_h,
-            instances: self.instances,
-            windows: self.windows,
-            start_h: self.start_h,
-            min_trace_left_h: self.min_trace_left_h,
-            seed: self.seed,
-            spot_price_per_h: self.spot_price_per_h,
-            on_demand_price_per_h: self.on_demand_price_per_h,
-            last_tick: self.last_tick,
-        }
-    }
-}
-
 /// Runs the comparison and prints it.
 ///
 /// # Errors
 /// [`Usage`] for a spec or trace that cannot be used (the field or file named); a policy
 /// that breaks the rules; I/O errors.
 pub fn run(a: &SpotArgs) -> Result<()> {
-    let spec = a.spec();
+    let spec = a.spec.clone();
     let progress = Progress::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)

@@ -129,9 +129,8 @@ proptest! {
                 prop_assert!(code == 0 || code == 2, "{argv:?}: exit {code}");
                 prop_assert!(!e.to_string().is_empty());
             }
-            Ok((Cli { command: Some(Command::Simulate(a)), .. }, m)) => {
-                let spec = a.options.spec(m.subcommand_matches("simulate"));
-                if let Err(e) = frugal_sim::options::plan(&spec, &frugal_agents::load_policy) {
+            Ok((Cli { command: Some(Command::Simulate(a)), .. }, _)) => {
+                if let Err(e) = frugal_sim::options::plan(&a.options, &frugal_agents::load_policy) {
                     let message = format!("{e:#}");
                     prop_assert!(!message.is_empty());
                 }

@@ -21,50 +21,74 @@ use crate::trace::{self, Trace};
 /// experiment file or Python keyword names fields as written here.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct SpotSpec {
-    /// Availability: `synthetic` (the generator's stand-ins for the 2-week set), a named set
-    /// of the paper's traces (`2-week`, `2-month`, `4-node`, `16-node`: read from
-    /// `$FRUGAL_SPOT_TRACES`, `$FRUGAL_SHARED_DATA/spot-traces` or `shared/data/spot-traces`
-    /// beside the project; absent, the run is refused unless `synthetic_fallback`), a
-    /// folder of trace files, or one trace file.
+    /// Availability traces: `synthetic` (stand-ins for the paper's 2-week set, shipped),
+    /// a set of the paper's traces (`2-week`, `2-month`, `4-node`, `16-node`, read from
+    /// $FRUGAL_SPOT_TRACES or shared/data/spot-traces beside the project; refused when
+    /// absent, unless --synthetic-fallback), a folder of trace files or one trace file
+    /// ({"metadata": {"gap_seconds": g}, "data": [spot instances per tick]}).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "synthetic"))]
     pub traces: String,
-    /// When `traces` names a set of the paper's traces that is not found: run the synthetic
-    /// stand-ins instead (said on stderr; every row's `traces` column says `synthetic`)
-    /// rather than refuse. Off by default: a named input is never silently replaced.
+    /// When the --traces set is not found, run the synthetic stand-ins instead (said on
+    /// stderr; the `traces` column says `synthetic`).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub synthetic_fallback: bool,
-    /// Only the first this many ticks of each trace (the 2-week set: 1,781); all if unset.
+    /// Use only the first N ticks of each trace (the paper's 2-week set: 1781).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub ticks: Option<usize>,
-    /// Only the traces of these zones (file stems, e.g. `us-west-2a_v100_1`); all if empty.
+    /// Only these zones' traces, comma-separated file stems (e.g. us-west-2a_v100_1).
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub zones: Vec<String>,
-    /// The policies, each run on every window.
+    /// Policies, comma-separated: on-demand, greedy, time-sliced:N, uniform-progress,
+    /// uniform-progress-plain, uniform-progress-oracle, omniscient, omniscient-lookahead:N.
+    #[cfg_attr(
+        feature = "clap",
+        arg(
+            long,
+            value_delimiter = ',',
+            default_value = "on-demand,greedy,uniform-progress,omniscient"
+        )
+    )]
     pub policies: Vec<SpotPolicySpec>,
     /// C(0): the job's work, hours.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 48.0))]
     pub work_h: f64,
-    /// f = C(0)/R(0); R(0) = C(0)/f. Give this or `deadline_h`.
+    /// f = C(0)/R(0), the job fraction (default 0.8 unless --deadline-h is given).
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "deadline_h"))]
     pub job_fraction: Option<f64>,
-    /// R(0): the deadline, hours after the start. Give this or `job_fraction`.
+    /// R(0): the deadline, hours after the start.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub deadline_h: Option<f64>,
-    /// d: the changeover delay, hours.
+    /// d: the changeover delay of every (re)start, hours.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.2))]
     pub changeover_h: f64,
-    /// N: instances of the gang (spot counts as available only when at least N are).
+    /// N: instances of the gang (all or none run).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub instances: u32,
-    /// Windows drawn per trace (default 300; one with `start_h`).
+    /// Windows drawn per trace [default: 300; 1 with --start-h].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub windows: Option<usize>,
-    /// Start each trace's one window this many hours into the trace (tick ⌊start_h·3600/g⌋)
-    /// instead of drawing `windows` random starts; `windows` may then only be 1.
+    /// Start each trace's one window H hours into the trace instead of drawing random
+    /// starts.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "H"))]
     pub start_h: Option<f64>,
-    /// Trace a window must leave after its start, hours (default max(R(0), 120 h), the
-    /// authors' 5 days).
+    /// Trace a window must leave after its start, hours [default: max(R(0), 120)].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub min_trace_left_h: Option<f64>,
-    /// Seed of the window starts (and of the synthetic traces).
+    /// Seed of the windows (and of the synthetic traces).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Spot price, $/h per instance: every tick's, or for a trace with per-tick `prices`
     /// (the SkyNomad artifact's V100 files) those ticks' own (the flat price past its end;
     /// the oracle's k stays on-demand over this flat price).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.9731))]
     pub spot_price_per_h: f64,
     /// On-demand price, $/h per instance.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 3.06))]
     pub on_demand_price_per_h: f64,
-    /// How the last, partly used tick is billed.
+    /// Billing of the last, partly used tick: whole (the authors' simulator) or prorated.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<LastTick>(), default_value = "whole"))]
     pub last_tick: LastTick,
 }
 

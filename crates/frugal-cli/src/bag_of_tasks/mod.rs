@@ -13,69 +13,19 @@ use clap::Args;
 
 use frugal_bot::compare::{PAPER_CLAIMS, versus};
 use frugal_bot::comparison::{Block, Runs, Trace, compute, describe, write_out};
-use frugal_bot::{BagOfTasksSpec, BotRow, Implementation, Policy};
+use frugal_bot::{BagOfTasksSpec, BotRow};
 
 use crate::progress::Progress;
 use crate::table::FormatArg;
-use crate::values::choice;
 
 /// Options of `frugal bag-of-tasks`: the comparison's (`BagOfTasksSpec`'s fields), and how
 /// to print and where to write.
 #[derive(Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct BagOfTasksArgs {
-    /// SWF logs: `nasa` or `kth` (shipped inside frugal) or the path of an SWF file,
-    /// plain or gzip (write `./nasa` for a file of that name); `a+b` concatenates the
-    /// tasks of logs a and b.
-    #[arg(
-        long,
-        value_name = "nasa|kth|FILE",
-        value_delimiter = ',',
-        default_value = "nasa"
-    )]
-    pub trace: Vec<String>,
-    /// Deadline factors: each task's deadline is α × its run time on a 2 GHz core.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4")]
-    pub alpha: Vec<u32>,
-    /// Policies to compare.
-    #[arg(
-        long,
-        value_parser = choice::<Policy>(),
-        value_delimiter = ',',
-        default_value = "ffd,ffd-ra,ha,ha-ra"
-    )]
-    pub policies: Vec<Policy>,
-    /// PM scale factors s: s × every PM count (the paper's Fig. 10–11 use 1..10).
-    #[arg(long, value_delimiter = ',', default_value = "1")]
-    pub scale: Vec<u32>,
-    /// Run on the first N tasks of each log (log order; Fig. 12), for each N listed
-    /// [default: all].
-    #[arg(long, value_delimiter = ',')]
-    pub tasks: Vec<u64>,
-    /// Repeat each log until the bag holds N tasks (numbered 1..N), for scale tests.
-    #[arg(long, value_name = "N")]
-    pub replicate: Option<u64>,
-    /// Machine file (TOML: [[pm]] and [[vm]] entries; format in the book) [default:
-    /// the paper's 15 PMs and EC2 c3.large].
-    #[arg(long, value_name = "FILE")]
-    pub machines: Option<PathBuf>,
-    /// Rent of the VM type, dollars per started hour (the machine set must have one
-    /// VM type).
-    #[arg(long, value_name = "USD")]
-    pub vm_usd_per_hour: Option<f64>,
-    /// Electricity price for the PMs' energy, dollars per kWh; reported as energy cost
-    /// and total cost beside the rent (the paper prices only rent).
-    #[arg(long, value_name = "USD", default_value_t = 0.0)]
-    pub electricity_usd_per_kwh: f64,
-    /// Timed repeats per run for the decision overhead (median, CPU seconds); 0 leaves
-    /// overhead_s empty and makes the output byte-reproducible.
-    #[arg(long, default_value_t = 5)]
-    pub repeats: u32,
-    /// Implementation of HA and FFD to run and time: `fast` (O(T·N·log T) HA, linear
-    /// FFD) or `reference` (the paper's all-pairs HA and scanning FFD, for the shape of
-    /// its CPU-time figures). Both give the same schedules.
-    #[arg(long, value_parser = choice::<Implementation>(), default_value = "fast")]
-    pub implementation: Implementation,
+    /// What to run (the spec's fields, one flag each).
+    #[command(flatten)]
+    pub spec: BagOfTasksSpec,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -93,37 +43,18 @@ pub struct BagOfTasksArgs {
     pub out: Option<PathBuf>,
 }
 
-impl BagOfTasksArgs {
-    /// The comparison these flags ask for.
-    pub fn spec(&self) -> BagOfTasksSpec {
-        BagOfTasksSpec {
-            trace: self.trace.clone(),
-            alpha: self.alpha.clone(),
-            policies: self.policies.clone(),
-            scale: self.scale.clone(),
-            tasks: self.tasks.clone(),
-            replicate: self.replicate,
-            machines: self.machines.clone(),
-            vm_usd_per_hour: self.vm_usd_per_hour,
-            electricity_usd_per_kwh: self.electricity_usd_per_kwh,
-            repeats: self.repeats,
-            implementation: self.implementation,
-        }
-    }
-}
-
 /// Runs the comparison and prints it.
 ///
 /// # Errors
 /// A `SpecError` for options or inputs that cannot be used; a policy that cannot schedule
 /// a bag; I/O errors writing the output.
 pub fn run(a: &BagOfTasksArgs) -> Result<()> {
-    let spec = a.spec();
+    let spec = &a.spec;
     let progress = Progress::new(0);
-    let runs = compute(&spec, usize::from(a.threads), &progress)?;
+    let runs = compute(spec, usize::from(a.threads), &progress)?;
     progress.finish();
     if let Some(dir) = &a.out {
-        write_out(dir, &spec, &runs)?;
+        write_out(dir, spec, &runs)?;
     }
     let Runs {
         traces,
@@ -204,6 +135,7 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+    use frugal_bot::{Implementation, Policy};
 
     #[derive(Parser)]
     struct Flags {
@@ -216,7 +148,7 @@ mod tests {
     #[test]
     fn the_flags_map_onto_the_spec() {
         let a = Flags::try_parse_from(["bag-of-tasks"]).unwrap().a;
-        assert_eq!(a.spec(), BagOfTasksSpec::default());
+        assert_eq!(a.spec, BagOfTasksSpec::default());
         let a = Flags::try_parse_from([
             "bag-of-tasks",
             "--policies",
@@ -226,7 +158,7 @@ mod tests {
         ])
         .unwrap()
         .a;
-        assert_eq!(a.spec().policies, [Policy::Optimal, Policy::HaRa]);
-        assert_eq!(a.spec().implementation, Implementation::Reference);
+        assert_eq!(a.spec.policies, [Policy::Optimal, Policy::HaRa]);
+        assert_eq!(a.spec.implementation, Implementation::Reference);
     }
 }

@@ -151,5 +151,5 @@ fn retrain_args(checkpoint: &Path, dir: &Path) -> Result<Option<TrainSpec>> {
     let Some(Command::Train(a)) = cli.command else {
         unreachable!("argv names `train`")
     };
-    Ok(Some(a.spec()))
+    Ok(Some(a))
 }

@@ -1,17 +1,14 @@
 //! `frugal simulate`: the policy comparison (the main job). The options, the plan and the
 //! runs are `frugal_sim::options`'; this prints the tables and writes the files.
 
-mod args;
 mod table;
 
 use anyhow::Result;
-use clap::{ArgMatches, Args};
+use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 
-use frugal_sim::options::{aggregate, compute, write_out};
-
-pub use args::ComparisonArgs;
+use frugal_sim::options::{SimulateSpec, aggregate, compute, write_out};
 
 use crate::progress::Progress;
 use crate::table::FormatArg;
@@ -20,9 +17,9 @@ use crate::table::FormatArg;
 #[derive(Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
-    /// What to compare.
+    /// What to compare (the spec's fields, one flag each).
     #[command(flatten)]
-    pub options: ComparisonArgs,
+    pub options: SimulateSpec,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
@@ -44,11 +41,11 @@ pub struct SimulateArgs {
 /// # Errors
 /// A [`SpecError`](frugal_core::spec::SpecError) for a flag that cannot be used, [`Usage`]
 /// for inputs that cannot be used; I/O errors writing the output.
-pub fn run(a: &SimulateArgs, matches: Option<&ArgMatches>) -> Result<()> {
-    let spec = a.options.spec(matches);
+pub fn run(a: &SimulateArgs) -> Result<()> {
+    let spec = &a.options;
     let progress = Progress::new(0);
     let runs = compute(
-        &spec,
+        spec,
         usize::from(a.threads),
         &progress,
         &frugal_agents::load_policy,
@@ -56,7 +53,7 @@ pub fn run(a: &SimulateArgs, matches: Option<&ArgMatches>) -> Result<()> {
     .map_err(crate::usage)?;
     progress.finish();
     if let Some(dir) = &a.out {
-        write_out(dir, &spec, &runs)?;
+        write_out(dir, spec, &runs)?;
     }
     let plan = &runs.plan;
     let tables = aggregate(&runs, &spec.baseline.to_string());
@@ -96,4 +93,34 @@ pub fn run(a: &SimulateArgs, matches: Option<&ArgMatches>) -> Result<()> {
 /// the file and field).
 pub fn contention_file(path: &str) -> Result<frugal_core::ContentionModel, String> {
     frugal_core::ContentionModel::read(std::path::Path::new(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::parsed;
+    use frugal_core::QueueDiscipline;
+    use frugal_sim::options::Loads;
+
+    fn spec(argv: &[&str]) -> SimulateSpec {
+        parsed::<SimulateArgs>(argv).0.options
+    }
+
+    /// No flag is the spec's default, and a flag given with its default value is given
+    /// (so `--load both --hour 3` is refused as `load = "both"` with `hour` is).
+    #[test]
+    fn the_flags_are_the_spec() {
+        assert_eq!(spec(&["simulate"]), SimulateSpec::default());
+        let s = spec(&[
+            "simulate", "--load", "both", "--queue", "edf", "--hour", "3",
+        ]);
+        assert_eq!(
+            (s.load, s.queue),
+            (Some(Loads::Both), Some(QueueDiscipline::Edf))
+        );
+        assert_eq!(
+            s.check().unwrap_err().to_string(),
+            "load: cannot be used with hour"
+        );
+    }
 }

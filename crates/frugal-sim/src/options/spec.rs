@@ -57,99 +57,179 @@ pub const MAX_JOBS: usize = 10_000_000;
 /// A policy comparison: workload(s) × policies × repetitions on one cluster. Every field
 /// has a default (`frugal simulate` with no flags: the embedded FB-2009 hours 0 and 6 on
 /// paper 000's small hybrid cluster, every built-in policy). The command reference gives
-/// each field's meaning under its flag (`--cluster-scale` for `cluster-scale`).
+/// each field's meaning under its flag (`--cluster-scale` for `cluster-scale`): the flags
+/// are derived on this struct (feature `clap`), each field's doc its help.
 ///
 /// `load`, `application` and `synthetic-reading` are `None` when not given, so that giving
 /// one where it cannot apply is an error rather than ignored; [`SimulateSpec::load`] and
 /// the like give the value in effect.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[cfg_attr(feature = "clap", command(allow_negative_numbers = true))]
 #[serde(deny_unknown_fields, default, rename_all(deserialize = "kebab-case"))]
 pub struct SimulateSpec {
-    /// A preset or a cluster TOML file.
+    /// Cluster: a preset or a TOML file (format in the README).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "PRESET|FILE", default_value = "small-hybrid", value_parser = super::choices::ClusterParser))]
     pub cluster: ClusterSource,
-    /// Every VM group of the cluster K times, K in 1..=1,000,000.
+    /// The K-fold cluster: every VM group of the preset or file K times (same types,
+    /// sites and prices; at most 1,000,000 VMs). With --job-copies K the load per VM stays
+    /// that of the original pair.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "K", default_value_t = 1))]
     pub cluster_scale: u32,
-    /// K copies of every job at its arrival, K in 1..=1,000,000.
+    /// K copies of every job at its arrival (ids `x#1`, `x#2`, …): the K-fold arrival rate,
+    /// for scaled clusters. Jobs in all at most 10,000,000.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "K", default_value_t = 1))]
     pub job_copies: u32,
-    /// Pricing model of the hybrid presets (paper 000 Table 3); `None`: model 1.
+    /// Pricing model of the hybrid presets (paper 000 Table 3) [default: 1].
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<PricingModel>()))]
     pub pricing: Option<PricingModel>,
     /// Billing granularity; overrides the cluster's.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<BillingGranularity>()))]
     pub billing: Option<BillingGranularity>,
-    /// Load level(s) of the trace replay or of `synthetic`; `None`: both.
+    /// Load level(s) of the default trace replay or of --synthetic [default: both].
     #[serde(serialize_with = "effective::<Loads, _>")]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Loads>()))]
     pub load: Option<Loads>,
     /// SWIM trace file (TSV) instead of the embedded FB-2009 day.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub trace: Option<PathBuf>,
-    /// One hour (0–23) or `day` of the trace instead of the `load` hours.
+    /// Replay this hour (0–23) or `day` of the trace instead of the --load hours.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub hour: Option<TraceHour>,
-    /// How many jobs (1 to [`MAX_JOBS`]) of `hour`, `synthetic`, `swf` or `alibaba`.
+    /// With --hour: the first N jobs (default: all; with `day`, more than the day holds
+    /// replays it day after day); with --synthetic: N jobs (default 1000); with --swf:
+    /// the first N jobs (default: all).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub jobs: Option<u64>,
-    /// The synthetic workload of paper 000 §6.1 at the `load` level(s).
+    /// The synthetic workload of paper 000 §6.1 at the --load level(s).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub synthetic: bool,
-    /// Which reading of paper 000 §6.1 `synthetic` follows; `None`: the paper's text.
+    /// Which reading of paper 000 §6.1 --synthetic follows: the paper's text or the
+    /// workloads the authors published with their simulator (RM-Simulator); they differ in
+    /// arrival gaps, deadline slack and memory (model chapter) [default: paper-text].
     #[serde(serialize_with = "effective::<Reading, _>")]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Reading>()))]
     pub synthetic_reading: Option<Reading>,
-    /// An SWF log: `nasa`, `kth` or a file.
+    /// An SWF log instead of the SWIM trace: `nasa` or `kth` (shipped) or an SWF file,
+    /// plain or gzip; each record becomes a job of one 1-core executor per processor
+    /// (mapping in the README). With --jobs: the first N jobs.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "nasa|kth|FILE"))]
     pub swf: Option<String>,
-    /// The Alibaba GPU trace of 2023: `default` or a task-list CSV.
+    /// The Alibaba GPU cluster trace of 2023 instead of the SWIM trace: `default` (the
+    /// shipped task list) or a task-list CSV, plain or gzip; each scheduled task becomes a
+    /// job of one executor with its CPU (rounded up to whole cores), memory and GPUs
+    /// (mapping in the README). Its cluster is `--cluster alibaba-gpu-2023`. With --jobs:
+    /// the first N tasks.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "default|FILE"))]
     pub alibaba: Option<String>,
-    /// Paper 002 §7.1's generated jobs at this arrival pattern.
+    /// Paper 002 §7.1's generated jobs instead of the trace's: `normal` (50 jobs) or
+    /// `burst` (100 jobs) at the arrivals of FB-2009 hour 0 or 6 (`--hour` picks another
+    /// hour), uniform kinds, executor sizes and counts, drawn with each run's seed (mapping
+    /// in the README).
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Pattern>(), value_name = "PATTERN"))]
     pub paper002: Option<Pattern>,
-    /// Jobs from a CSV file.
+    /// Jobs from a CSV file (format in the README) instead of a trace.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub jobs_csv: Option<PathBuf>,
-    /// VM losses and refused power-ons (CSV `time_s,vm,event`).
+    /// VM losses and refused power-ons every run suffers: a CSV `time_s,vm,event` (event
+    /// `lost` or `refused`), as the service can suffer them.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub vm_events: Option<PathBuf>,
-    /// Policies to compare; `None`: every built-in one.
+    /// Comma-separated policies [default: every built-in one].
     #[serde(default, deserialize_with = "some_of_one_or_many")]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ',', value_parser = frugal_core::flags::PolicyParser))]
     pub policies: Option<Vec<PolicySpec>>,
-    /// Simulations the `offline` search may run, 1 to 10,000,000; `None`: 20,000.
+    /// Simulations the `offline` search may run per workload and repetition, in
+    /// [1, 10,000,000] [default: 20,000].
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub offline_budget: Option<u64>,
-    /// The policy the "vs" column compares with.
+    /// Policy the "vs" column compares with; run as well if not among --policies.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "round-robin", value_parser = frugal_core::flags::PolicyParser))]
     pub baseline: PolicySpec,
-    /// Queue discipline for every policy; `None`: each policy's published one.
+    /// Queue discipline for every policy [default: each policy's published one].
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<QueueDiscipline>()))]
     pub queue: Option<QueueDiscipline>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub admission_control: bool,
-    /// Behind a head job that cannot be placed: block or EASY backfilling.
+    /// Behind a head job that cannot be placed (FCFS, EDF, deadline-first's deadline
+    /// queue): block (the papers') or EASY backfilling.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<frugal_core::Backfill>(), default_value = "none"))]
     pub backfill: frugal_core::Backfill,
-    /// RUT α in [0, 1] (paper 004 Eq. 5); `None`: 0.8.
+    /// RUT alpha, the CPU weight of best-fit-decreasing and the deadline-first queue
+    /// (paper 004 Eq. 5), in [0, 1]; beta = 1 − alpha [default: 0.8].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub alpha: Option<f64>,
-    /// p in [0, 100]: T_C^H = (1 + p)·T_C^L; `None`: 0.3.
+    /// Slowdown of a job placed across sites, T_C^H = (1 + p)·T_C^L, for trace and
+    /// synthetic jobs and CSV rows without t_hybrid_s, in [0, 100] [default: 0.3].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub hybrid_penalty: Option<f64>,
     /// Which placements run at T_C^H.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<HybridRule>(), default_value = "any-remote"))]
     pub hybrid_rule: HybridRule,
-    /// Slowdown in [0, 100] against the job kind's preference (paper 002 §7.1).
+    /// Slowdown of a placement against the job kind's spread/consolidate preference
+    /// (paper 002 §7.1), in [0, 100].
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.3))]
     pub kind_penalty: f64,
-    /// A contention model file (frugal's extension: jobs slowing each other; book: Model
-    /// and semantics); `None`: the papers' model, no contention.
+    /// Jobs slow each other: a contention model file (TOML `scope`, `load`, `capacity`;
+    /// `frugal contention` fits one on live runs). frugal's extension, off by
+    /// default; the model chapter states it.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub contention: Option<PathBuf>,
-    /// Paper text or authors' code for the policies where they differ.
+    /// Which reading of the policies whose paper text and authors' code differ:
+    /// round-robin, round-robin-consolidate, first-fit, gio, asq and milp (paper 000's
+    /// authors' simulator), best-fit-decreasing, morpheus and milp (paper 004's authors'
+    /// prototype; model chapter).
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Reading>(), default_value = "paper-text"))]
     pub policy_reading: Reading,
-    /// SWIM jobs' application; `None`: mixed.
+    /// SWIM jobs: the application every job runs (paper 004 §6.1.2's one-application
+    /// workloads), or `mixed`: each job's from its shuffle/input ratio (mapping in the
+    /// README) [default: mixed].
     #[serde(serialize_with = "effective::<Application, _>")]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<Application>()))]
     pub application: Option<Application>,
-    /// Share of trace jobs given a deadline, in [0, 1]; `None`: 0.5.
+    /// Trace jobs: share given a deadline, in [0, 1] [default: 0.5].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub deadline_share: Option<f64>,
-    /// Trace jobs' relative deadline as a multiple of T_C^L, in [1, 1000]; `None`: 2.
+    /// Trace jobs: relative deadline as a multiple of T_C^L, in [1, 1000] [default: 2].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub deadline_factor: Option<f64>,
-    /// Solver of the `milp` policy; `None`: microlp.
+    /// Solver of the `milp` policy [default: microlp].
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<MilpBackend>()))]
     pub milp_backend: Option<MilpBackend>,
-    /// Per-decision time limit of `milp`, seconds in (0, 3600]; `None`: 1.
+    /// Per-decision time limit of the `milp` policy in seconds, in (0, 3600]; past it the
+    /// decision falls back to GIO [default: 1].
+    #[cfg_attr(feature = "clap", arg(long))]
     pub milp_time_limit: Option<f64>,
-    /// Delay each start by the measured decision time.
+    /// Delay each start by the measured wall-clock decision time (results then depend on
+    /// machine speed).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub charge_decision_time: bool,
-    /// Seconds from power-on until a VM runs executors, in [0, 86,400].
+    /// Seconds from turning a VM on until it runs executors, in [0, 86400].
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.0))]
     pub boot_latency: f64,
-    /// How long an idle VM stays on: seconds or `paid-hour`.
+    /// How long an idle VM stays on before it is turned off: seconds, or `paid-hour`
+    /// (until the hour it has paid for ends, under per-hour billing).
     #[serde(deserialize_with = "from_text")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, default_value = "0", value_name = "SECONDS|paid-hour")
+    )]
     pub keep_alive: KeepAlive,
-    /// Cap on the fleet's price, dollars per hour (> 0).
+    /// Cap on the fleet's price, dollars per hour (> 0): a placement that would turn VMs
+    /// on beyond it waits (as `frugal serve --budget-per-hour`).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DOLLARS"))]
     pub budget_per_hour: Option<f64>,
     /// Seed of every random choice; repetition r uses seed + r.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// Repetitions, 1 to 10,000.
+    /// Repetitions with seeds seed, seed + 1, …; tables show mean ± 95 % confidence
+    /// interval (Student t).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub repetitions: u64,
-    /// Report wall-clock decision times (not byte-reproducible).
+    /// Report wall-clock decision times (mean / p99 / max µs); they differ from run to
+    /// run, so they are left out otherwise and outputs are byte-reproducible.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub timings: bool,
 }
 
