@@ -184,9 +184,7 @@ fn main() -> std::process::ExitCode {
         },
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::BagOfTasks(args)) => bag_of_tasks::run(&args),
-        Some(Command::Ephemeral(args)) => {
-            ephemeral::run(&args, matches.subcommand_matches("ephemeral"))
-        }
+        Some(Command::Ephemeral(args)) => ephemeral::run(&args),
         Some(Command::Spot(args)) => spot::run(&args),
         Some(Command::Zones(args)) => zones::run(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),

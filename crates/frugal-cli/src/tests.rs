@@ -196,4 +196,26 @@ fn derived_flags_default_to_the_specs_defaults() {
         panic!("serve parses")
     };
     assert_eq!(a.spec, frugal_service::ServeSpec::default());
+    let cli = Cli::try_parse_from(["frugal", "ephemeral"]).unwrap();
+    let Some(Command::Ephemeral(a)) = cli.command else {
+        panic!("ephemeral parses")
+    };
+    assert_eq!(
+        a.options,
+        frugal_ephemeral::options::EphemeralSpec::default()
+    );
+    let cli = Cli::try_parse_from(["frugal", "ephemeral", "--primary-workload", "gcd"]).unwrap();
+    let Some(Command::Ephemeral(a)) = cli.command else {
+        panic!("ephemeral parses")
+    };
+    assert_eq!(
+        a.options.primary_workload,
+        Some(frugal_ephemeral::PrimaryWorkload::Gcd),
+        "given with its default value, it is given"
+    );
+    let cli = Cli::try_parse_from(["frugal", "train"]).unwrap();
+    let Some(Command::Train(spec)) = cli.command else {
+        panic!("train parses")
+    };
+    assert_eq!(spec, frugal_agents::training::TrainSpec::default());
 }

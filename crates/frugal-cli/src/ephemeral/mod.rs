@@ -4,7 +4,6 @@
 //! The options and the runs are `frugal_ephemeral::options`'; this prints and writes
 //! them.
 
-mod args;
 pub(crate) mod planners;
 mod table;
 
@@ -13,13 +12,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
-use clap::{ArgMatches, Args, Subcommand};
+use clap::{Args, Subcommand};
 
 use frugal_ephemeral::experiment::{DcCoverage, EphemeralRow};
-use frugal_ephemeral::options::{Runs, compute, write_out};
+use frugal_ephemeral::options::{EphemeralSpec, Runs, compute, write_out};
 use frugal_ephemeral::summary::{self, Cell, Improvement};
 
-pub use args::ComparisonArgs;
 pub use planners::PlannersArgs;
 
 use crate::Usage;
@@ -41,9 +39,9 @@ pub struct EphemeralArgs {
     /// Another experiment instead of the comparison.
     #[command(subcommand)]
     pub command: Option<EphemeralCommand>,
-    /// What to compare.
+    /// What to compare (the spec's fields, one flag each).
     #[command(flatten)]
-    pub options: ComparisonArgs,
+    pub options: EphemeralSpec,
     /// With --format csv or json (an error with the tables): one row per run instead of one
     /// per (data centre, chunk size, margin, strategy).
     #[arg(long)]
@@ -69,11 +67,11 @@ pub struct EphemeralArgs {
 /// # Errors
 /// [`Usage`] for a hosts or utilisation file that cannot be used (naming the file and
 /// line); I/O errors writing the output.
-pub fn run(a: &EphemeralArgs, matches: Option<&ArgMatches>) -> Result<()> {
+pub fn run(a: &EphemeralArgs) -> Result<()> {
     if let Some(EphemeralCommand::Planners(p)) = &a.command {
         return planners::run(p);
     }
-    let spec = a.options.spec(matches);
+    let spec = a.options.clone();
     if a.per_run && matches!(a.format, FormatArg::Table | FormatArg::Markdown) {
         return Err(Usage(anyhow!(
             "--per-run applies to --format csv or json; the tables show medians per cell"

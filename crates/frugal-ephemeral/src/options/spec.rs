@@ -22,57 +22,98 @@ use crate::{DataCentre, ForecasterKind, PrimaryWorkload, Strategy};
 /// flag (`--chunk-mib` for `chunk-mib`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default, rename_all(deserialize = "kebab-case"))]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[cfg_attr(feature = "clap", command(allow_negative_numbers = true))]
 pub struct EphemeralSpec {
     /// Data centres.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<DataCentre>(), value_delimiter = ',', default_value = "university"))]
     pub dc: Vec<DataCentre>,
-    /// Chunk sizes, MiB, each in 1..=4096.
+    /// Chunk sizes, MiB (the paper: 128 and 256; RAM per task is 3 GiB up to 128 MiB, 4
+    /// GiB above).
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', default_value = "256")
+    )]
     pub chunk_mib: Vec<u32>,
-    /// Safety margins S, percent of each host's CPU and RAM, each in 0..=99.
+    /// Safety margins S, percent of each host's CPU and RAM.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', default_value = "0,5,10,15,20,25,30")
+    )]
     pub margins: Vec<u32>,
-    /// Runs per configuration (1..=48): the job submitted at day 5 00:00 + h hours.
+    /// Runs per configuration: the job is submitted at day 5 00:00 + h hours for h = 0 …
+    /// N − 1.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N", default_value_t = 48))]
     pub start_hours: u32,
     /// Strategies to compare.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(feature = "clap", arg( long, value_parser = frugal_core::flags::choice::<Strategy>(), value_delimiter = ',', default_value = "cuckoo,salamander-rffd,salamander-exact,salamander-exact-network" ))]
     pub strategies: Vec<Strategy>,
-    /// Forecasters of the primary workload.
+    /// Forecasters of the primary workload (each run plans with one; the rows name it).
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(feature = "clap", arg( long, value_parser = frugal_core::flags::choice::<ForecasterKind>(), value_delimiter = ',', default_value = "seasonal-quantile" ))]
     pub forecaster: Vec<ForecasterKind>,
-    /// Volatility factors of the primary workload, each in [0, 4] (1: as recorded).
+    /// Volatility factors of the primary workload, each in [0, 4]: every host's load
+    /// becomes its mean + factor × its deviation from the mean (clipped to [0, 1]); 1 is
+    /// the trace as recorded, 0 a constant load, 2 twice every swing.
     #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', default_value = "1")
+    )]
     pub volatility: Vec<f64>,
-    /// Tasks in the job (2..=100,000), split 16:1 between maps and reduces; `None`: 640 +
-    /// 40.
+    /// Tasks in the job, split 16:1 between maps and reduces [default: 640 maps + 40
+    /// reduces].
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub tasks: Option<u32>,
-    /// Jobs submitted together at each start hour, 1..=20.
+    /// Jobs of that shape submitted together at each start hour, every strategy planning
+    /// and running all of them on the same hosts (the paper's experiments: 1); job time
+    /// is then the mean over the jobs.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N", default_value_t = 1))]
     pub jobs: u32,
-    /// Map output bytes per input byte, in [0, 100].
+    /// Map output bytes per input byte (the shuffle volume; not stated in the paper).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1.0))]
     pub map_output_ratio: f64,
-    /// Simulate the client's upload of the input over its 50 Mbit/s link.
+    /// Simulate the client's upload of the input over its 50 Mbit/s link (one chunk at a
+    /// time) instead of starting with every chunk in place.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub upload: bool,
-    /// Seconds between extra checks of every host by the controller, in [0.1, 180];
-    /// `None`: checks when the primary load is injected, every 180 s.
+    /// Seconds between extra checks of every host by the run-time controller, in
+    /// [0.1, 180] [default: none: it checks when the primary load is injected, every 180 s].
+    /// The paper's controller polls every 100 ms.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "S"))]
     pub control_step: Option<f64>,
-    /// Plan durations rounded up to a multiple of this many seconds (1..=3600); Salamander
-    /// strategies only; `None`: 1.
+    /// Round plan durations up to a multiple of this many seconds (180 = Table I's
+    /// 3-minute grid) [default: 1]. Applies to Salamander strategies only.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "S"))]
     pub plan_slot_s: Option<u32>,
-    /// Search effort of salamander-ga and salamander-ls; `None`: full.
+    /// Search effort of salamander-ga and salamander-ls: `full` (about 30 s per plan of 680
+    /// tasks on one core, the paper's budget), `quick` (about 1 s) or a number of evaluated
+    /// candidates. Counted, not timed, so results are reproducible [default: full].
+    #[cfg_attr(feature = "clap", arg(long, value_name = "EFFORT"))]
     pub budget: Option<Effort>,
-    /// Stop salamander-ga and salamander-ls after this many seconds as well, in
-    /// [0.001, 86,400].
+    /// Stop salamander-ga and salamander-ls after this many seconds as well (the paper's
+    /// 30 s wall-clock limit); results then depend on the machine.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "S"))]
     pub wall_clock_s: Option<f64>,
     /// Seed of every random choice.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// Host capacities (CSV `host,dc,configuration,cpu_gflops,ram_gib`); `None`: the
-    /// shipped ones.
+    /// Host capacities (CSV `host,dc,configuration,cpu_gflops,ram_gib`) [default: the
+    /// shipped data/ephemeral/hosts.csv].
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub hosts: Option<PathBuf>,
-    /// Which shipped primary workload to replay; `None`: gcd.
+    /// Which shipped primary workload to replay [default: gcd].
     #[serde(serialize_with = "workload_in_effect")]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<PrimaryWorkload>()))]
     pub primary_workload: Option<PrimaryWorkload>,
-    /// Primary-workload utilisation CSV instead of a shipped one; not with
-    /// `primary-workload`.
+    /// Primary-workload utilisation (CSV, plain or gzip, `host,day,sample,cpu_pct,mem_pct`
+    /// with 7 days × 288 five-minute samples per host) instead of a shipped one; an error
+    /// with --primary-workload.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub utilisation: Option<PathBuf>,
 }
 
