@@ -9,55 +9,17 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use frugal_spot::SpotError;
-use frugal_spot::zones::FinalTick;
-use frugal_spot::zones::experiment::{
-    ScenarioName, ZonePolicyName, ZoneRow, ZonesSpec, run_spec_recorded,
-};
+use frugal_spot::zones::experiment::{ZoneRow, ZonesSpec, run_spec_recorded};
 
 use crate::Usage;
 use crate::table::{Column, fixed, opt, render};
-use crate::values::choice;
 
 /// Options of `frugal zones`.
 #[derive(Args, Debug)]
 pub struct ZonesArgs {
-    /// The published scenario (zones, deadline, windows).
-    #[arg(long, value_parser = choice::<ScenarioName>(), default_value = "v100")]
-    pub scenario: ScenarioName,
-    /// Policies, comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_parser = choice::<ZonePolicyName>(),
-        default_value = "optimal,up-s,up-a,up-ap"
-    )]
-    pub policies: Vec<ZonePolicyName>,
-    /// Only the scenario's first N zones, in its order (Fig 10b: `h100-progressive`)
-    /// [default: all].
-    #[arg(long, value_name = "N")]
-    pub first_zones: Option<usize>,
-    /// T/P, the deadline over the work [default: the scenario's: 1.5, or 1.2 for the Fig 10b
-    /// and 15 scenarios].
-    #[arg(long)]
-    pub ratio: Option<f64>,
-    /// S, the checkpoint's size, GB [default: 50].
-    #[arg(long)]
-    pub checkpoint_gb: Option<f64>,
-    /// What the cost reports.
-    #[arg(long, value_parser = choice::<FinalTick>(), default_value = "bill")]
-    pub final_tick: FinalTick,
-    /// Only the first N windows.
-    #[arg(long, value_name = "N")]
-    pub windows: Option<usize>,
-    /// Bill single-zone UP's spot tick i at tick i + 1's price, as the artifact's
-    /// single-zone environment does.
-    #[arg(long)]
-    pub single_zone_price_lag: bool,
-    /// Bill a probe of the zone where the job's own instance runs as the artifact's
-    /// environment does (not at all beside on-demand; beside spot, the instance's tick as
-    /// the probe's 60 s).
-    #[arg(long)]
-    pub artifact_probe_billing: bool,
+    /// What to run (the spec's fields, one flag each).
+    #[command(flatten)]
+    pub spec: ZonesSpec,
     /// Write every row (CSV) to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -67,34 +29,17 @@ pub struct ZonesArgs {
     pub history: Option<PathBuf>,
 }
 
-impl ZonesArgs {
-    /// The spec the flags stand for.
-    pub fn spec(&self) -> ZonesSpec {
-        ZonesSpec {
-            scenario: self.scenario,
-            policies: self.policies.clone(),
-            first_zones: self.first_zones,
-            ratio: self.ratio,
-            checkpoint_gb: self.checkpoint_gb,
-            final_tick: self.final_tick,
-            windows: self.windows,
-            single_zone_price_lag: self.single_zone_price_lag,
-            artifact_probe_billing: self.artifact_probe_billing,
-        }
-    }
-}
-
 /// Runs `frugal zones`.
 ///
 /// # Errors
 /// A bad flag ([`Usage`], naming it); a policy's error; an unwritable `--csv`.
 pub fn run(args: &ZonesArgs) -> Result<()> {
-    let spec = args.spec();
+    let spec = &args.spec;
     // The spec's own check names its field: as a flag here.
     if let Err(SpotError::Input(m)) = spec.check() {
         return Err(Usage(anyhow::anyhow!("--{}", m.replacen('_', "-", 1))).into());
     }
-    let (rows, history) = run_spec_recorded(&spec, &[], args.history.is_some())?;
+    let (rows, history) = run_spec_recorded(spec, &[], args.history.is_some())?;
     let cols: Vec<Column<ZoneRow>> = vec![
         Column::new(["window", "(tick)"], |r| r.window.to_string()),
         Column::new(["policy", ""], |r| r.policy.clone()),
@@ -110,13 +55,13 @@ pub fn run(args: &ZonesArgs) -> Result<()> {
     println!(
         "{} (ratio {}, final tick: {}; published = the artifact's stored cost of the same arm; \
          optimal's is its approximate DP)\n",
-        args.scenario,
+        args.spec.scenario,
         rows.first().map_or(1.5, |r| r.ratio),
-        args.final_tick
+        args.spec.final_tick
     );
     println!("{}", render(cols, &rows, false, 3));
     println!();
-    for p in &args.policies {
+    for p in &args.spec.policies {
         let of: Vec<&ZoneRow> = rows.iter().filter(|r| r.policy == p.to_string()).collect();
         let mean = |f: fn(&ZoneRow) -> Option<f64>| -> Option<f64> {
             let v: Option<Vec<f64>> = of.iter().copied().map(f).collect();

@@ -56,39 +56,49 @@ fn all_policies() -> Vec<ZonePolicyName> {
 /// What `frugal zones` and experiment files run (the fields are the file's keys).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct ZonesSpec {
     /// The published scenario: zones, deadline, windows.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<ScenarioName>(), default_value = "v100"))]
     pub scenario: ScenarioName,
-    /// The policies, in row order.
+    /// The policies, comma-separated, in row order.
     #[serde(default = "all_policies")]
+    #[cfg_attr(feature = "clap", arg( long, value_delimiter = ',', value_parser = frugal_core::flags::choice::<ZonePolicyName>(), default_value = "optimal,up-s,up-a,up-ap" ))]
     pub policies: Vec<ZonePolicyName>,
     /// Only the scenario's first N zones, in its order (Fig 10b adds the zones of
     /// `h100-progressive` one at a time) [default: all].
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub first_zones: Option<usize>,
     /// T/P, the deadline over the work [default: the scenario's: 1.5, or 1.2 for the
     /// Fig 10b and 15 scenarios].
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub ratio: Option<f64>,
     /// S, the checkpoint's size in GB [default: 50].
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub checkpoint_gb: Option<f64>,
     /// What the cost reports: `bill` (the true bill) or `omit` (the artifact's figures: the
     /// tick the job finishes in left out).
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<FinalTick>(), default_value = "bill"))]
     pub final_tick: FinalTick,
     /// Only the first N windows [default: all of the scenario's].
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub windows: Option<usize>,
     /// Bill single-zone UP's spot tick i at tick i + 1's price, as the artifact's
     /// single-zone environment does (its usage history runs one tick behind the price
     /// series it indexes; spec §2.3's "UP" bar). Off: every tick at its own price.
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub single_zone_price_lag: bool,
     /// Bill a probe of the zone where the job's own instance runs as the artifact's
     /// environment does: not at all beside on-demand; beside spot, the instance's tick as
     /// the probe's 60 s. Off: the probe is billed 60 s of spot like any other.
     #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub artifact_probe_billing: bool,
 }
 
