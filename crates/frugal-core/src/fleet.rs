@@ -34,20 +34,37 @@ pub fn billed_at(
     price_per_second: f64,
     t: f64,
 ) -> f64 {
-    let mut sorted = intervals.to_vec();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(sorted.len());
-    for (on, off) in sorted {
-        match merged.last_mut() {
-            Some(last) if last.1 == on => last.1 = off,
-            _ => merged.push((on, off)),
+    // A VM's record is in time order already (the fleet appends it so): merged as it
+    // comes, with no copy; only a record out of order is sorted, in a copy.
+    let copy;
+    let intervals = if intervals.is_sorted_by(|a, b| a.0 <= b.0) {
+        intervals
+    } else {
+        let mut sorted = intervals.to_vec();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        copy = sorted;
+        &copy[..]
+    };
+    let bill = |(on, off): (f64, f64)| {
+        if on < t {
+            billing.cost(off.min(t) - on, price_per_second)
+        } else {
+            0.0
         }
+    };
+    let mut total = 0.0;
+    let mut open: Option<(f64, f64)> = None;
+    for &(on, off) in intervals {
+        open = match open {
+            Some((a, b)) if b == on => Some((a, off)),
+            Some(done) => {
+                total += bill(done);
+                Some((on, off))
+            }
+            None => Some((on, off)),
+        };
     }
-    merged
-        .iter()
-        .filter(|(on, _)| *on < t)
-        .map(|&(on, off)| billing.cost(off.min(t) - on, price_per_second))
-        .sum()
+    total + open.map_or(0.0, bill)
 }
 
 /// How long an idle VM stays on before it is turned off. Serde by its text form (`60`,

@@ -581,6 +581,13 @@ mod tests {
                     }
                 }
                 st.schedule(now);
+                // The controller's count of running jobs is its records' (kept, not scanned).
+                let running = st
+                    .controller()
+                    .records()
+                    .filter(|(_, r)| r.state == JobState::Running)
+                    .count();
+                prop_assert_eq!(st.controller().running(), running);
                 let mut executors = vec![0u32; st.cluster().len()];
                 let mut used = vec![frugal_core::Resources::default(); st.cluster().len()];
                 for e in st.entries().filter(|e| e.state == JobState::Running) {

@@ -144,6 +144,8 @@ pub struct Simulation<J: AsRef<[Job]>> {
     cfg: SimConfig,
     /// The controller over the run's jobs (read in place, not copied).
     ctl: Controller<J>,
+    /// The controller's effects of one event (a buffer kept between events).
+    effects: Vec<Effect>,
     events: BinaryHeap<EventKey>,
     seq: u64,
     now: f64,
@@ -266,6 +268,7 @@ impl<J: AsRef<[Job]>> Simulation<J> {
         let mut sim = Simulation {
             cfg,
             ctl,
+            effects: Vec::new(),
             events: BinaryHeap::with_capacity(arrivals.len() * 2),
             seq: 0,
             now: 0.0,
@@ -364,16 +367,14 @@ impl<J: AsRef<[Job]>> Simulation<J> {
                             state: end,
                             reason: None,
                         };
-                        let effects = self.ctl.handle(event, t);
-                        self.follow(&effects);
+                        self.handle(event, t);
                         batch.finished.push(j);
                     }
                 }
                 EventKind::Cancel(j) => {
                     if self.ctl.get(j).is_some() {
                         self.changed_now = true;
-                        let effects = self.ctl.handle(Event::Cancel { job: j }, t);
-                        self.follow(&effects);
+                        self.handle(Event::Cancel { job: j }, t);
                     }
                 }
                 EventKind::Vm(vm, what) => {
@@ -417,14 +418,22 @@ impl<J: AsRef<[Job]>> Simulation<J> {
     /// Runs the scheduler's pass at the current instant and books what it started; queues
     /// a wake-up for the next instant the controller has something to do on its own.
     pub fn schedule(&mut self) {
-        let effects = self.ctl.handle(Event::Schedule, self.now);
-        self.follow(&effects);
+        self.handle(Event::Schedule, self.now);
         if let Some(t) = self.ctl.next_wake().filter(|&t| t > self.now)
             && self.wake_at.is_none_or(|w| t < w)
         {
             self.wake_at = Some(t);
             self.push(t, EventKind::Wake);
         }
+    }
+
+    /// Hands `event` at `t` to the controller and follows its effects.
+    fn handle(&mut self, event: Event, t: f64) {
+        let mut effects = std::mem::take(&mut self.effects);
+        effects.clear();
+        self.ctl.handle_into(event, t, &mut effects);
+        self.follow(&effects);
+        self.effects = effects;
     }
 
     /// Books the ends of jobs the controller started (at their estimated finish, or their
@@ -486,10 +495,13 @@ impl<J: AsRef<[Job]>> Simulation<J> {
             start,
             finish,
         };
-        let effects = self.ctl.handle(event, self.now);
+        let mut effects = std::mem::take(&mut self.effects);
+        effects.clear();
+        self.ctl.handle_into(event, self.now, &mut effects);
         let end = self.ctl.record(job).finish.unwrap_or(finish);
         self.push(end, EventKind::Finish(job));
         self.follow(&effects);
+        self.effects = effects;
     }
 
     /// True if jobs end at their predicted ends and those move: a contention model with

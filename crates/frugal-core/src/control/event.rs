@@ -143,8 +143,21 @@ impl<J: AsRef<[Job]>> Controller<J> {
     ///
     /// # Panics
     /// [`Event::Arrive`] and [`Event::Schedule`] on a controller without a scheduler.
+    #[inline]
     pub fn handle(&mut self, event: Event, now: f64) -> Vec<Effect> {
-        match event {
+        let mut effects = Vec::new();
+        self.handle_into(event, now, &mut effects);
+        effects
+    }
+
+    /// [`Controller::handle`], appending the effects to `effects` (a driver that keeps one
+    /// buffer allocates nothing for the events that change nothing it must act on).
+    ///
+    /// # Panics
+    /// As [`Controller::handle`].
+    #[inline]
+    pub fn handle_into(&mut self, event: Event, now: f64, effects: &mut Vec<Effect>) {
+        let more = match event {
             Event::Arrive { job, max_cost_usd } => self.queue(job, max_cost_usd, now),
             Event::ArriveUnqueued { job } => {
                 self.arrive_unqueued(job, now);
@@ -160,7 +173,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 start,
                 finish,
             } => self.start(job, placement, start, finish),
-            Event::Finish { job, state, reason } => self.finish(job, now, state, reason),
+            Event::Finish { job, state, reason } => {
+                self.finish(job, now, state, reason, effects);
+                return;
+            }
             Event::ExecutorsLost { job, vm, executors } => {
                 self.lose_executors(job, vm, executors, now)
             }
@@ -186,6 +202,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 self.close(now);
                 Vec::new()
             }
-        }
+        };
+        effects.extend(more);
     }
 }

@@ -179,6 +179,9 @@ pub struct Controller<J = Vec<Job>> {
     /// The scheduler's job table (slot-indexed).
     jobs: J,
     records: Vec<Option<JobRecord>>,
+    /// How many records are running (kept at each change of state into or out of
+    /// running, so that reading it costs no scan of the records).
+    running: usize,
     free: Vec<usize>,
     fleet: Fleet,
     /// Idle VMs on keep-alive: when each is to be turned off.
@@ -205,6 +208,9 @@ pub struct Controller<J = Vec<Job>> {
     fluid: Option<crate::contention::Fluid>,
     /// Scratch: the fluid's predicted ends.
     ends: Vec<(usize, f64)>,
+    /// Scratch of [`Controller::reserve`]: the VMs it turned on, and their effects.
+    scratch_on: Vec<VmId>,
+    scratch_effects: Vec<Effect>,
     boot_latency_s: f64,
     /// Reserved capacity and capacity of VMs on, per dimension, and their integrals.
     used: [u64; RESOURCE_DIMS],
@@ -249,6 +255,7 @@ impl Controller {
     /// Adds a job that had already ended (a service restarting from its store).
     pub fn add_ended(&mut self, job: Job, record: JobRecord) -> usize {
         let idx = self.slot(job);
+        self.running += usize::from(record.state == JobState::Running);
         self.records[idx] = Some(record);
         idx
     }
@@ -290,6 +297,7 @@ impl Controller {
             fluid.add_restored(idx, start, record.finish.unwrap_or(now), load);
         }
         record.state = JobState::Running;
+        self.running += 1;
         record.placement = Some(placement);
         self.records[idx] = Some(record);
         idx
@@ -322,6 +330,8 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 .contention
                 .map(crate::contention::Fluid::new),
             ends: Vec::new(),
+            scratch_on: Vec::new(),
+            scratch_effects: Vec::new(),
             duration: driver.duration,
             boot_latency_s: driver.boot_latency_s,
             fleet: Fleet::new(&empty, cfg.billing, cfg.keep_alive),
@@ -331,6 +341,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             cfg,
             jobs,
             records,
+            running: 0,
             free: Vec::new(),
             off_at: vec![None; n],
             ready_at: vec![None; n],
@@ -439,9 +450,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     /// Jobs started and not ended.
     pub fn running(&self) -> usize {
-        self.records()
-            .filter(|(_, r)| r.state == JobState::Running)
-            .count()
+        self.running
     }
 
     /// The latest instant the controller was told of.
@@ -485,6 +494,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
     // ---- The clock. -------------------------------------------------------------------
 
     /// Moves the controller's clock to `t` (never back), accumulating utilisation.
+    #[inline]
     fn advance(&mut self, t: f64) {
         // NaN never moves the clock either.
         if t.partial_cmp(&self.now) != Some(std::cmp::Ordering::Greater) {
@@ -496,6 +506,11 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 self.used_integral[d] += dt * self.used[d] as f64;
                 self.capacity_integral[d] += dt * self.on_capacity[d] as f64;
             }
+        }
+        if self.scheduler.is_none() {
+            // No pass reports the VMs turned off (a self-placing driver reads the fleet):
+            // only this instant's matter, for an off and on again within it.
+            self.turned_off.clear();
         }
         self.now = t;
     }
@@ -594,11 +609,17 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// `now` (at that time), and returns lost VMs whose time out of service is over.
     /// [`Event::Schedule`] does this first; a driver calls it before the events of
     /// an instant so the bill and utilisation follow each change at its own time.
+    #[inline]
     fn wake(&mut self, now: f64) {
         if now < self.soonest {
             self.advance(now);
             return;
         }
+        self.wake_due(now);
+    }
+
+    /// [`Controller::wake`] when something is due by `now`.
+    fn wake_due(&mut self, now: f64) {
         for vm in 0..self.cluster.len() {
             if self.ready_at[vm].is_some_and(|t| t <= now) {
                 self.ready_at[vm] = None;
@@ -802,12 +823,14 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// Every slot's record, taken out (the slots are left empty): for a driver that is
     /// done with the controller and keeps the records in another form.
     pub fn take_records(&mut self) -> Vec<Option<JobRecord>> {
+        self.running = 0;
         std::mem::take(&mut self.records)
     }
 
     /// Frees slot `idx` of an ended job (the service keeps it in its store only).
     pub fn remove(&mut self, idx: usize) -> Option<JobRecord> {
         let r = self.records.get_mut(idx)?.take()?;
+        self.running -= usize::from(r.state == JobState::Running);
         if let Some(f) = &mut self.fluid {
             f.remove(idx);
         }
@@ -864,6 +887,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                     }
                     let hybrid = duration.is_hybrid(&self.cluster, &placement);
                     let mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[job], &placement);
+                    self.running += 1;
                     let r = self.record_mut(job);
                     r.state = JobState::Running;
                     r.placement = Some(placement);
@@ -921,13 +945,24 @@ impl<J: AsRef<[Job]>> Controller<J> {
     ) -> Result<f64, crate::cluster::ClusterError> {
         self.wake(now);
         let demand = self.jobs.as_ref()[idx].executor_demand;
-        let mut on = Vec::new();
+        // Scratch buffers kept between calls: a self-placing driver reserves once per
+        // executor, and it has no use for the effects.
+        let mut on = std::mem::take(&mut self.scratch_on);
+        on.clear();
         let boot = self.boot_latency_s();
-        let ready = self
-            .cluster
-            .reserve(placement, &demand, now, boot, &mut on)?;
-        let mut ignored = Vec::new();
+        let reserved = self.cluster.reserve(placement, &demand, now, boot, &mut on);
+        let ready = match reserved {
+            Ok(ready) => ready,
+            Err(e) => {
+                self.scratch_on = on;
+                return Err(e);
+            }
+        };
+        let mut ignored = std::mem::take(&mut self.scratch_effects);
         self.powered_on(&on, ready, &mut ignored);
+        ignored.clear();
+        self.scratch_effects = ignored;
+        self.scratch_on = on;
         self.busy(placement);
         self.add_used(demand.times(placement.executors()), true);
         Ok(ready)
@@ -949,6 +984,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
         let duration = self.duration;
         let hybrid = duration.is_hybrid(&self.cluster, &placement);
         let mismatch = duration.is_kind_mismatch(&self.jobs.as_ref()[idx], &placement);
+        self.running += 1;
         let r = self.record_mut(idx);
         r.state = JobState::Running;
         r.start = Some(start);
@@ -969,13 +1005,14 @@ impl<J: AsRef<[Job]>> Controller<J> {
         now: f64,
         state: JobState,
         reason: Option<String>,
-    ) -> Vec<Effect> {
-        let mut effects = Vec::new();
+        effects: &mut Vec<Effect>,
+    ) {
         if self.get(idx).is_none_or(|r| r.state != JobState::Running) {
-            return effects;
+            return;
         }
         self.advance(now);
         self.fluid_to(now);
+        self.running -= 1;
         let r = self.record_mut(idx);
         r.state = state;
         r.finish = Some(now);
@@ -990,8 +1027,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
         if let Some(f) = &mut self.fluid {
             f.remove(idx);
         }
-        self.contend(&mut effects);
-        effects
+        self.contend(effects);
     }
 
     /// Frees `part` of job `idx`'s executors at `now`; VMs left idle go idle.
@@ -1171,7 +1207,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             }
             None => {
                 let reason = format!("{why}; no capacity to replace them");
-                effects.extend(self.finish(idx, now, JobState::Failed, Some(reason)));
+                self.finish(idx, now, JobState::Failed, Some(reason), effects);
                 effects.push(Effect::Stop(idx));
             }
         }
@@ -1179,7 +1215,10 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     /// Changes job `idx`'s record as a restarting driver restores it from its store.
     pub fn restore(&mut self, idx: usize, f: impl FnOnce(&mut JobRecord)) {
+        let was = self.record(idx).state == JobState::Running;
         f(self.record_mut(idx));
+        let is = self.record(idx).state == JobState::Running;
+        self.running = self.running + usize::from(is) - usize::from(was);
     }
 
     /// Sets why job `idx` is in its state.
@@ -1211,7 +1250,8 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 vec![Effect::Changed(idx)]
             }
             JobState::Running => {
-                let mut effects = self.finish(idx, now, JobState::Cancelled, None);
+                let mut effects = Vec::new();
+                self.finish(idx, now, JobState::Cancelled, None, &mut effects);
                 effects.push(Effect::Stop(idx));
                 effects
             }
