@@ -67,6 +67,57 @@ fn column(rows: &[Vec<String>], name: &str) -> usize {
     rows[0].iter().position(|c| c == name).unwrap()
 }
 
+/// Submits `jobs` at their arrivals in service time (× [`SPEEDUP`]), each answered with one
+/// of `accepted` statuses, and waits until none is queued or running.
+fn submit_at_arrivals(port: u16, jobs: &[Job], accepted: &[u16]) {
+    let t0 = Instant::now();
+    for j in jobs {
+        let at = Duration::from_secs_f64((j.arrival - jobs[0].arrival) / SPEEDUP);
+        std::thread::sleep(at.saturating_sub(t0.elapsed()));
+        let (status, body) = http(port, "POST", "/jobs", &submission(j).to_string()).unwrap();
+        assert!(accepted.contains(&status), "{status} {body}");
+    }
+    wait_for(Duration::from_secs(120), "the workload to end", || {
+        let c = get(port, "/dashboard")["counts"].clone();
+        (c["queued"] == 0 && c["running"] == 0).then_some(())
+    });
+}
+
+/// The end of the replays' window: a wall minute (12,000 service seconds) from now, so
+/// that another policy's replay, which may end later than the service did, is not clipped
+/// by a window ending at "now" (whose instant would depend on the machine's load).
+fn window_end() -> String {
+    let until = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        + 60.0;
+    format!("{until:.3}")
+}
+
+/// `frugal whatif --db db --policies policies --until until --export dir EXTRA`, then the
+/// `frugal simulate` command it prints, run with `--format csv`: that command and its rows.
+fn simulate_the_export(
+    db: &str,
+    policies: &str,
+    until: &str,
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> (String, Vec<Vec<String>>) {
+    let mut args = vec!["whatif", "--db", db, "--policies", policies];
+    args.extend(["--until", until, "--export", dir.to_str().unwrap()]);
+    args.extend(extra);
+    let (code, text, err) = frugal(&args);
+    assert_eq!(code, 0, "{err}");
+    let cmd = text.lines().last().unwrap().trim();
+    let cmd = cmd.strip_prefix("frugal ").unwrap().to_string();
+    let mut argv: Vec<&str> = cmd.split(' ').collect();
+    argv.extend(["--format", "csv"]);
+    let (code, sim, err) = frugal(&argv);
+    assert_eq!(code, 0, "`{cmd}` refused: {err}");
+    (cmd.clone(), csv_rows(&sim))
+}
+
 #[test]
 fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_does() {
     let dir = tmp("whatif");
@@ -85,19 +136,8 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
         &dir.join("serve.log"),
         Duration::from_secs(30),
     );
-    // Submit each job at its recorded arrival, in service time.
     let jobs = recorded_workload();
-    let t0 = Instant::now();
-    for j in &jobs {
-        let at = Duration::from_secs_f64((j.arrival - jobs[0].arrival) / SPEEDUP);
-        std::thread::sleep(at.saturating_sub(t0.elapsed()));
-        let (status, body) = http(port, "POST", "/jobs", &submission(j).to_string()).unwrap();
-        assert_eq!(status, 202, "{body}");
-    }
-    wait_for(Duration::from_secs(120), "the workload to end", || {
-        let c = get(port, "/dashboard")["counts"].clone();
-        (c["completed"] == jobs.len()).then_some(())
-    });
+    submit_at_arrivals(port, &jobs, &[202]);
     let cost = get(port, "/cost");
     let counts = get(port, "/dashboard")["counts"].clone();
     serve.kill().unwrap();
@@ -105,16 +145,7 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
 
     let db_arg = db.to_str().unwrap();
     let export = dir.join("export");
-    // The window ends a wall minute (12,000 service seconds) after the workload: another
-    // policy's replay may end later than the service did, and a window ending at "now" —
-    // moments after the last job on an idle machine, a little later on a loaded one —
-    // would clip it and make the comparison with `simulate` depend on the machine's load.
-    let until = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-        + 60.0;
-    let until = format!("{until:.3}");
+    let until = window_end();
     let (rows, out) = whatif_csv(
         db_arg,
         &[
@@ -161,29 +192,7 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
     // times. The prediction (`--estimates-only`) exports the estimates alone and is
     // `simulate` on them the same way.
     let exported = |extra: &[&str], dir: &std::path::Path| {
-        let mut args = vec![
-            "whatif",
-            "--db",
-            db_arg,
-            "--policies",
-            "best-fit-decreasing",
-        ];
-        args.extend(["--until", &until, "--export", dir.to_str().unwrap()]);
-        args.extend(extra);
-        let (code, text, err) = frugal(&args);
-        assert_eq!(code, 0, "{err}");
-        let cmd = text
-            .lines()
-            .last()
-            .unwrap()
-            .trim()
-            .strip_prefix("frugal ")
-            .unwrap();
-        let mut args: Vec<&str> = cmd.split(' ').collect();
-        args.extend(["--format", "csv"]);
-        let (code, sim, err) = frugal(&args);
-        assert_eq!(code, 0, "{cmd}: {err}");
-        let sim = csv_rows(&sim);
+        let (_, sim) = simulate_the_export(db_arg, "best-fit-decreasing", &until, dir, extra);
         let row = |c: &str| {
             let r = sim
                 .iter()
@@ -387,29 +396,13 @@ fn whatif_export_reproduces_the_replay_for_every_serve_configuration() {
             &case.join("serve.log"),
             Duration::from_secs(30),
         );
-        let jobs = recorded_workload();
-        let t0 = Instant::now();
-        for j in &jobs {
-            let at = Duration::from_secs_f64((j.arrival - jobs[0].arrival) / SPEEDUP);
-            std::thread::sleep(at.saturating_sub(t0.elapsed()));
-            let (status, body) = http(port, "POST", "/jobs", &submission(j).to_string()).unwrap();
-            // A job the budget can never admit is refused at submission.
-            assert!(status == 202 || status == 422, "case {k}: {status} {body}");
-        }
-        wait_for(Duration::from_secs(120), "the workload to end", || {
-            let c = get(port, "/dashboard")["counts"].clone();
-            (c["queued"] == 0 && c["running"] == 0).then_some(())
-        });
+        // A job the budget can never admit is refused at submission (422).
+        submit_at_arrivals(port, &recorded_workload(), &[202, 422]);
         serve.kill().unwrap();
         serve.wait().unwrap();
 
         let db = case.join("frugal.db");
-        let until = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs_f64()
-            + 60.0;
-        let until = format!("{until:.3}");
+        let until = window_end();
         let own = spec.policy.as_ref().unwrap().to_string();
         let export = case.join("export");
         let (rows, out) = whatif_csv(
@@ -430,25 +423,7 @@ fn whatif_export_reproduces_the_replay_for_every_serve_configuration() {
             column(&rows, "completed"),
         );
         assert_eq!(rows[2][run], "replay", "case {k}: {out}");
-        let (code, text, err) = frugal(&[
-            "whatif",
-            "--db",
-            db.to_str().unwrap(),
-            "--policies",
-            &own,
-            "--until",
-            &until,
-            "--export",
-            export.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let cmd = text.lines().last().unwrap().trim();
-        let cmd = cmd.strip_prefix("frugal ").unwrap();
-        let mut argv: Vec<&str> = cmd.split(' ').collect();
-        argv.extend(["--format", "csv"]);
-        let (code, sim, err) = frugal(&argv);
-        assert_eq!(code, 0, "case {k}: `{cmd}` refused: {err}");
-        let sim = csv_rows(&sim);
+        let (cmd, sim) = simulate_the_export(db.to_str().unwrap(), &own, &until, &export, &[]);
         let row = sim
             .iter()
             .find(|r| r[column(&sim, "policy")] == own)
