@@ -171,7 +171,7 @@ fn in_range<T: PartialOrd + std::fmt::Display + Copy>(
     lo: T,
     hi: T,
 ) -> Result<(), SpecError> {
-    each_in(field, &value.into_iter().collect::<Vec<_>>(), lo, hi)
+    each_in(field, value.as_slice(), lo, hi)
 }
 
 impl EphemeralSpec {

@@ -46,7 +46,8 @@ frugal_core::choice! {
 /// Options of `frugal serve`: each field is a flag (`--field-name`) and a key of the
 /// configuration file (`field-name = …`). Durations are seconds, rates Mbit/s, prices
 /// dollars; `None` takes the default named in the field's doc.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Its `Default` has every field unset: the defaults each field's doc names.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 #[cfg_attr(feature = "clap", command(allow_negative_numbers = true))]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
@@ -263,77 +264,6 @@ pub struct ServeSpec {
     pub wal_limit_mib: Option<u32>,
 }
 
-impl Default for ServeSpec {
-    /// Every field unset: the defaults its doc names.
-    fn default() -> ServeSpec {
-        ServeSpec {
-            bind: None,
-            metrics_bind: None,
-            db: None,
-            database_url: None,
-            durability: None,
-            token_file: None,
-            apps_dir: None,
-            backend: None,
-            python: None,
-            spark_dir: None,
-            spark_port: None,
-            spark_ui_port: None,
-            provisioner: None,
-            netns_prefix: None,
-            netns_subnet: None,
-            testbed: false,
-            testbed_core_share: None,
-            testbed_mib_per_gib: None,
-            testbed_in_site_mbit: None,
-            testbed_cross_site_mbit: None,
-            hosts_dir: None,
-            ec2_cluster_id: None,
-            ec2_region: None,
-            ec2_endpoint: None,
-            ec2_image_id: None,
-            ec2_launch_template: None,
-            ec2_subnet: None,
-            ec2_security_groups: Vec::new(),
-            ec2_instance_profile: None,
-            ec2_key_name: None,
-            ec2_tags: Vec::new(),
-            ec2_power_off: None,
-            ec2_service_url: None,
-            ec2_user_data: None,
-            ec2_frugal_path: None,
-            agent_token_file: None,
-            host_timeout: None,
-            boot_timeout: None,
-            cluster: None,
-            pricing: None,
-            policy: None,
-            queue: None,
-            admission_control: false,
-            kind_penalty: None,
-            contention: None,
-            backfill: None,
-            budget_per_hour: None,
-            keep_alive: None,
-            speedup: None,
-            max_connections: None,
-            header_timeout: None,
-            request_timeout: None,
-            max_queued: None,
-            retention: None,
-            wal_limit_mib: None,
-        }
-    }
-}
-
-/// Fields of the testbed (`testbed = true` only).
-const TESTBED_FIELDS: [&str; 4] = [
-    "testbed-core-share",
-    "testbed-mib-per-gib",
-    "testbed-in-site-mbit",
-    "testbed-cross-site-mbit",
-];
-
 impl ServeSpec {
     /// The spec in a configuration file (TOML, one key per flag).
     ///
@@ -391,39 +321,72 @@ impl ServeSpec {
     /// # Errors
     /// [`SpecError`] naming the field at fault.
     pub fn check(&self) -> Result<(), SpecError> {
-        let range = |field: &str, v: Option<f64>, lo: f64, hi: f64| {
-            each_in(field, &v.into_iter().collect::<Vec<_>>(), lo, hi)
-        };
-        range("testbed-core-share", self.testbed_core_share, 1e-3, 64.0)?;
+        each_in(
+            "testbed-core-share",
+            self.testbed_core_share.as_slice(),
+            1e-3,
+            64.0,
+        )?;
         each_in(
             "testbed-mib-per-gib",
-            &self.testbed_mib_per_gib.into_iter().collect::<Vec<_>>(),
+            self.testbed_mib_per_gib.as_slice(),
             64,
             65_536,
         )?;
-        range("testbed-in-site-mbit", self.testbed_in_site_mbit, 1.0, 1e5)?;
-        range(
-            "testbed-cross-site-mbit",
-            self.testbed_cross_site_mbit,
+        each_in(
+            "testbed-in-site-mbit",
+            self.testbed_in_site_mbit.as_slice(),
             1.0,
             1e5,
         )?;
-        range("host-timeout", self.host_timeout, 2.0, 3600.0)?;
-        range("boot-timeout", self.boot_timeout, 2.0, 3600.0)?;
-        range("kind-penalty", self.kind_penalty, 0.0, 100.0)?;
-        range("budget-per-hour", self.budget_per_hour, 1e-9, 1e12)?;
-        range("speedup", self.speedup, 1e-6, 1e6)?;
-        range("header-timeout", self.header_timeout, 1e-3, 3600.0)?;
-        range("request-timeout", self.request_timeout, 1e-3, 3600.0)?;
-        range("retention", self.retention, 0.0, 315_576_000.0)?;
-        let count = |field: &str, v: Option<u32>, lo: u32, hi: u32| {
-            each_in(field, &v.into_iter().collect::<Vec<_>>(), lo, hi)
-        };
-        count("max-connections", self.max_connections, 1, 1_000_000)?;
-        count("max-queued", self.max_queued, 1, u32::MAX)?;
-        count("wal-limit-mib", self.wal_limit_mib, 1, 65_536)?;
+        each_in(
+            "testbed-cross-site-mbit",
+            self.testbed_cross_site_mbit.as_slice(),
+            1.0,
+            1e5,
+        )?;
+        each_in("host-timeout", self.host_timeout.as_slice(), 2.0, 3600.0)?;
+        each_in("boot-timeout", self.boot_timeout.as_slice(), 2.0, 3600.0)?;
+        each_in("kind-penalty", self.kind_penalty.as_slice(), 0.0, 100.0)?;
+        each_in(
+            "budget-per-hour",
+            self.budget_per_hour.as_slice(),
+            1e-9,
+            1e12,
+        )?;
+        each_in("speedup", self.speedup.as_slice(), 1e-6, 1e6)?;
+        each_in(
+            "header-timeout",
+            self.header_timeout.as_slice(),
+            1e-3,
+            3600.0,
+        )?;
+        each_in(
+            "request-timeout",
+            self.request_timeout.as_slice(),
+            1e-3,
+            3600.0,
+        )?;
+        each_in("retention", self.retention.as_slice(), 0.0, 315_576_000.0)?;
+        each_in(
+            "max-connections",
+            self.max_connections.as_slice(),
+            1,
+            1_000_000,
+        )?;
+        each_in("max-queued", self.max_queued.as_slice(), 1, u32::MAX)?;
+        each_in("wal-limit-mib", self.wal_limit_mib.as_slice(), 1, 65_536)?;
+        let testbed_fields = [
+            ("testbed-core-share", self.testbed_core_share.is_some()),
+            ("testbed-mib-per-gib", self.testbed_mib_per_gib.is_some()),
+            ("testbed-in-site-mbit", self.testbed_in_site_mbit.is_some()),
+            (
+                "testbed-cross-site-mbit",
+                self.testbed_cross_site_mbit.is_some(),
+            ),
+        ];
         if !self.testbed
-            && let Some(field) = TESTBED_FIELDS.iter().find(|f| self.is_set(f))
+            && let Some((field, _)) = testbed_fields.iter().find(|(_, set)| *set)
         {
             return Err(SpecError::new(*field, "applies to {testbed} only"));
         }
@@ -431,17 +394,6 @@ impl ServeSpec {
             build::tag(tag).map_err(|m| SpecError::new("ec2-tag", m))?;
         }
         Ok(())
-    }
-
-    /// Whether the testbed field `field` is set.
-    fn is_set(&self, field: &str) -> bool {
-        match field {
-            "testbed-core-share" => self.testbed_core_share.is_some(),
-            "testbed-mib-per-gib" => self.testbed_mib_per_gib.is_some(),
-            "testbed-in-site-mbit" => self.testbed_in_site_mbit.is_some(),
-            "testbed-cross-site-mbit" => self.testbed_cross_site_mbit.is_some(),
-            _ => false,
-        }
     }
 }
 
