@@ -114,7 +114,7 @@ enum Command {
     /// namespaces as hosts, cgroups, rate-limited links between two sites) under `frugal
     /// serve`, one run per policy; each run's measured bill beside the simulator's
     /// replay and prediction (root, Java 17, pyspark).
-    Live(Box<live::LiveArgs>),
+    Live(Box<frugal_report::live::LiveSpec>),
     /// Run the node agent of one host: it heartbeats to the service and runs the Spark
     /// reservation workers the service orders for its VMs.
     Agent(agent::AgentArgs),

@@ -54,43 +54,6 @@ pub enum System {
     Live,
 }
 
-impl System {
-    /// The keys of its spec that name a file or folder (read relative to the experiment
-    /// file when one is beside it: [`Experiment::resolve_agents`]).
-    pub fn path_keys(self) -> &'static [&'static str] {
-        match self {
-            System::Simulate => &[
-                "trace",
-                "jobs-csv",
-                "vm-events",
-                "cluster",
-                "swf",
-                "alibaba",
-            ],
-            System::BagOfTasks => &["machines", "trace"],
-            System::Ephemeral | System::EphemeralPlanners => &["hosts", "utilisation"],
-            System::LearningCurves => &[],
-            System::Spot => &["traces"],
-            System::Zones => &[],
-            System::Live => &[],
-        }
-    }
-
-    /// The subcommand words.
-    pub fn words(self) -> &'static [&'static str] {
-        match self {
-            System::Simulate => &["simulate"],
-            System::BagOfTasks => &["bag-of-tasks"],
-            System::Ephemeral => &["ephemeral"],
-            System::EphemeralPlanners => &["ephemeral", "planners"],
-            System::LearningCurves => &["learning-curves"],
-            System::Spot => &["spot"],
-            System::Zones => &["zones"],
-            System::Live => &["live"],
-        }
-    }
-}
-
 /// One experiment file.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -321,7 +284,7 @@ impl Experiment {
     }
 
     /// Makes every relative `rl:` path, the recorded rows' path, a live experiment's files
-    /// (`jobs-csv`, `cluster`) and the inputs its system's [`System::path_keys`] name
+    /// (`jobs-csv`, `cluster`) and the inputs its system's [`Entry::path_keys`](crate::systems::Entry::path_keys) name
     /// (where a file or folder of that name is beside it) relative to `dir` (the experiment
     /// file's folder), so a file runs the checkpoints and reads the files beside it from any
     /// working directory.
@@ -330,7 +293,7 @@ impl Experiment {
         // a relative value of a path key that names a file or folder beside the
         // experiment file becomes that path (a preset or set name, such as `nasa` or
         // `2-week`, names none and stays as written).
-        let keys = self.system.path_keys();
+        let keys = self.system.entry().path_keys;
         let tables = std::iter::once(&mut self.args)
             .chain(self.cases.iter_mut())
             .chain(std::iter::once(&mut self.quick));
@@ -347,25 +310,6 @@ impl Experiment {
         for (key, values) in &mut self.sweep {
             if keys.contains(&key.as_str()) {
                 values.iter_mut().for_each(|v| beside(v, dir));
-            }
-        }
-        if self.system == System::Live {
-            let tables = std::iter::once(&mut self.args).chain(self.cases.iter_mut());
-            for table in tables {
-                for key in ["jobs-csv", "cluster"] {
-                    let paths = match table.get_mut(key) {
-                        Some(toml::Value::Array(items)) => items.iter_mut().collect(),
-                        Some(v) => vec![v],
-                        None => Vec::new(),
-                    };
-                    for v in paths {
-                        if let toml::Value::String(p) = v
-                            && Path::new(p.as_str()).is_relative()
-                        {
-                            *p = dir.join(p.as_str()).display().to_string();
-                        }
-                    }
-                }
             }
         }
         if let Some(r) = &mut self.recorded {
@@ -417,8 +361,13 @@ impl Experiment {
         }
         grid.into_iter()
             .map(|(case, point)| {
-                let mut argv: Vec<String> =
-                    self.system.words().iter().map(|w| w.to_string()).collect();
+                let mut argv: Vec<String> = self
+                    .system
+                    .entry()
+                    .words
+                    .iter()
+                    .map(|w| w.to_string())
+                    .collect();
                 let mut flags = fixed.clone();
                 let mut labels = Vec::new();
                 if let Some(case) = case {

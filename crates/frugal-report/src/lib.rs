@@ -21,6 +21,7 @@ pub mod marks;
 pub mod names;
 pub mod plot;
 pub mod runner;
+pub mod systems;
 pub mod table;
 pub mod verdict;
 

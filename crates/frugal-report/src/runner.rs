@@ -126,18 +126,18 @@ pub fn run(
     let mut work = Vec::new();
     let mut index = 0;
     for (k, (id, e)) in experiments.iter().enumerate() {
-        // Live runs are never made here: their recorded rows stand for them (below).
-        if e.system == System::Live {
-            continue;
-        }
         for c in e.configurations(quick) {
             // Read and check now, so a bad key in the last file fails before any run.
-            check(e.system, &c.spec).map_err(|m| {
+            e.system.entry().runs.check(&c.spec).map_err(|m| {
                 InputError(anyhow!(
                     "experiments {id}: configuration `frugal {}`: {m}",
                     c.argv.join(" ")
                 ))
             })?;
+            // Live runs are never made here: their recorded rows stand for them (below).
+            if e.system == System::Live {
+                continue;
+            }
             let mine = shard.is_none_or(|s| index % s.count == s.index);
             if mine {
                 work.push((k, index, c));
@@ -170,7 +170,11 @@ pub fn run(
         work.par_iter()
             .map(|(k, index, c)| {
                 let (id, e) = &experiments[*k];
-                let (table, timelines) = configuration(e, c, progress)
+                let (table, timelines) = e
+                    .system
+                    .entry()
+                    .runs
+                    .run(&c.spec, &e.plots, &c.labels, progress)
                     .with_context(|| format!("{id}: frugal {}", c.argv.join(" ")))?;
                 let mut labelled = Table::default();
                 labelled
@@ -189,141 +193,6 @@ pub fn run(
     let mut outputs = live?;
     outputs.extend(recorded);
     Ok(outputs)
-}
-
-/// Runs one configuration (its table read as its system's spec) through the function every
-/// front-end calls: its rows, and the timelines its runs draw (a simulate run per timeline
-/// plot: the first run whose labelled row matches the plot's `where`).
-fn configuration(
-    e: &Experiment,
-    c: &crate::experiment::Configuration,
-    progress: &dyn Progress,
-) -> Result<(Table, Vec<(usize, Figure)>)> {
-    let labels = &c.labels;
-    let mut timelines = Vec::new();
-    let table = match e.system {
-        System::Simulate => {
-            let a: frugal_sim::options::SimulateSpec = typed(&c.spec)?;
-            let runs = frugal_sim::options::compute(&a, 0, progress, &frugal_agents::load_policy)?;
-            let mut t = tidy(&runs.rows)?;
-            shorten_checkpoints(&mut t);
-            let mut labelled = Table::default();
-            for (p, spec) in e.plots.iter().enumerate() {
-                if spec.kind != PlotKind::Timeline {
-                    continue;
-                }
-                if labelled.header.is_empty() {
-                    labelled.append(labels, t.clone()).map_err(|m| anyhow!(m))?;
-                }
-                let matching = labelled.matching(&spec.filter).map_err(|m| anyhow!(m))?;
-                if let Some(&i) = matching.first() {
-                    let r = &runs.results[i];
-                    let vms = r
-                        .vms
-                        .iter()
-                        .filter(|v| !v.intervals.is_empty())
-                        .map(|v| (format!("{} {}", v.id, v.instance_type), v.intervals.clone()))
-                        .collect();
-                    timelines.push((
-                        p,
-                        Figure::Timeline {
-                            vms,
-                            cost: r.cumulative_cost(),
-                        },
-                    ));
-                }
-            }
-            t
-        }
-        System::BagOfTasks => {
-            let spec: frugal_bot::BagOfTasksSpec = typed(&c.spec)?;
-            tidy(&frugal_bot::comparison::compute(&spec, 0, progress)?.rows)?
-        }
-        System::Ephemeral => {
-            let a: frugal_ephemeral::options::EphemeralSpec = typed(&c.spec)?;
-            tidy(&frugal_ephemeral::options::compute(&a, 0, progress)?.rows)?
-        }
-        System::EphemeralPlanners => {
-            let a: frugal_ephemeral::options::PlannersSpec = typed(&c.spec)?;
-            let rows = frugal_ephemeral::options::planners(&a)?;
-            progress.add(rows.len());
-            rows.iter().for_each(|_| progress.tick());
-            tidy(&rows)?
-        }
-        System::LearningCurves => {
-            let a: frugal_agents::curves::CurvesSpec = typed(&c.spec)?;
-            let mut t = tidy(&frugal_agents::curves::curve_rows(&a)?)?;
-            shorten_checkpoints(&mut t);
-            t
-        }
-        System::Spot => {
-            let spec = spot_spec(&c.spec)?;
-            tidy(&frugal_spot::experiment::run(&spec, progress)?)?
-        }
-        System::Zones => {
-            let spec = zones_spec(&c.spec)?;
-            progress.add(1);
-            let rows = frugal_spot::zones::experiment::run_spec(&spec)?;
-            progress.tick();
-            tidy(&rows)?
-        }
-        System::Live => bail!(LIVE_ONLY),
-    };
-    Ok((table, timelines))
-}
-
-/// Why a live configuration is not run by the runner.
-const LIVE_ONLY: &str = "live runs are made by `frugal reproduce --live`, not by the runner";
-
-/// A configuration's table as a system's typed spec (its keys are the spec's fields); an
-/// error names the key.
-///
-/// # Errors
-/// [`InputError`] naming the key that is unknown or whose value the spec does not take.
-fn typed<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, InputError> {
-    toml::Value::Table(table.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| InputError(anyhow!("{}", e.message().trim())))
-}
-
-/// A configuration's table as a spot spec, checked; errors name the field.
-fn spot_spec(table: &toml::Table) -> Result<frugal_spot::SpotSpec, InputError> {
-    let spec: frugal_spot::SpotSpec = typed(table)?;
-    spec.check().map_err(|e| InputError(e.into()))?;
-    Ok(spec)
-}
-
-/// A configuration's table as a multi-zone spec, checked; errors name the field.
-fn zones_spec(
-    table: &toml::Table,
-) -> Result<frugal_spot::zones::experiment::ZonesSpec, InputError> {
-    let spec: frugal_spot::zones::experiment::ZonesSpec = typed(table)?;
-    spec.check().map_err(|e| InputError(e.into()))?;
-    Ok(spec)
-}
-
-/// Reads `spec` as `system`'s typed spec and checks it, for the error only: the key at
-/// fault and what is wrong.
-fn check(system: System, spec: &toml::Table) -> Result<(), InputError> {
-    let checked = |e: frugal_core::spec::SpecError| InputError(e.into());
-    match system {
-        System::Simulate => typed::<frugal_sim::options::SimulateSpec>(spec)?
-            .check()
-            .map_err(checked),
-        System::BagOfTasks => typed::<frugal_bot::BagOfTasksSpec>(spec)?
-            .check()
-            .map_err(checked),
-        System::Ephemeral => typed::<frugal_ephemeral::options::EphemeralSpec>(spec)?
-            .check()
-            .map_err(checked),
-        System::EphemeralPlanners => typed::<frugal_ephemeral::options::PlannersSpec>(spec)?
-            .check()
-            .map_err(checked),
-        System::LearningCurves => typed::<frugal_agents::curves::CurvesSpec>(spec).map(|_| ()),
-        System::Spot => spot_spec(spec).map(|_| ()),
-        System::Zones => zones_spec(spec).map(|_| ()),
-        System::Live => Err(InputError(anyhow!(LIVE_ONLY))),
-    }
 }
 
 /// The shard file of a `--shard` run's output folder.
@@ -555,6 +424,63 @@ pub fn rerecord(
         for o in outputs {
             let rows = Table::from_csv(o.rows_csv.as_bytes())?;
             table.append(&[], rows).map_err(|m| anyhow!("{id}: {m}"))?;
+        }
+        store_recorded(id, e, quick, &table, out)?;
+    }
+    Ok(())
+}
+
+/// Runs every configuration of the live experiments `ids` (`frugal reproduce --live`) with
+/// the `frugal` executable `frugal`, the Python `python` and the applications in
+/// `apps_dir`, writes their rows to `out/recorded/<file name>` and points the experiments
+/// there, as [`rerecord`] does for recorded runs. Each configuration is read as a
+/// [`LiveSpec`](crate::live::LiveSpec) and its runs (databases, logs) go to
+/// `out/live/<id>/<k>`.
+///
+/// # Errors
+/// [`InputError`] for an id that is not a live experiment or a configuration its spec
+/// refuses; what this machine lacks (root, Java 17, pyspark …), before anything runs; a
+/// run's error.
+pub fn record_live(
+    experiments: &mut [(String, Experiment)],
+    ids: &[String],
+    tools: (&Path, &Path, &Path),
+    quick: bool,
+    out: &Path,
+) -> Result<()> {
+    let (frugal, python, apps_dir) = tools;
+    let live: Vec<&str> = experiments
+        .iter()
+        .filter(|(_, e)| e.system == System::Live)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    if let Some(id) = ids.iter().find(|id| !live.contains(&id.as_str())) {
+        let known = if live.is_empty() {
+            "there is none".to_string()
+        } else {
+            format!("the live ones: {}", live.join(", "))
+        };
+        bail!(InputError(anyhow!(
+            "--live {id}: not a live experiment (system = \"live\") among those run; {known}"
+        )));
+    }
+    for (id, e) in experiments.iter_mut().filter(|(id, _)| ids.contains(id)) {
+        let mut table = Table::default();
+        for (k, c) in e.configurations(quick).into_iter().enumerate() {
+            let mut spec =
+                crate::systems::Typed::<crate::live::LiveSpec>::read(&c.spec).map_err(|m| {
+                    let argv = c.argv.join(" ");
+                    InputError(anyhow!(
+                        "experiments {id}: configuration `frugal {argv}`: {m}"
+                    ))
+                })?;
+            spec.python = python.to_path_buf();
+            spec.apps_dir = apps_dir.to_path_buf();
+            spec.out = out.join("live").join(&*id).join(k.to_string());
+            let rows = tidy(&spec.run(frugal)?)?;
+            table
+                .append(&c.labels, rows)
+                .map_err(|m| anyhow!("{id}: {m}"))?;
         }
         store_recorded(id, e, quick, &table, out)?;
     }

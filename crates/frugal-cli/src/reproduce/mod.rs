@@ -2,7 +2,6 @@
 //! `frugal_report::runner` — rows as tidy CSV, claims checked, plots and the report — here
 //! only found, split into shards, and merged.
 
-mod live;
 mod retrain;
 
 use std::path::PathBuf;
@@ -158,14 +157,9 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<()> {
         )?;
     }
     if !a.live.is_empty() {
-        live::record(
-            &mut experiments,
-            &a.live,
-            &a.python,
-            &std::path::absolute(&a.apps_dir)?,
-            a.quick,
-            &a.out,
-        )?;
+        let (exe, apps) = (std::env::current_exe()?, std::path::absolute(&a.apps_dir)?);
+        let tools = (exe.as_path(), a.python.as_path(), apps.as_path());
+        runner::record_live(&mut experiments, &a.live, tools, a.quick, &a.out)?;
     }
     let outputs = runner::run(
         &experiments,
@@ -292,7 +286,7 @@ pub fn experiments(a: &ExperimentsArgs) -> Result<()> {
                 println!(
                     "{id:<22} {:<4} {:<19} {}",
                     e.paper,
-                    e.system.words().join(" "),
+                    e.system.entry().words.join(" "),
                     e.title
                 );
             }

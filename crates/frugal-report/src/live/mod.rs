@@ -23,8 +23,10 @@
 //! job's submission; a job's application follows its kind (paper 004 §6.1.2: WordCount is
 //! CPU-bound, Sort memory-bound, PageRank network-bound).
 
+pub mod contention;
 mod driver;
 pub mod profile;
+mod spec;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -35,6 +37,7 @@ use frugal_core::{Job, JobKind, PolicySpec};
 use frugal_sim::stats::Estimate;
 
 pub use driver::{preflight, run};
+pub use spec::LiveSpec;
 
 /// How often the driver reads the jobs' states.
 pub const POLL: Duration = Duration::from_secs(2);
