@@ -145,6 +145,17 @@ mod tests {
     }
 }
 
+/// How a comparison prints its rows: `--format` and `--wide`.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct Printed {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: FormatArg,
+    /// Table format: show every column (the default fits 120 columns).
+    #[arg(long)]
+    pub wide: bool,
+}
+
 /// Output formats of the comparison tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
 #[serde(rename_all = "kebab-case")]

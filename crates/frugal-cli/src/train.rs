@@ -27,19 +27,12 @@ pub fn run(spec: &TrainSpec) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        a: TrainSpec,
-    }
+    use crate::values::parsed;
 
     #[test]
     fn the_flags_defaults_are_the_specs() {
-        let a = Flags::try_parse_from(["train"]).unwrap().a;
+        let a = parsed::<TrainSpec>(&["train"]).0;
         assert_eq!(a, TrainSpec::default());
     }
 }

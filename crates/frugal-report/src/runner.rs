@@ -174,7 +174,14 @@ pub fn run(
                     .system
                     .entry()
                     .runs
-                    .run(&c.spec, &e.plots, &c.labels, progress)
+                    .run(
+                        &c.spec,
+                        &crate::systems::Setting {
+                            plots: &e.plots,
+                            labels: &c.labels,
+                            progress,
+                        },
+                    )
                     .with_context(|| format!("{id}: frugal {}", c.argv.join(" ")))?;
                 let mut labelled = Table::default();
                 labelled

@@ -15,6 +15,20 @@ use crate::plot::PlotSpec;
 use crate::runner::{InputError, shorten_checkpoints, tidy};
 use crate::{Figure, PlotKind, System, Table};
 
+/// What a configuration's run draws on besides its spec: the experiment's plots, the
+/// configuration's labels and the progress to tick.
+pub struct Setting<'a> {
+    /// The experiment's plots (a timeline plot takes a run's VMs).
+    pub plots: &'a [PlotSpec],
+    /// The configuration's labels (case, swept keys), in front of its rows.
+    pub labels: &'a [(String, String)],
+    /// Ticked once per run.
+    pub progress: &'a dyn Progress,
+}
+
+/// A configuration's rows, and the timelines its runs draw (by plot index).
+pub type Ran = (Table, Vec<(usize, Figure)>);
+
 /// A system's spec as the runner uses it: read from a configuration's table (its keys
 /// are the spec's fields), checked, run.
 pub trait SystemSpec: DeserializeOwned {
@@ -25,17 +39,12 @@ pub trait SystemSpec: DeserializeOwned {
     fn check(&self) -> Result<()>;
 
     /// Runs it through the function the system's subcommand calls: its rows, and the
-    /// timelines its runs draw for the experiment's `plots` whose `where` matches a row
-    /// (with the configuration's `labels` in front).
+    /// timelines its runs draw for the experiment's timeline plots whose `where` matches a
+    /// row (with the configuration's labels in front).
     ///
     /// # Errors
     /// The run's error.
-    fn run(
-        &self,
-        plots: &[PlotSpec],
-        labels: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)>;
+    fn run(&self, at: &Setting) -> Result<Ran>;
 }
 
 /// A system as the table holds it: a spec type behind a configuration's table.
@@ -50,13 +59,7 @@ pub trait Runs: Sync {
     ///
     /// # Errors
     /// As [`Runs::check`]; the run's error.
-    fn run(
-        &self,
-        table: &toml::Table,
-        plots: &[PlotSpec],
-        labels: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)>;
+    fn run(&self, table: &toml::Table, at: &Setting) -> Result<Ran>;
 }
 
 /// The [`Runs`] of spec type `T`.
@@ -85,14 +88,8 @@ impl<T: SystemSpec> Runs for Typed<T> {
         Self::read(table).map(|_| ())
     }
 
-    fn run(
-        &self,
-        table: &toml::Table,
-        plots: &[PlotSpec],
-        labels: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        Self::read(table)?.run(plots, labels, progress)
+    fn run(&self, table: &toml::Table, at: &Setting) -> Result<Ran> {
+        Self::read(table)?.run(at)
     }
 }
 
@@ -178,9 +175,40 @@ impl System {
     }
 }
 
-/// No timelines: a system whose runs draw none.
-fn rows<T: serde::Serialize>(rows: &[T]) -> Result<(Table, Vec<(usize, Figure)>)> {
-    Ok((tidy(rows)?, Vec::new()))
+/// [`SystemSpec`] for specs whose runs draw no timelines: the spec's own check, and its
+/// rows from `rows` (with the spec as `$s` and the progress as `$p`).
+macro_rules! rows_only {
+    ($($spec:ty => |$s:ident, $p:ident| $rows:expr;)*) => {$(
+        impl SystemSpec for $spec {
+            fn check(&self) -> Result<()> {
+                Ok(<$spec>::check(self)?)
+            }
+
+            fn run(&self, at: &Setting) -> Result<Ran> {
+                let ($s, $p) = (self, at.progress);
+                Ok((tidy(&$rows)?, Vec::new()))
+            }
+        }
+    )*};
+}
+
+rows_only! {
+    frugal_bot::BagOfTasksSpec => |s, p| frugal_bot::comparison::compute(s, 0, p)?.rows;
+    frugal_ephemeral::options::EphemeralSpec =>
+        |s, p| frugal_ephemeral::options::compute(s, 0, p)?.rows;
+    frugal_ephemeral::options::PlannersSpec => |s, p| {
+        let rows = frugal_ephemeral::options::planners(s)?;
+        p.add(rows.len());
+        rows.iter().for_each(|_| p.tick());
+        rows
+    };
+    frugal_spot::SpotSpec => |s, p| frugal_spot::experiment::run(s, p)?;
+    frugal_spot::zones::experiment::ZonesSpec => |s, p| {
+        p.add(1);
+        let rows = frugal_spot::zones::experiment::run_spec(s)?;
+        p.tick();
+        rows
+    };
 }
 
 impl SystemSpec for frugal_sim::options::SimulateSpec {
@@ -190,23 +218,20 @@ impl SystemSpec for frugal_sim::options::SimulateSpec {
 
     /// A timeline per timeline plot: the first run whose labelled row matches the plot's
     /// `where`.
-    fn run(
-        &self,
-        plots: &[PlotSpec],
-        labels: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        let runs = frugal_sim::options::compute(self, 0, progress, &frugal_agents::load_policy)?;
+    fn run(&self, at: &Setting) -> Result<Ran> {
+        let runs = frugal_sim::options::compute(self, 0, at.progress, &frugal_agents::load_policy)?;
         let mut t = tidy(&runs.rows)?;
         shorten_checkpoints(&mut t);
         let mut timelines = Vec::new();
         let mut labelled = Table::default();
-        for (p, spec) in plots.iter().enumerate() {
+        for (p, spec) in at.plots.iter().enumerate() {
             if spec.kind != PlotKind::Timeline {
                 continue;
             }
             if labelled.header.is_empty() {
-                labelled.append(labels, t.clone()).map_err(|m| anyhow!(m))?;
+                labelled
+                    .append(at.labels, t.clone())
+                    .map_err(|m| anyhow!(m))?;
             }
             let matching = labelled.matching(&spec.filter).map_err(|m| anyhow!(m))?;
             if let Some(&i) = matching.first() {
@@ -225,102 +250,16 @@ impl SystemSpec for frugal_sim::options::SimulateSpec {
     }
 }
 
-impl SystemSpec for frugal_bot::BagOfTasksSpec {
-    fn check(&self) -> Result<()> {
-        Ok(frugal_bot::BagOfTasksSpec::check(self)?)
-    }
-
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        rows(&frugal_bot::comparison::compute(self, 0, progress)?.rows)
-    }
-}
-
-impl SystemSpec for frugal_ephemeral::options::EphemeralSpec {
-    fn check(&self) -> Result<()> {
-        Ok(frugal_ephemeral::options::EphemeralSpec::check(self)?)
-    }
-
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        rows(&frugal_ephemeral::options::compute(self, 0, progress)?.rows)
-    }
-}
-
-impl SystemSpec for frugal_ephemeral::options::PlannersSpec {
-    fn check(&self) -> Result<()> {
-        Ok(frugal_ephemeral::options::PlannersSpec::check(self)?)
-    }
-
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        let r = frugal_ephemeral::options::planners(self)?;
-        progress.add(r.len());
-        r.iter().for_each(|_| progress.tick());
-        rows(&r)
-    }
-}
-
 impl SystemSpec for frugal_agents::curves::CurvesSpec {
     /// Every field's value is checked as it is read.
     fn check(&self) -> Result<()> {
         Ok(())
     }
 
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        _: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
+    fn run(&self, _: &Setting) -> Result<Ran> {
         let mut t = tidy(&frugal_agents::curves::curve_rows(self)?)?;
         shorten_checkpoints(&mut t);
         Ok((t, Vec::new()))
-    }
-}
-
-impl SystemSpec for frugal_spot::SpotSpec {
-    fn check(&self) -> Result<()> {
-        Ok(frugal_spot::SpotSpec::check(self)?)
-    }
-
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        rows(&frugal_spot::experiment::run(self, progress)?)
-    }
-}
-
-impl SystemSpec for frugal_spot::zones::experiment::ZonesSpec {
-    fn check(&self) -> Result<()> {
-        Ok(frugal_spot::zones::experiment::ZonesSpec::check(self)?)
-    }
-
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        progress: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
-        progress.add(1);
-        let r = frugal_spot::zones::experiment::run_spec(self)?;
-        progress.tick();
-        rows(&r)
     }
 }
 
@@ -332,12 +271,7 @@ impl SystemSpec for crate::live::LiveSpec {
     /// Live runs are never made by the runner: they need root and take up to hours, so
     /// the rows recorded for them stand in (`frugal reproduce --live` makes them again,
     /// with [`crate::runner::record_live`]).
-    fn run(
-        &self,
-        _: &[PlotSpec],
-        _: &[(String, String)],
-        _: &dyn Progress,
-    ) -> Result<(Table, Vec<(usize, Figure)>)> {
+    fn run(&self, _: &Setting) -> Result<Ran> {
         bail!("live runs are made by `frugal reproduce --live`, not by the runner")
     }
 }

@@ -16,7 +16,7 @@ use frugal_bot::comparison::{Block, Runs, Trace, compute, describe, write_out};
 use frugal_bot::{BagOfTasksSpec, BotRow};
 
 use crate::progress::Progress;
-use crate::table::FormatArg;
+use crate::table::{FormatArg, Printed};
 
 /// Options of `frugal bag-of-tasks`: the comparison's (`BagOfTasksSpec`'s fields), and how
 /// to print and where to write.
@@ -26,12 +26,9 @@ pub struct BagOfTasksArgs {
     /// What to run (the spec's fields, one flag each).
     #[command(flatten)]
     pub spec: BagOfTasksSpec,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: FormatArg,
-    /// Table format: show every column (the default fits 120 columns).
-    #[arg(long)]
-    pub wide: bool,
+    /// How to print the rows.
+    #[command(flatten)]
+    pub printed: Printed,
     /// Worker threads (0: one per core). Any count gives the same rows; overhead is
     /// CPU time of the scheduling thread, but cores shared with other runs make it
     /// noisier — use 1 to measure it.
@@ -66,7 +63,7 @@ pub fn run(a: &BagOfTasksArgs) -> Result<()> {
 
 fn print(a: &BagOfTasksArgs, traces: &[Trace], blocks: &[Block], rows: &[BotRow]) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    match a.format {
+    match a.printed.format {
         FormatArg::Csv => {
             let mut w = csv::Writer::from_writer(&mut out);
             for row in rows {
@@ -81,7 +78,7 @@ fn print(a: &BagOfTasksArgs, traces: &[Trace], blocks: &[Block], rows: &[BotRow]
         }
         FormatArg::Table | FormatArg::Markdown => {}
     }
-    let md = a.format == FormatArg::Markdown;
+    let md = a.printed.format == FormatArg::Markdown;
     writeln!(
         out,
         "Bags of tasks on a hybrid cloud (paper 003): each task's deadline is α × its run time on \
@@ -105,7 +102,7 @@ fn print(a: &BagOfTasksArgs, traces: &[Trace], blocks: &[Block], rows: &[BotRow]
             describe(&block.setup, block.scale)
         )?;
         let block_rows = &rows[b * per_block..(b + 1) * per_block];
-        writeln!(out, "{}", table::runs(block_rows, a.wide, md))?;
+        writeln!(out, "{}", table::runs(block_rows, a.printed.wide, md))?;
         let vs = versus(block_rows);
         if vs
             .iter()
@@ -132,32 +129,24 @@ fn print(a: &BagOfTasksArgs, traces: &[Trace], blocks: &[Block], rows: &[BotRow]
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
+    use crate::values::parsed;
     use frugal_bot::{Implementation, Policy};
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        a: BagOfTasksArgs,
-    }
 
     /// The flags' defaults are the spec's defaults, and the choices map onto the
     /// library's names: one default and one name on both faces.
     #[test]
     fn the_flags_map_onto_the_spec() {
-        let a = Flags::try_parse_from(["bag-of-tasks"]).unwrap().a;
+        let a = parsed::<BagOfTasksArgs>(&["bag-of-tasks"]).0;
         assert_eq!(a.spec, BagOfTasksSpec::default());
-        let a = Flags::try_parse_from([
+        let a = parsed::<BagOfTasksArgs>(&[
             "bag-of-tasks",
             "--policies",
             "optimal,ha-ra",
             "--implementation",
             "reference",
         ])
-        .unwrap()
-        .a;
+        .0;
         assert_eq!(a.spec.policies, [Policy::Optimal, Policy::HaRa]);
         assert_eq!(a.spec.implementation, Implementation::Reference);
     }

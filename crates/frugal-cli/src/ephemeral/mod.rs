@@ -22,7 +22,7 @@ pub use planners::PlannersArgs;
 
 use crate::Usage;
 use crate::progress::Progress;
-use crate::table::FormatArg;
+use crate::table::{FormatArg, Printed};
 
 /// A sub-command of `frugal ephemeral`.
 #[derive(Subcommand, Debug)]
@@ -46,12 +46,9 @@ pub struct EphemeralArgs {
     /// per (data centre, chunk size, margin, strategy).
     #[arg(long)]
     pub per_run: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: FormatArg,
-    /// Table format: show every column (the default fits 120 columns).
-    #[arg(long)]
-    pub wide: bool,
+    /// How to print the rows.
+    #[command(flatten)]
+    pub printed: Printed,
     /// Worker threads (0: one per core). Any count gives the same rows.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16))]
     pub threads: u16,
@@ -72,7 +69,7 @@ pub fn run(a: &EphemeralArgs) -> Result<()> {
         return planners::run(p);
     }
     let spec = a.options.clone();
-    if a.per_run && matches!(a.format, FormatArg::Table | FormatArg::Markdown) {
+    if a.per_run && matches!(a.printed.format, FormatArg::Table | FormatArg::Markdown) {
         return Err(Usage(anyhow!(
             "--per-run applies to --format csv or json; the tables show medians per cell"
         ))
@@ -98,7 +95,7 @@ fn print(
     coverage: &[DcCoverage],
 ) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    match a.format {
+    match a.printed.format {
         FormatArg::Csv => {
             let mut w = csv::Writer::from_writer(&mut out);
             if a.per_run {
@@ -120,7 +117,7 @@ fn print(
         }
         FormatArg::Table | FormatArg::Markdown => {}
     }
-    let md = a.format == FormatArg::Markdown;
+    let md = a.printed.format == FormatArg::Markdown;
     writeln!(
         out,
         "MapReduce on ephemeral capacity (paper 001): one job of {} tasks per run, submitted at \
@@ -133,7 +130,7 @@ fn print(
             " Chunks are in place at submission (--upload to simulate the\nclient's upload)."
         }
     )?;
-    writeln!(out, "{}", table::cells(cells, md, a.wide))?;
+    writeln!(out, "{}", table::cells(cells, md, a.printed.wide))?;
     if !improvements.is_empty() {
         writeln!(
             out,

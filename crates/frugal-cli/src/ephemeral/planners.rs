@@ -149,19 +149,12 @@ pub fn run(a: &PlannersArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        a: ProblemArgs,
-    }
+    use crate::values::parsed;
 
     #[test]
     fn the_flags_defaults_are_the_specs() {
-        let a = Flags::try_parse_from(["planners"]).unwrap().a;
+        let a = parsed::<ProblemArgs>(&["planners"]).0;
         assert_eq!(a.spec(), PlannersSpec::default());
     }
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use frugal_sim::options::{SimulateSpec, aggregate, compute, write_out};
 
 use crate::progress::Progress;
-use crate::table::FormatArg;
+use crate::table::{FormatArg, Printed};
 
 /// Options of `frugal simulate`: the comparison's, and how to print and where to write.
 #[derive(Args, Debug)]
@@ -20,12 +20,9 @@ pub struct SimulateArgs {
     /// What to compare (the spec's fields, one flag each).
     #[command(flatten)]
     pub options: SimulateSpec,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: FormatArg,
-    /// Table format: show every column (the default fits 120 columns).
-    #[arg(long)]
-    pub wide: bool,
+    /// How to print the rows.
+    #[command(flatten)]
+    pub printed: Printed,
     /// Worker threads for the runs (0: one per core); any count gives the same output.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16))]
     pub threads: u16,
@@ -58,14 +55,14 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
     let plan = &runs.plan;
     let tables = aggregate(&runs, &spec.baseline.to_string());
     let mut out = std::io::stdout().lock();
-    match a.format {
+    match a.printed.format {
         FormatArg::Table | FormatArg::Markdown => {
             writeln!(out, "{}", plan.header)?;
             for (w, aggregates) in &tables {
                 let wl = &plan.workloads[*w];
                 writeln!(out, "\n{} ({} jobs)", wl.label, wl.jobs)?;
-                let text = if a.format == FormatArg::Table {
-                    table::render(aggregates, a.wide, a.options.timings)
+                let text = if a.printed.format == FormatArg::Table {
+                    table::render(aggregates, a.printed.wide, a.options.timings)
                 } else {
                     table::markdown(aggregates, a.options.timings)
                 };
