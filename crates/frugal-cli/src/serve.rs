@@ -2,6 +2,7 @@
 //! standalone cluster. Its flags are [`ServeSpec`]'s fields (derived on the spec in
 //! `frugal-service`), over the configuration file `--config` names.
 
+use frugal_core::spec::ConfigFile;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -29,7 +30,7 @@ impl ServeArgs {
     pub fn spec(&self) -> Result<ServeSpec> {
         match &self.config {
             Some(file) => {
-                let base = ServeSpec::read(file).map_err(crate::Usage)?;
+                let base = ServeSpec::read(file).map_err(|m| crate::Usage(anyhow::anyhow!(m)))?;
                 Ok(self.spec.over(&base))
             }
             None => Ok(self.spec.clone()),

@@ -1,7 +1,7 @@
 //! The clap parsers of the libraries' value types (`frugal_core::flags`, the cluster's in
 //! `frugal-sim`), for the commands whose flags are not a library spec's.
 
-pub use frugal_core::flags::{PolicyParser, choice, number_in};
+pub use frugal_core::flags::{PolicyParser, choice};
 pub use frugal_sim::options::choices::ClusterParser;
 
 /// `argv` parsed as the flags `A` alone, with their matches (for the tests of the flags).

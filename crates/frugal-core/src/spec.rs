@@ -197,6 +197,36 @@ where
     d.deserialize_any(Text)?.parse().map_err(de::Error::custom)
 }
 
+/// A spec that is also a configuration file (`frugal serve --config`, `frugal agent
+/// --config`): TOML with one key per flag, named as the flag, unset fields left out (so
+/// every field is an `Option` or a list skipped when empty).
+pub trait ConfigFile: serde::Serialize + serde::de::DeserializeOwned {
+    /// Reads the file at `path`.
+    ///
+    /// # Errors
+    /// `--config <path>: …`: the file cannot be read, or a key or value is not a
+    /// setting's (named with its line).
+    fn read(path: &std::path::Path) -> Result<Self, String> {
+        let at = |e: &dyn fmt::Display| format!("--config {}: {e}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| at(&e))?;
+        toml::from_str(&text).map_err(|e| at(&e))
+    }
+
+    /// The spec as its file.
+    fn to_toml(&self) -> String {
+        toml::to_string(self).expect("every field has a TOML form")
+    }
+
+    /// This spec's set fields over `base`'s: a field set in both takes this one's value
+    /// (the command line's over its configuration file's).
+    fn over(&self, base: &Self) -> Self {
+        let table = |s: &Self| toml::Table::try_from(s).expect("every field has a TOML form");
+        let mut merged = table(base);
+        merged.extend(table(self));
+        merged.try_into().expect("a merge of two specs is one")
+    }
+}
+
 /// A closed set of named values (a queue discipline, a billing granularity): the names a
 /// spec, a flag or a keyword takes, each with a one-line help that `--help` lists. Declared
 /// with [`choice!`](crate::choice), which also gives serde by name, or implemented by types

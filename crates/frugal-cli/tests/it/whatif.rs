@@ -3,6 +3,7 @@
 //! policy gives what `frugal simulate` gives on the exported jobs, and bad input is named.
 
 use crate::common;
+use frugal_core::spec::ConfigFile;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,7 @@
 //! The live driver's processes: the control namespace, `frugal serve` in it, the HTTP
 //! calls that submit and follow the jobs, and the clean-up that leaves nothing behind.
 
+use frugal_core::spec::ConfigFile;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::os::unix::process::CommandExt;
 use std::path::Path;

@@ -8,6 +8,7 @@
 
 mod clients;
 
+use frugal_core::spec::ConfigFile;
 use std::collections::HashSet;
 use std::io::Write;
 use std::net::SocketAddr;

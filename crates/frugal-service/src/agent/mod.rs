@@ -11,7 +11,10 @@
 
 pub mod cgroup;
 pub mod protocol;
+pub mod spec;
 pub mod worker;
+
+pub use spec::{AgentRuntime, AgentSpec};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

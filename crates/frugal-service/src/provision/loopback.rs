@@ -35,7 +35,7 @@ impl Provisioner for Loopback {
     }
 
     fn power_on(&self, vm: VmId) -> Result<(), ProvisionError> {
-        self.agents.start(&[], &[], vm, self.address(vm))
+        self.agents.start(&[], None, vm, self.address(vm))
     }
 
     fn power_off(&self, vm: VmId) -> Result<(), ProvisionError> {

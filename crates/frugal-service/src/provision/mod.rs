@@ -17,6 +17,7 @@ mod loopback;
 mod netns;
 pub mod testbed;
 
+use frugal_core::spec::ConfigFile;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::process::Command;
@@ -25,7 +26,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use frugal_core::cluster::VmId;
 
-use crate::agent::Runtime;
+use crate::agent::{AgentRuntime, AgentSpec, Runtime};
 use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
 
 pub use loopback::Loopback;
@@ -111,40 +112,33 @@ impl AgentLaunch {
             .unwrap_or(80)
     }
 
-    /// The `frugal agent` command for VM `vm` at `address` with the further arguments
-    /// `extra`, run through `wrapper` (e.g. `ip netns exec <ns>`) if it is not empty.
-    fn command(&self, wrapper: &[&str], extra: &[String], vm: VmId, address: Ipv4Addr) -> Command {
-        let mut cmd = match wrapper.split_first() {
-            Some((program, args)) => {
-                let mut c = Command::new(program);
-                c.args(args).arg(&self.frugal);
-                c
-            }
-            None => Command::new(&self.frugal),
+    /// The settings of VM `vm`'s agent at `address` (its workers each capped at
+    /// `worker_core_share` of a physical core per core, on testbeds).
+    pub fn spec(&self, vm: VmId, address: Ipv4Addr, worker_core_share: Option<f64>) -> AgentSpec {
+        let (runtime, spark_home) = match &self.runtime {
+            Runtime::Spark { spark_home } => (AgentRuntime::Spark, Some(spark_home.clone())),
+            Runtime::Emulated => (AgentRuntime::Emulated, None),
         };
-        cmd.arg("agent")
-            .arg("--service")
-            .arg(&self.service_url)
-            .arg("--token-file")
-            .arg(&self.token_file)
-            .arg("--host-id")
-            .arg(self.host_id(vm))
-            .arg("--vm")
-            .arg(format!("{vm}={address}"));
-        match &self.runtime {
-            Runtime::Spark { spark_home } => cmd.arg("--spark-home").arg(spark_home),
-            Runtime::Emulated => cmd.args(["--runtime", "emulated"]),
-        };
-        cmd.arg("--work-dir").arg(self.host_dir(vm)).args(extra);
-        cmd
+        AgentSpec {
+            service: Some(self.service_url.clone()),
+            token_file: Some(self.token_file.clone()),
+            host_id: Some(self.host_id(vm)),
+            vm: vec![format!("{vm}={address}")],
+            runtime: Some(runtime),
+            spark_home,
+            work_dir: Some(self.host_dir(vm)),
+            worker_core_share,
+            ..AgentSpec::default()
+        }
     }
 
-    /// Starts VM `vm`'s agent (through `wrapper`, with the further arguments `extra`)
-    /// unless its PID file names a live process.
+    /// Starts VM `vm`'s agent (through `wrapper`, e.g. `ip netns exec <ns>`, if it is not
+    /// empty) unless its PID file names a live process: its settings are written to
+    /// `vm<k>/agent.toml` and it runs `frugal agent --config` on that file.
     fn start(
         &self,
         wrapper: &[&str],
-        extra: &[String],
+        worker_core_share: Option<f64>,
         vm: VmId,
         address: Ipv4Addr,
     ) -> Result<(), ProvisionError> {
@@ -155,13 +149,19 @@ impl AgentLaunch {
         }
         let failed = |e: std::io::Error| ProvisionError::Failed(format!("{}: {e}", dir.display()));
         std::fs::create_dir_all(&dir).map_err(failed)?;
-        spawn_group(
-            &mut self.command(wrapper, extra, vm, address),
-            &dir.join("agent.log"),
-            &pid_file,
-            None,
-        )
-        .map_err(failed)?;
+        let config = dir.join("agent.toml");
+        let spec = self.spec(vm, address, worker_core_share);
+        std::fs::write(&config, spec.to_toml()).map_err(failed)?;
+        let mut cmd = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(&self.frugal);
+                c
+            }
+            None => Command::new(&self.frugal),
+        };
+        cmd.arg("agent").arg("--config").arg(&config);
+        spawn_group(&mut cmd, &dir.join("agent.log"), &pid_file, None).map_err(failed)?;
         Ok(())
     }
 

@@ -197,10 +197,10 @@ impl Provisioner for Netns {
         };
         let (wrapper, agent) = match &self.testbed {
             Some(t) => t.enter(&self.prefix, vm, &ns)?,
-            None => (self.wrapper(vm), Vec::new()),
+            None => (self.wrapper(vm), None),
         };
         let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-        agents.start(&wrapper, &agent, vm, self.address(vm))
+        agents.start(&wrapper, agent, vm, self.address(vm))
     }
 
     fn power_off(&self, vm: VmId) -> Result<(), ProvisionError> {

@@ -174,7 +174,7 @@ impl Testbed {
     }
 
     /// Creates VM `vm`'s cgroups with its limits; returns the wrapper that starts VM
-    /// `vm`'s agent inside them and in namespace `ns`, and the agent's own arguments
+    /// `vm`'s agent inside them and in namespace `ns`, and the agent's worker core share
     /// (each of its workers in a group of its own).
     ///
     /// # Errors
@@ -184,7 +184,7 @@ impl Testbed {
         prefix: &str,
         vm: VmId,
         ns: &str,
-    ) -> Result<(Vec<String>, Vec<String>), ProvisionError> {
+    ) -> Result<(Vec<String>, Option<f64>), ProvisionError> {
         let capacity = self.vms.get(vm as usize).map_or(Resources::ZERO, |v| v.1);
         let g = Testbed::cgroups(prefix, vm);
         let bytes =
@@ -204,8 +204,7 @@ impl Testbed {
             format!("--net=/run/netns/{ns}"),
             "--".into(),
         ]);
-        let agent = vec!["--worker-core-share".into(), self.core_share.to_string()];
-        Ok((wrapper, agent))
+        Ok((wrapper, Some(self.core_share)))
     }
 
     /// Limits interface `dev` (in namespace `ns`, or this one) to `mbit` Mbit/s on egress

@@ -13,7 +13,7 @@
 mod build;
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -264,32 +264,9 @@ pub struct ServeSpec {
     pub wal_limit_mib: Option<u32>,
 }
 
+impl frugal_core::spec::ConfigFile for ServeSpec {}
+
 impl ServeSpec {
-    /// The spec in a configuration file (TOML, one key per flag).
-    ///
-    /// # Errors
-    /// The file cannot be read; a key that is not a field or a value of the wrong type,
-    /// naming the file, the line and the key.
-    pub fn read(path: &Path) -> anyhow::Result<ServeSpec> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("--config {}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("--config {}: {e}", path.display()))
-    }
-
-    /// The spec as its configuration file (TOML; unset fields left out).
-    pub fn to_toml(&self) -> String {
-        toml::to_string(self).expect("every field has a TOML form")
-    }
-
-    /// This spec's set fields over `base`'s: a field set in both takes this one's value
-    /// (the command line's over its configuration file's).
-    pub fn over(&self, base: &ServeSpec) -> ServeSpec {
-        let table = |s: &ServeSpec| toml::Table::try_from(s).expect("every field has a TOML form");
-        let mut merged = table(base);
-        merged.extend(table(self));
-        merged.try_into().expect("a merge of two specs is one")
-    }
-
     /// The cluster [default: `small-hybrid`].
     pub fn cluster(&self) -> ClusterSource {
         self.cluster

@@ -1,4 +1,5 @@
 use super::*;
+use frugal_core::spec::ConfigFile;
 
 fn spec(text: &str) -> ServeSpec {
     toml::from_str(text).unwrap()
