@@ -514,9 +514,16 @@ impl SparkPlacementEnv {
         // of it, all or nothing, as the scheduler places jobs); once started, each
         // placement keeps the rest placeable (placing one executor takes exactly one of the
         // slots), so a job is never left half placed. RlPolicy applies the same rule.
-        let whole = placed > 0 || cluster.slots(&job.executor_demand, |_| true) >= u64::from(left);
+        // One pass: a VM is placeable if one executor fits (one copy of the demand), and
+        // the copies summed are the cluster's free slots (`Cluster::slots`).
+        let mut slots: u64 = 0;
         for (i, v) in cluster.vms.iter().enumerate() {
-            self.mask[i + 1] = whole && v.free.fits(&job.executor_demand);
+            let copies = v.free.copies_of(&job.executor_demand);
+            slots += u64::from(copies);
+            self.mask[i + 1] = copies > 0;
+        }
+        if placed == 0 && slots < u64::from(left) {
+            self.mask[1..].iter_mut().for_each(|m| *m = false);
         }
         // Under FCFS only a completion can make room for the offered job, so waiting is
         // feasible only before its first executor and while some job runs.

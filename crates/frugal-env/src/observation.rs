@@ -71,7 +71,9 @@ pub fn encode(
     scale: &ObservationScale,
     out: &mut [f32],
 ) {
-    out.iter_mut().for_each(|x| *x = 0.0);
+    // Every VM's three entries are written below; only the job's part needs clearing.
+    let base = 3 * cluster.len();
+    out[base..].iter_mut().for_each(|x| *x = 0.0);
     for (i, v) in cluster.vms.iter().enumerate() {
         out[3 * i] = v.free.0[CPU] as f32 / scale.cores;
         out[3 * i + 1] = v.free.0[MEMORY] as f32 / scale.memory_mib;
@@ -80,7 +82,6 @@ pub fn encode(
     let Some((job, left)) = job else {
         return;
     };
-    let base = 3 * cluster.len();
     let kind = match job.kind {
         JobKind::CpuBound => 0,
         JobKind::MemoryBound => 1,
