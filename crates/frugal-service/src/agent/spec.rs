@@ -24,58 +24,48 @@ frugal_core::choice! {
 /// configuration file (`field-name = …`); `None` takes the default named in the field's
 /// doc.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct AgentSpec {
     /// The service's URL as this host reaches it, e.g. http://10.0.0.1:8080 (required).
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
     /// File holding the agent token (the service's --agent-token-file);
     /// FRUGAL_AGENT_TOKEN overrides it [default: frugal-agent.token].
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_file: Option<PathBuf>,
     /// This host's id, unique in the cluster ([A-Za-z0-9_.-]; required).
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub host_id: Option<String>,
     /// A VM this host runs, as ID=ADDRESS (the service's VM id and the IPv4 address its
     /// workers bind to); repeat for several (at least one).
     #[cfg_attr(feature = "clap", arg(long, value_name = "ID=ADDRESS"))]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub vm: Vec<String>,
     /// What the reservation workers are [default: spark].
     #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<AgentRuntime>()))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<AgentRuntime>,
     /// spark: the Spark installation [default: $SPARK_HOME].
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub spark_home: Option<PathBuf>,
     /// Directory for worker logs, PID files and scratch space [default: frugal-agent].
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub work_dir: Option<PathBuf>,
     /// Cores this host reports, in [1, 100,000] [default: the machine's].
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cores: Option<u32>,
     /// Memory this host reports, GiB in [0.001, 1e6] [default: the machine's].
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_gib: Option<f64>,
     /// On a cloud instance: poll this instance-metadata service (IMDSv2) every beat for a
     /// spot interruption notice and report it, e.g. http://169.254.169.254 on EC2 (the
     /// service then moves this host's executors before the instance is reclaimed).
     #[cfg_attr(feature = "clap", arg(long, value_name = "URL"))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub interruption_notices: Option<String>,
     /// Testbeds (frugal serve --testbed sets it): run each reservation worker and its
     /// executors in a cgroup v1 cpu group of its own below the agent's, capped at this
     /// share of a physical core per core it offers, in [0.001, 64].
     #[cfg_attr(feature = "clap", arg(long, value_name = "SHARE"))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub worker_core_share: Option<f64>,
 }
 
