@@ -1,5 +1,6 @@
 //! Invariants over random clusters and workloads.
 
+use frugal_core::PowerState;
 use frugal_core::cluster::{Cluster, InstanceType, Site, VmGroup};
 use frugal_core::lifecycle::JobState;
 use frugal_core::spec::Choice;
@@ -7,7 +8,7 @@ use frugal_core::{
     BillingGranularity, DurationModel, Job, JobKind, PolicyKind, PolicyParams, QueueDiscipline,
     Resources, Rut, SchedulerConfig,
 };
-use frugal_sim::{RunResult, SimConfig, simulate};
+use frugal_sim::{RunResult, SimConfig, Simulation, simulate};
 use proptest::prelude::*;
 
 fn arb_cluster() -> impl Strategy<Value = Cluster> {
@@ -186,6 +187,31 @@ proptest! {
         // every job the policy can ever place fits.
         for rec in &r.jobs {
             prop_assert!(rec.status != JobState::Queued, "job {} left waiting", rec.id);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// A VM's power is kept twice: the cluster's state (what a placement reads) and the
+    /// fleet's intervals (what the bill reads). After every instant they agree, a VM that
+    /// hosts executors is on, and no VM is still booting past the end of its boot.
+    #[test]
+    fn the_cluster_and_the_bill_agree_on_every_vms_power(cluster in arb_cluster(), jobs in arb_jobs(), (policy, _q, cfg) in arb_config()) {
+        let (cluster, scheduler) = cfg.scheduler(&cluster, policy.build(&PolicyParams::default()));
+        let mut sim = Simulation::with_scheduler(&cluster, jobs.as_slice(), cfg, scheduler);
+        while sim.advance().is_some() {
+            sim.schedule();
+            let now = sim.now();
+            let ctl = sim.controller();
+            for vm in &ctl.cluster().vms {
+                prop_assert_eq!(ctl.fleet().is_on(vm.id), vm.is_active(), "VM {} at {} s", vm.id, now);
+                prop_assert!(vm.executors == 0 || vm.is_active(), "VM {} hosts executors while off", vm.id);
+                if let PowerState::Booting { ready_at } = vm.power {
+                    prop_assert!(ready_at > now, "VM {} still booting at {} s, ready at {} s", vm.id, now, ready_at);
+                }
+            }
         }
     }
 }
