@@ -500,6 +500,11 @@ mod tests {
     }
 
     fn state() -> State {
+        booting(0.0)
+    }
+
+    /// A state whose VMs take `boot_s` seconds to boot.
+    fn booting(boot_s: f64) -> State {
         let cluster = Preset::SmallHybrid
             .config(PricingModel::Model1)
             .build("small")
@@ -509,7 +514,7 @@ mod tests {
             admission_control: false,
             rut: Rut::default(),
             duration: DurationModel::default(),
-            boot_latency_s: 0.0,
+            boot_latency_s: boot_s,
             charge_decision_time: false,
             backfill: frugal_core::Backfill::None,
         };
@@ -537,10 +542,11 @@ mod tests {
     proptest! {
         /// Whatever happens, each VM's free resources and executor count are exactly
         /// what its running jobs' placements leave, a VM is on iff it hosts executors,
-        /// and its open power interval matches.
+        /// its open power interval matches, and no VM in service is still booting past
+        /// its boot's end (VMs take 0 or 25 s to boot; one operation every 10 s).
         #[test]
-        fn reservations_and_power_stay_consistent(ops in prop::collection::vec(op(), 1..60)) {
-            let mut st = state();
+        fn reservations_and_power_stay_consistent(ops in prop::collection::vec(op(), 1..60), slow in any::<bool>()) {
+            let mut st = booting(if slow { 25.0 } else { 0.0 });
             let mut now = 0.0;
             for (k, op) in ops.into_iter().enumerate() {
                 now += 10.0;
@@ -610,6 +616,9 @@ mod tests {
                     prop_assert_eq!(v.free.plus(&used[i]), v.capacity);
                     prop_assert_eq!(v.is_active(), executors[i] > 0);
                     prop_assert_eq!(st.controller().fleet().is_on(v.id), executors[i] > 0);
+                    if let frugal_core::PowerState::Booting { ready_at } = v.power {
+                        prop_assert!(ready_at > now, "VM {} still booting at {} s, ready at {} s", v.id, now, ready_at);
+                    }
                 }
                 // Only ended jobs leave memory, and an id maps to its own slot.
                 for (id, &j) in &st.by_id {
@@ -638,6 +647,33 @@ mod tests {
     /// Hand-computed: a job on VM v loses v at t = 100 s. v's bill is closed at 100 s of
     /// per-second billing, its executors are re-placed elsewhere at once (the reason
     /// says where), and v is out of service until 100 + 600 s, then off and free.
+    /// Hand-computed: VMs boot in 25 s. A 1-executor job is placed at t = 0 on a VM
+    /// that boots until 25 s; at 10 s its VM is lost and the executor is re-placed on a
+    /// VM turned on then, booting until 10 + 25 = 35 s. That VM is still booting at 30 s
+    /// and ready from 35 s (before, a replacement's VM never left booting: its boot's end
+    /// was not a wake-up).
+    #[test]
+    fn a_replacements_vm_boots_and_is_ready_at_its_boots_end() {
+        let mut st = booting(25.0);
+        let body = r#"{"id":"j","executors":1,"executor_cores":1,"executor_memory_gib":1,
+                       "estimated_duration_s":1000}"#;
+        let s = Submission::parse(body.as_bytes()).unwrap();
+        let job = s.job(0.0);
+        st.add(s, job, JobState::Queued, 0.0);
+        st.schedule(0.0);
+        let v = st.entry(0).placement.clone().unwrap().executors_per_vm[0].0;
+        let reason = "test".to_string();
+        st.handle(Event::VmLost { vm: v, reason }, 10.0);
+        let w = st.entry(0).placement.clone().unwrap().executors_per_vm[0].0;
+        assert_ne!(w, v);
+        let booting = frugal_core::PowerState::Booting { ready_at: 35.0 };
+        assert_eq!(st.cluster().vm(w).power, booting);
+        st.schedule(30.0);
+        assert_eq!(st.cluster().vm(w).power, booting);
+        st.schedule(35.0);
+        assert_eq!(st.cluster().vm(w).power, frugal_core::PowerState::On);
+    }
+
     #[test]
     fn a_lost_vm_is_billed_to_the_loss_replaced_and_out_of_service_for_600_s() {
         let mut st = running_job(2, 2.0);

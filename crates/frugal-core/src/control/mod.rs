@@ -1181,7 +1181,14 @@ impl<J: AsRef<[Job]>> Controller<J> {
         };
         match placed {
             Some((replacement, powered_on)) => {
-                self.powered_on(&powered_on, now, effects);
+                // The VMs it turned on boot as any others: ready (and marked so by a
+                // wake-up) when their boot ends. The replacement executors are the job's
+                // at once, as before; only the VMs' state waits for the boot.
+                let ready = powered_on
+                    .iter()
+                    .map(|&v| self.cluster.vm(v).ready_if_reserved(now, 0.0))
+                    .fold(now, f64::max);
+                self.powered_on(&powered_on, ready, effects);
                 self.busy(&replacement);
                 self.add_used(part.executor_demand.times(n), true);
                 let r = self.record_mut(idx);
