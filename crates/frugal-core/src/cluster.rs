@@ -109,6 +109,15 @@ impl Vm {
         !matches!(self.power, PowerState::Off)
     }
 
+    /// When a booting VM can run executors (seconds); `None` if it is off or on.
+    #[inline]
+    pub fn booting_until(&self) -> Option<f64> {
+        match self.power {
+            PowerState::Booting { ready_at } => Some(ready_at),
+            PowerState::Off | PowerState::On => None,
+        }
+    }
+
     /// Remaining active time T_vm in seconds at `now` (0 for an idle or off VM).
     #[inline]
     pub fn remaining_active_time(&self, now: f64) -> f64 {

@@ -37,7 +37,7 @@ pub use event::Event;
 
 use crate::DecisionCost;
 use crate::billing::BillingGranularity;
-use crate::cluster::{Cluster, VmId};
+use crate::cluster::{Cluster, Vm, VmId};
 use crate::fleet::{Fleet, KeepAlive};
 use crate::job::Job;
 use crate::lifecycle::JobState;
@@ -184,10 +184,10 @@ pub struct Controller<J = Vec<Job>> {
     running: usize,
     free: Vec<usize>,
     fleet: Fleet,
-    /// Idle VMs on keep-alive: when each is to be turned off.
+    /// Idle VMs on keep-alive: when each is to be turned off. (A booting VM's end of
+    /// boot is the cluster's [`PowerState::Booting`](crate::cluster::PowerState), the
+    /// one record of a VM's power the controller reads.)
     off_at: Vec<Option<f64>>,
-    /// Booting VMs: when each is ready.
-    ready_at: Vec<Option<f64>>,
     /// A time no later than any pending keep-alive expiry, boot completion or return to
     /// service (+∞: none pending), so that an instant with nothing due costs no scan of
     /// the VMs (a large cluster with keep-alive 0 and no boot latency never scans).
@@ -275,15 +275,11 @@ impl Controller {
         let demand = self.jobs[idx].executor_demand;
         let mut on = Vec::new();
         let boot = record.start.map_or(0.0, |s| (s - now).max(0.0));
-        let ready = self
-            .cluster
+        self.cluster
             .reserve(&placement, &demand, now, boot, &mut on)
             .expect("a restored placement fits the cluster it was made on");
         for &vm in &on {
-            if ready > now {
-                self.ready_at[vm as usize] = Some(ready);
-                self.arm(ready);
-            }
+            self.arm_boot(vm);
             self.count_on(vm, true);
         }
         self.add_used(demand.times(placement.executors()), true);
@@ -344,7 +340,6 @@ impl<J: AsRef<[Job]>> Controller<J> {
             running: 0,
             free: Vec::new(),
             off_at: vec![None; n],
-            ready_at: vec![None; n],
             soonest: f64::INFINITY,
             turned_off: Vec::new(),
             off_next_pass: Vec::new(),
@@ -470,11 +465,12 @@ impl<J: AsRef<[Job]>> Controller<J> {
     fn next_wake_scan(&self) -> Option<f64> {
         let quarantine =
             (0..self.cluster.len()).filter_map(|v| self.fleet.out_of_service(v as VmId));
+        let boots = self.cluster.vms.iter().filter_map(Vm::booting_until);
         self.off_at
             .iter()
-            .chain(&self.ready_at)
             .flatten()
             .copied()
+            .chain(boots)
             .chain(quarantine)
             .reduce(f64::min)
     }
@@ -539,16 +535,13 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     // ---- Power. -----------------------------------------------------------------------
 
-    /// Books the VMs a reservation turned on at `now`, ready at `ready`.
-    fn powered_on(&mut self, vms: &[VmId], ready: f64, effects: &mut Vec<Effect>) {
+    /// Books the VMs a reservation turned on at `now` (the cluster holds when each is
+    /// ready: its boot's end is a wake-up).
+    fn powered_on(&mut self, vms: &[VmId], effects: &mut Vec<Effect>) {
         let now = self.now;
         for &vm in vms {
-            let i = vm as usize;
-            self.off_at[i] = None;
-            if ready > now {
-                self.ready_at[i] = Some(ready);
-                self.arm(ready);
-            }
+            self.off_at[vm as usize] = None;
+            self.arm_boot(vm);
             self.count_on(vm, true);
             // Off and on again in this instant: no power cycle, no effect either way.
             match self
@@ -584,7 +577,6 @@ impl<J: AsRef<[Job]>> Controller<J> {
         if !self.cluster.power_off(vm, t) {
             return;
         }
-        self.ready_at[i] = None;
         self.count_on(vm, false);
         self.fleet.power_off(vm, t);
         self.turned_off.push((vm, t));
@@ -620,10 +612,14 @@ impl<J: AsRef<[Job]>> Controller<J> {
 
     /// [`Controller::wake`] when something is due by `now`.
     fn wake_due(&mut self, now: f64) {
-        for vm in 0..self.cluster.len() {
-            if self.ready_at[vm].is_some_and(|t| t <= now) {
-                self.ready_at[vm] = None;
-                self.cluster.mark_ready(vm as VmId);
+        for vm in 0..self.cluster.len() as VmId {
+            if self
+                .cluster
+                .vm(vm)
+                .booting_until()
+                .is_some_and(|t| t <= now)
+            {
+                self.cluster.mark_ready(vm);
             }
         }
         for vm in std::mem::take(&mut self.off_next_pass) {
@@ -659,6 +655,13 @@ impl<J: AsRef<[Job]>> Controller<J> {
     /// A keep-alive expiry, boot completion or return to service is due at `t`.
     fn arm(&mut self, t: f64) {
         self.soonest = self.soonest.min(t);
+    }
+
+    /// `vm`'s boot's end, if it is booting, is due.
+    fn arm_boot(&mut self, vm: VmId) {
+        if let Some(t) = self.cluster.vm(vm).booting_until() {
+            self.arm(t);
+        }
     }
 
     fn freed(&mut self) {
@@ -800,10 +803,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             None => {
                 let ready = on + self.boot_latency_s();
                 self.cluster.power_on_idle(vm, now, ready);
-                if ready > now {
-                    self.ready_at[vm as usize] = Some(ready);
-                    self.arm(ready);
-                }
+                self.arm_boot(vm);
                 self.count_on(vm, true);
                 match self.fleet.off_at(vm, idle_since) {
                     at if at > now => {
@@ -877,7 +877,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                     powered_on,
                     cost,
                 } => {
-                    self.powered_on(&powered_on, start, &mut effects);
+                    self.powered_on(&powered_on, &mut effects);
                     self.busy(&placement);
                     let demand = self.jobs.as_ref()[job].executor_demand;
                     self.add_used(demand.times(placement.executors()), true);
@@ -959,7 +959,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
             }
         };
         let mut ignored = std::mem::take(&mut self.scratch_effects);
-        self.powered_on(&on, ready, &mut ignored);
+        self.powered_on(&on, &mut ignored);
         ignored.clear();
         self.scratch_effects = ignored;
         self.scratch_on = on;
@@ -1103,7 +1103,8 @@ impl<J: AsRef<[Job]>> Controller<J> {
         self.fleet.lose(vm, off, now + self.cfg.out_of_service_s);
         self.arm(now + self.cfg.out_of_service_s);
         self.off_at[i] = None;
-        self.ready_at[i] = None;
+        // Held out of service, it boots no more: no boot's end is due.
+        self.cluster.mark_ready(vm);
         self.turned_off.retain(|&(v, _)| v != vm);
         effects.push(Effect::VmLost {
             vm,
@@ -1184,11 +1185,7 @@ impl<J: AsRef<[Job]>> Controller<J> {
                 // The VMs it turned on boot as any others: ready (and marked so by a
                 // wake-up) when their boot ends. The replacement executors are the job's
                 // at once, as before; only the VMs' state waits for the boot.
-                let ready = powered_on
-                    .iter()
-                    .map(|&v| self.cluster.vm(v).ready_if_reserved(now, 0.0))
-                    .fold(now, f64::max);
-                self.powered_on(&powered_on, ready, effects);
+                self.powered_on(&powered_on, effects);
                 self.busy(&replacement);
                 self.add_used(part.executor_demand.times(n), true);
                 let r = self.record_mut(idx);
