@@ -72,6 +72,20 @@ pub struct AgentSpec {
 impl ConfigFile for AgentSpec {}
 
 impl AgentSpec {
+    /// This spec with `runtime` as its `runtime` and `spark-home` (the one mapping from a
+    /// provisioner's [`Runtime`] to an agent's settings).
+    pub fn running(self, runtime: &Runtime) -> AgentSpec {
+        let (runtime, spark_home) = match runtime {
+            Runtime::Spark { spark_home } => (AgentRuntime::Spark, Some(spark_home.clone())),
+            Runtime::Emulated => (AgentRuntime::Emulated, None),
+        };
+        AgentSpec {
+            runtime: Some(runtime),
+            spark_home,
+            ..self
+        }
+    }
+
     /// The VMs, each `ID=ADDRESS` read.
     ///
     /// # Errors

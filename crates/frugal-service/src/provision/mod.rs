@@ -26,7 +26,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use frugal_core::cluster::VmId;
 
-use crate::agent::{AgentRuntime, AgentSpec, Runtime};
+use crate::agent::{AgentSpec, Runtime};
 use crate::process::{alive, read_pid, spawn_group, stop_group, stop_pid_file};
 
 pub use loopback::Loopback;
@@ -115,21 +115,16 @@ impl AgentLaunch {
     /// The settings of VM `vm`'s agent at `address` (its workers each capped at
     /// `worker_core_share` of a physical core per core, on testbeds).
     pub fn spec(&self, vm: VmId, address: Ipv4Addr, worker_core_share: Option<f64>) -> AgentSpec {
-        let (runtime, spark_home) = match &self.runtime {
-            Runtime::Spark { spark_home } => (AgentRuntime::Spark, Some(spark_home.clone())),
-            Runtime::Emulated => (AgentRuntime::Emulated, None),
-        };
         AgentSpec {
             service: Some(self.service_url.clone()),
             token_file: Some(self.token_file.clone()),
             host_id: Some(self.host_id(vm)),
             vm: vec![format!("{vm}={address}")],
-            runtime: Some(runtime),
-            spark_home,
             work_dir: Some(self.host_dir(vm)),
             worker_core_share,
             ..AgentSpec::default()
         }
+        .running(&self.runtime)
     }
 
     /// Starts VM `vm`'s agent (through `wrapper`, e.g. `ip netns exec <ns>`, if it is not

@@ -179,9 +179,10 @@ pub struct ServeSpec {
     /// e.g. http://10.0.0.5:8080.
     #[cfg_attr(feature = "clap", arg(long, value_name = "URL"))]
     pub ec2_service_url: Option<String>,
-    /// ec2: user-data template file ({vm}, {host_id}, {cluster}, {service_url},
-    /// {agent_token}, {frugal}, {runtime_args} are filled per VM) [default: the built-in
-    /// one, the book's deployment chapter].
+    /// ec2: user-data template file ({agent_toml}, the agent's configuration with its
+    /// address as @address@; {vm}, {host_id}, {cluster}, {service_url}, {agent_token},
+    /// {frugal}, {runtime_args} are filled per VM) [default: the built-in one, the book's
+    /// deployment chapter].
     #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub ec2_user_data: Option<PathBuf>,
     /// ec2: path of `frugal` on the image [default: /usr/local/bin/frugal].

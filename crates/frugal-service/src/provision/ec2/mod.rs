@@ -41,7 +41,9 @@ pub use client::{Ec2, describe_instance_types, latest_spot_prices};
 
 use frugal_core::spec::SpecError;
 
-use crate::agent::Runtime;
+use frugal_core::spec::ConfigFile;
+
+use crate::agent::{AgentSpec, Runtime};
 
 /// The tag naming a frugal cluster's instances.
 pub const CLUSTER_TAG: &str = "frugal.io/cluster";
@@ -114,9 +116,12 @@ pub struct Ec2Settings {
 }
 
 /// The user data that starts the node agent on an instance. `{name}` placeholders are
-/// replaced per VM ([`Ec2Settings::user_data_for`]): `{vm}`, `{host_id}`, `{cluster}`,
-/// `{service_url}`, `{agent_token}`, `{frugal}`, `{runtime_args}`. The agent reads its
-/// address and spot interruption notices from the instance-metadata service (IMDSv2).
+/// replaced per VM ([`Ec2Settings::user_data_for`]): `{agent_toml}` (the agent's
+/// configuration file, [`AgentSpec`] as every provisioner writes it, with its address as
+/// [`ADDRESS`]), `{vm}`, `{host_id}`, `{cluster}`, `{service_url}`, `{agent_token}`,
+/// `{frugal}` and `{runtime_args}` (the runtime as flags, for a template of one's own).
+/// The instance fills in its address from the instance-metadata service (IMDSv2), which
+/// the agent also polls for spot interruption notices.
 pub const DEFAULT_USER_DATA: &str = r#"#!/bin/sh
 # frugal node agent of VM {vm} in cluster {cluster}, rendered by frugal serve.
 set -eu
@@ -126,10 +131,14 @@ address=$(curl -sf -H "X-aws-ec2-metadata-token: $token" "$imds/latest/meta-data
 mkdir -p /var/lib/frugal/work
 umask 077
 printf '%s\n' '{agent_token}' > /var/lib/frugal/agent.token
-exec {frugal} agent --service {service_url} --token-file /var/lib/frugal/agent.token \
-    --host-id {host_id} --vm "{vm}=$address" {runtime_args} \
-    --work-dir /var/lib/frugal/work --interruption-notices "$imds"
+cat > /var/lib/frugal/agent.toml <<'FRUGAL_AGENT_TOML'
+{agent_toml}FRUGAL_AGENT_TOML
+sed -i "s/@address@/$address/" /var/lib/frugal/agent.toml
+exec {frugal} agent --config /var/lib/frugal/agent.toml
 "#;
+
+/// The placeholder of the instance's address in `{agent_toml}`, replaced on the instance.
+pub const ADDRESS: &str = "@address@";
 
 impl Ec2Settings {
     /// The host id of VM `vm`'s instance: `<cluster>-vm<k>`.
@@ -143,7 +152,18 @@ impl Ec2Settings {
             Runtime::Spark { spark_home } => format!("--spark-home {}", spark_home.display()),
             Runtime::Emulated => "--runtime emulated".to_string(),
         };
+        let agent = AgentSpec {
+            service: Some(self.service_url.clone()),
+            token_file: Some("/var/lib/frugal/agent.token".into()),
+            host_id: Some(self.host_id(vm)),
+            vm: vec![format!("{vm}={ADDRESS}")],
+            work_dir: Some("/var/lib/frugal/work".into()),
+            interruption_notices: Some("http://169.254.169.254".into()),
+            ..AgentSpec::default()
+        }
+        .running(runtime);
         [
+            ("{agent_toml}", agent.to_toml()),
             ("{vm}", vm.to_string()),
             ("{host_id}", self.host_id(vm)),
             ("{cluster}", self.cluster.clone()),
@@ -246,11 +266,35 @@ mod tests {
     fn the_user_data_starts_the_vms_agent_with_its_id_and_the_token() {
         let text = settings().user_data_for(1, "s3cret", &Runtime::Emulated);
         assert!(text.starts_with("#!/bin/sh\n"));
-        assert!(text.contains("--host-id prod-1-vm1 --vm \"1=$address\" --runtime emulated"));
-        assert!(text.contains("--service http://10.0.0.5:8080"));
         assert!(text.contains("printf '%s\\n' 's3cret'"));
-        assert!(text.contains("exec /usr/local/bin/frugal agent"));
-        assert!(!text.contains('{') || !text.contains("{vm}"), "{text}");
+        assert!(
+            text.contains("exec /usr/local/bin/frugal agent --config /var/lib/frugal/agent.toml")
+        );
+        assert!(
+            !text.contains("{vm}") && !text.contains("{agent_toml}"),
+            "{text}"
+        );
+        // The configuration file between the here-document's markers is the agent's spec:
+        // with the address the instance fills in, it reads back and checks.
+        let file = text
+            .split("<<'FRUGAL_AGENT_TOML'\n")
+            .nth(1)
+            .and_then(|t| t.split("FRUGAL_AGENT_TOML\n").next())
+            .expect("the agent's file in a here-document");
+        let spec: AgentSpec = toml::from_str(&file.replace(ADDRESS, "10.0.0.9")).unwrap();
+        assert_eq!(spec.host_id.as_deref(), Some("prod-1-vm1"));
+        assert_eq!(spec.service.as_deref(), Some("http://10.0.0.5:8080"));
+        assert_eq!(spec.vm, ["1=10.0.0.9"]);
+        assert_eq!(spec.runtime, Some(crate::agent::AgentRuntime::Emulated));
+        assert_eq!(
+            spec.interruption_notices.as_deref(),
+            Some("http://169.254.169.254")
+        );
+        let spark = Runtime::Spark {
+            spark_home: "/opt/spark".into(),
+        };
+        let text = settings().user_data_for(0, "t", &spark);
+        assert!(text.contains("spark-home = \"/opt/spark\""), "{text}");
     }
 
     #[test]
