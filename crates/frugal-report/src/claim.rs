@@ -36,6 +36,11 @@
 //! unless `over = "min"` or `"max"` picks one group by value ("up to 80 % cheaper": the
 //! best case).
 //!
+//! `like_for_like = ["never_scheduled"]` names columns the compared series must agree on:
+//! where a group's series differ in one (a policy that never ran some jobs billed for less
+//! work), its verdict is **inconclusive** whatever the values say, and the value names the
+//! column and each series' mean.
+//!
 //! Each claim names its [`Setting`] (`setting = "paper"`, the default, `"authors-code"` or
 //! `"extension"`) and whether the paper measured it on a real cluster
 //! (`real_cluster = true`): only the paper's setting gives the verdict on a published
@@ -59,6 +64,10 @@ pub enum Over {
     Min,
     /// The group with the largest value.
     Max,
+    /// The mean of the groups' values ("18.7 % faster on average" over cases the paper
+    /// reports one value each), its interval from the groups' own
+    /// (√(Σ hᵢ²) / n: independent groups).
+    Mean,
 }
 
 /// The setting a claim is judged in (module doc of [`crate::claim`]).
@@ -177,6 +186,21 @@ pub struct Claim {
     /// intervals come from the per-pair differences.
     #[serde(default)]
     pub paired: Option<String>,
+    /// Columns the compared series must agree on for a firm verdict (e.g.
+    /// `never_scheduled`: the same jobs run). Where their means differ in a group, the
+    /// series did not do the same work, so their bills cannot tell the claim either way:
+    /// the group is **inconclusive** (a verdict that would hold, hold in direction only or
+    /// not hold), and the value says which column differs.
+    #[serde(default)]
+    pub like_for_like: Vec<String>,
+    /// With a comparison: each series' value is its best over this column's values — the
+    /// lowest of its medians at each value (paper 001 §IV-B1's "minimum median job
+    /// execution time": each strategy at its own best safety margin; the same reading as
+    /// `frugal_ephemeral::summary::improvements`). One number per series and group: a
+    /// best of several cells is not a sample mean, so it has no interval (graded on the
+    /// value alone; a live run's single values stay inconclusive).
+    #[serde(default)]
+    pub best_over: Option<String>,
     /// Why frugal's number differs from the paper's, shown unless the claim holds.
     #[serde(default)]
     pub note: Option<String>,
@@ -265,6 +289,15 @@ impl Claim {
             }
         } else if n_tests != 1 {
             return Err("give exactly one of size, at_most, at_least, between".into());
+        }
+        if self.best_over.is_some() && self.compared().is_none() {
+            return Err(
+                "`best_over` takes each series at its best: it needs `change` or `difference`"
+                    .into(),
+            );
+        }
+        if self.over == Over::Mean && (self.order.is_some() || self.per.is_empty()) {
+            return Err("`over = \"mean\"` averages the `per` groups' values: it needs `per` and no `order`".into());
         }
         if self.size.is_some() && self.compared().is_none() {
             return Err(
@@ -436,8 +469,32 @@ impl Claim {
             .as_deref()
             .map(|c| table.column(c))
             .transpose()?;
+        let best_over = self
+            .best_over
+            .as_deref()
+            .map(|c| table.column(c))
+            .transpose()?;
         let estimate = |rows: &[&[String]], series: &str| -> Result<Option<Estimate>, String> {
             let of: Vec<&[String]> = rows.iter().copied().filter(|r| r[by] == series).collect();
+            if let Some(col) = best_over {
+                let mut values: Vec<&str> = of.iter().map(|r| r[col].as_str()).collect();
+                values.sort_unstable();
+                values.dedup();
+                let mut best: Option<f64> = None;
+                for v in values {
+                    let at: Vec<&[String]> = of.iter().copied().filter(|r| r[col] == v).collect();
+                    if let Some(m) = table.median(&at, &self.metric)? {
+                        best = Some(best.map_or(m, |b| b.min(m)));
+                    }
+                }
+                return Ok(best.map(|mean| Estimate {
+                    mean,
+                    ci95: match runs {
+                        Runs::Measured => Some(f64::INFINITY),
+                        Runs::Exact => None,
+                    },
+                }));
+            }
             Ok(table
                 .estimate(&of, &self.metric)?
                 .map(|e| match (e.ci95, runs) {
@@ -504,10 +561,10 @@ impl Claim {
         }
         for (label, rows, member) in &expanded {
             let rows = rows.as_slice();
-            let (value, shown, verdict) = if let Some(order) = &self.order {
+            let (value, mut shown, mut verdict) = if let Some(order) = &self.order {
                 let (shown, verdict) =
                     self.order_verdict(order, |s| estimate(rows, s), |a, b| pairs(rows, a, b))?;
-                (None, shown, verdict)
+                (None::<Measured>, shown, verdict)
             } else {
                 let points = self.difference.is_some();
                 let mut against: Option<String> = None;
@@ -545,6 +602,11 @@ impl Claim {
                                             },
                                         )
                                         .collect();
+                                    // A pair whose baseline is 0 has no percent change
+                                    // (0/0, x/0): the series' own intervals then.
+                                    if c.iter().any(|v| !v.is_finite()) {
+                                        return None;
+                                    }
                                     Estimate::of(&c)?.ci95
                                 });
                                 Some(if points {
@@ -576,7 +638,7 @@ impl Claim {
                 match m {
                     None => (None, "no data".to_string(), Verdict::NoData),
                     Some(m) => (
-                        Some(m.value),
+                        Some(m),
                         match &against {
                             Some(b) => format!("{} against {b}", self.show_measured(m)),
                             None => self.show_measured(m),
@@ -585,12 +647,21 @@ impl Claim {
                     ),
                 }
             };
+            if let Some(why) = self.unlike(table, rows, member.as_deref(), by)?
+                && matches!(
+                    verdict,
+                    Verdict::Holds | Verdict::DirectionOnly | Verdict::DoesNotHold
+                )
+            {
+                verdict = Verdict::Inconclusive;
+                shown = format!("{shown}; not like for like: {why}");
+            }
             evaluated.push((label.clone(), value, shown, verdict));
         }
         let pick = |better: fn(f64, f64) -> bool| {
             evaluated
                 .iter()
-                .filter_map(|(_, v, s, verdict)| v.map(|v| (v, s.clone(), *verdict)))
+                .filter_map(|(_, v, s, verdict)| v.map(|v| (v.value, s.clone(), *verdict)))
                 .reduce(|a, b| if better(b.0, a.0) { b } else { a })
         };
         let (frugal, verdict) = match self.over {
@@ -605,9 +676,28 @@ impl Claim {
                     None => ("no data".to_string(), Verdict::NoData),
                 }
             }
+            Over::Mean if self.order.is_none() => {
+                let values: Vec<Measured> = evaluated.iter().filter_map(|e| e.1).collect();
+                if values.is_empty() {
+                    ("no data".to_string(), Verdict::NoData)
+                } else {
+                    let n = values.len() as f64;
+                    let m = Measured {
+                        value: values.iter().map(|m| m.value).sum::<f64>() / n,
+                        half: values.iter().map(|m| m.half * m.half).sum::<f64>().sqrt() / n,
+                    };
+                    (
+                        format!("{} (mean of {n} cases)", self.show_measured(m)),
+                        grade(m, self.region(), self.stated_direction()),
+                    )
+                }
+            }
             _ => {
                 let verdicts: Vec<Verdict> = evaluated.iter().map(|e| e.3).collect();
-                let values: Vec<f64> = evaluated.iter().filter_map(|e| e.1).collect();
+                let values: Vec<f64> = evaluated
+                    .iter()
+                    .filter_map(|e| e.1.map(|m| m.value))
+                    .collect();
                 let shown = if self.order.is_some() && evaluated.len() > 1 {
                     tally(&verdicts)
                 } else if values.len() > 1 {
@@ -633,6 +723,50 @@ impl Claim {
                 .map(|(l, _, s, v)| (l, s, v))
                 .collect(),
         })
+    }
+
+    /// The series a group compares: an order's, or a comparison's two (`member` for a
+    /// family; every `best_of` series for `"best"`).
+    fn series<'a>(&'a self, member: Option<&'a str>) -> Vec<&'a str> {
+        if let Some(order) = &self.order {
+            return order.iter().step_by(2).map(String::as_str).collect();
+        }
+        let Some([a, b]) = self.compared() else {
+            return Vec::new();
+        };
+        let mut s = vec![member.unwrap_or(a)];
+        match &self.best_of {
+            Some(of) if b == BEST => s.extend(of.iter().map(String::as_str)),
+            _ => s.push(b),
+        }
+        s
+    }
+
+    /// Where the compared series of a group differ in a `like_for_like` column: the
+    /// column and each series' mean (`None`: they agree, to 1e-9, or there is none).
+    fn unlike(
+        &self,
+        table: &Table,
+        rows: &[&[String]],
+        member: Option<&str>,
+        by: usize,
+    ) -> Result<Option<String>, String> {
+        for column in &self.like_for_like {
+            let mut means = Vec::new();
+            for s in self.series(member) {
+                let of: Vec<&[String]> = rows.iter().copied().filter(|r| r[by] == s).collect();
+                if let Some(e) = table.estimate(&of, column)? {
+                    means.push((s, e.mean));
+                }
+            }
+            let lo = means.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
+            let hi = means.iter().map(|m| m.1).fold(f64::NEG_INFINITY, f64::max);
+            if hi - lo > 1e-9 * hi.abs().max(1.0) {
+                let each: Vec<String> = means.iter().map(|(s, m)| format!("{s} {m:.4}")).collect();
+                return Ok(Some(format!("{column} {}", each.join(", "))));
+            }
+        }
+        Ok(None)
     }
 
     fn unit(&self) -> &str {
@@ -870,6 +1004,88 @@ mod tests {
         assert_eq!(o.groups.len(), 3);
         assert_eq!(o.groups[1].0, "policy=ts:8");
         assert_eq!((o.verdict, o.frugal.as_str()), (Verdict::Holds, "+50.0 %"));
+    }
+
+    #[test]
+    fn each_series_at_its_best_margin_and_the_mean_of_the_cases() {
+        // Two data centres; at each margin a strategy's median over start hours.
+        // x: a at margin 0 median 10 (8, 10, 12), margin 5 median 9 → best 9;
+        //    c at margin 0 median 20, margin 5 median 30 → best 20: change −55 %.
+        // y: a best 15 (margin 5), c best 10 (margin 0): change +50 %.
+        let t = Table::from_csv(
+            b"dc,margin,strategy,t\n\
+              x,0,a,8\nx,0,a,10\nx,0,a,12\nx,5,a,9\nx,0,c,20\nx,5,c,30\n\
+              y,0,a,16\ny,5,a,15\ny,0,c,10\ny,5,c,11\n",
+        )
+        .unwrap();
+        let base = "claim='c'\nsource='s'\npublished='p'\nmetric='t'\nby='strategy'\n\
+                    change=['a','c']\nbest_over='margin'\nper=['dc']\n";
+        let up_to: Claim = toml::from_str(&format!("{base}size=-55\nover='min'")).unwrap();
+        up_to.check().unwrap();
+        let o = up_to.evaluate(&t).unwrap();
+        assert_eq!((o.verdict, o.frugal.as_str()), (Verdict::Holds, "-55.0 %"));
+        // The mean of the cases: (−55 + 50) / 2 = −2.5 %, exact values.
+        let mean: Claim = toml::from_str(&format!("{base}size=-2.5\nover='mean'")).unwrap();
+        mean.check().unwrap();
+        let o = mean.evaluate(&t).unwrap();
+        assert_eq!(o.verdict, Verdict::Holds);
+        assert!(o.frugal.starts_with("-2.5 %"), "{}", o.frugal);
+        // A live run's single values tell no spread.
+        let o = mean.evaluate_runs(&t, Runs::Measured).unwrap();
+        assert_eq!(o.verdict, Verdict::Inconclusive);
+        // best_over needs a comparison; over = mean needs groups.
+        let bad: Claim = toml::from_str(
+            "claim='c'\nsource='s'\npublished='p'\nmetric='t'\nmean='a'\nbetween=[0,1]\nbest_over='margin'",
+        )
+        .unwrap();
+        assert!(bad.check().unwrap_err().contains("best_over"));
+    }
+
+    #[test]
+    fn a_pair_with_a_zero_baseline_falls_back_to_the_series_intervals() {
+        // Window 1: 0 against 0 (no percent change); windows 2–3: 2 against 4, 4 against 4.
+        // Unpaired: a's mean 2, b's 8/3, change −25 %, with a finite interval.
+        let t = Table::from_csv(b"window,policy,n\n1,a,0\n1,b,0\n2,a,2\n2,b,4\n3,a,4\n3,b,4\n")
+            .unwrap();
+        let c: Claim = toml::from_str(
+            "claim='c'\nsource='s'\npublished='p'\nmetric='n'\nchange=['a','b']\nsize=-25\npaired='window'",
+        )
+        .unwrap();
+        let o = c.evaluate(&t).unwrap();
+        assert!(o.frugal.starts_with("-25.0 % ±"), "{}", o.frugal);
+        assert!(!o.frugal.contains("NaN"), "{}", o.frugal);
+    }
+
+    #[test]
+    fn bills_for_different_work_are_not_like_for_like() {
+        // a skips 2 of its jobs and is cheaper: an order (b < a) that would not hold, and a
+        // change (a 20 % below b) that would hold, are both inconclusive with the column.
+        let t = Table::from_csv(
+            b"load,policy,never_scheduled,cost_usd\n\
+              high,a,2,8\nhigh,b,0,10\nlight,a,0,11\nlight,b,0,10\n",
+        )
+        .unwrap();
+        let order =
+            claim("order=['b','<','a']\nwhere={load='high'}\nlike_for_like=['never_scheduled']");
+        let o = order.evaluate(&t).unwrap();
+        assert_eq!(o.verdict, Verdict::Inconclusive);
+        assert!(
+            o.frugal
+                .ends_with("not like for like: never_scheduled b 0.0000, a 2.0000"),
+            "{}",
+            o.frugal
+        );
+        let change = claim(
+            "change=['a','b']\nsize=-20\nwhere={load='high'}\nlike_for_like=['never_scheduled']",
+        );
+        assert_eq!(change.evaluate(&t).unwrap().verdict, Verdict::Inconclusive);
+        // The same work: graded as usual (light: a 10 % dearer, the order holds).
+        let light =
+            claim("order=['b','<','a']\nwhere={load='light'}\nlike_for_like=['never_scheduled']");
+        assert_eq!(light.evaluate(&t).unwrap().verdict, Verdict::Holds);
+        // Without the rule the high-load order does not hold.
+        let plain = claim("order=['b','<','a']\nwhere={load='high'}");
+        assert_eq!(plain.evaluate(&t).unwrap().verdict, Verdict::DoesNotHold);
     }
 
     #[test]
