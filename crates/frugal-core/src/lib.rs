@@ -41,7 +41,7 @@ pub use fleet::{Fleet, KeepAlive};
 pub use job::{Job, JobKind};
 pub use lifecycle::{DeadlineCount, DeadlineOutcome, JobState, deadline_outcome};
 pub use placement::Placement;
-pub use policy::{PlacementPolicy, PolicyKind, PolicyParams, PolicySpec};
+pub use policy::{PlacementPolicy, PolicyKind, PolicyParams, PolicyQueue, PolicySpec};
 pub use queue::QueueDiscipline;
 pub use reading::Reading;
 pub use resources::Resources;

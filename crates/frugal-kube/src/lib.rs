@@ -44,17 +44,7 @@ pub fn setup(
     queue: frugal_core::QueueDiscipline,
 ) -> frugal_sim::experiment::Setup {
     frugal_sim::experiment::Setup {
-        cluster,
-        billing: frugal_core::BillingGranularity::PerSecond,
         queue: Some(queue),
-        admission_control: false,
-        policy: frugal_core::PolicyParams::default(),
-        charge_decision_time: false,
-        backfill: frugal_core::Backfill::None,
-        duration: frugal_core::DurationModel::default(),
-        boot_latency_s: 0.0,
-        keep_alive: frugal_core::KeepAlive::default(),
-        budget_per_hour: None,
-        vm_events: Vec::new(),
+        ..frugal_sim::experiment::Setup::of(cluster)
     }
 }

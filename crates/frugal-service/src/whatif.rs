@@ -299,6 +299,8 @@ pub async fn whatif(url: &str, w: &WhatIf, agents: &AgentLoader) -> Result<WhatI
         cluster: cluster.0,
         billing: cluster.1,
         queue: Some(queue),
+        // The replay's one queue is the service's (or --queue): it applies to every policy.
+        policy_queues: Vec::new(),
         admission_control,
         policy: PolicyParams {
             rut: scheduler.rut,

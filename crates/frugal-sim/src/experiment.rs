@@ -23,6 +23,8 @@ pub struct Setup {
     pub billing: BillingGranularity,
     /// Queue discipline for every policy; `None`: each policy's published one.
     pub queue: Option<QueueDiscipline>,
+    /// Policies behind another queue than `queue` or their published one.
+    pub policy_queues: Vec<frugal_core::PolicyQueue>,
     /// Deadline admission control (paper 000 Eq. 15).
     pub admission_control: bool,
     /// Policy parameters (RUT for BFD and the RD order, MILP backend and time limit).
@@ -44,6 +46,29 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// `cluster` under the papers' conditions: per-second billing, each policy behind its
+    /// published queue, no admission control, the papers' policy parameters, decisions
+    /// taking no simulated time, no backfilling, the papers' duration model (no
+    /// contention), no boot latency, the default keep-alive, no budget and no VM events.
+    /// Faces set what they change on the value.
+    pub fn of(cluster: Cluster) -> Setup {
+        Setup {
+            cluster,
+            billing: BillingGranularity::PerSecond,
+            queue: None,
+            policy_queues: Vec::new(),
+            admission_control: false,
+            policy: PolicyParams::default(),
+            charge_decision_time: false,
+            backfill: frugal_core::Backfill::None,
+            duration: DurationModel::default(),
+            boot_latency_s: 0.0,
+            keep_alive: frugal_core::KeepAlive::default(),
+            budget_per_hour: None,
+            vm_events: Vec::new(),
+        }
+    }
+
     /// Simulates `jobs` with a fresh instance of the built-in `policy`.
     pub fn run(&self, policy: PolicyKind, jobs: &[Job]) -> RunResult {
         self.run_with(policy.build(&self.policy), jobs)
@@ -71,9 +96,10 @@ impl Setup {
     }
 
     /// The run configuration of `policy` under this setup: its queue discipline (the
-    /// setup's, or the policy's published one) and the setup's every other setting.
+    /// policy's entry in `policy_queues`, else the setup's, else the policy's published
+    /// one: [`frugal_core::PolicyQueue::resolve`]) and the setup's every other setting.
     pub fn sim_config(&self, policy: &dyn PlacementPolicy) -> SimConfig {
-        let discipline = self.queue.unwrap_or_else(|| policy.default_queue());
+        let discipline = frugal_core::PolicyQueue::resolve(&self.policy_queues, self.queue, policy);
         SimConfig {
             scheduler: SchedulerConfig {
                 discipline,

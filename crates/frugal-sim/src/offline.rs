@@ -243,9 +243,7 @@ impl PlacementPolicy for PerJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use frugal_core::billing::BillingGranularity;
     use frugal_core::cluster::{InstanceType, Site, VmGroup};
-    use frugal_core::policy::PolicyParams;
     use frugal_core::resources::Resources;
 
     fn cluster() -> Cluster {
@@ -327,18 +325,8 @@ mod tests {
             })
             .collect();
         let setup = Setup {
-            cluster: c,
-            billing: BillingGranularity::PerSecond,
             queue: Some(QueueDiscipline::Fcfs),
-            admission_control: false,
-            policy: PolicyParams::default(),
-            charge_decision_time: false,
-            backfill: frugal_core::Backfill::None,
-            duration: DurationModel::default(),
-            boot_latency_s: 0.0,
-            keep_alive: Default::default(),
-            budget_per_hour: None,
-            vm_events: Vec::new(),
+            ..Setup::of(c)
         };
         let h = search(&setup, &jobs, &candidates(), 2_000);
         for k in candidates() {

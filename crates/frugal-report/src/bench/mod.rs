@@ -415,23 +415,12 @@ fn queue_bench(out: &mut impl Write, seed: u64) -> Result<()> {
 /// The fixed conditions of the whole-simulation benchmarks on a preset (pricing model 1,
 /// per-second billing, each policy's queue).
 pub(crate) fn bench_setup(preset: Preset) -> Setup {
-    Setup {
-        cluster: preset
+    Setup::of(
+        preset
             .config(PricingModel::Model1)
             .build(preset.name())
             .expect("preset is valid"),
-        billing: Default::default(),
-        queue: None,
-        admission_control: false,
-        policy: PolicyParams::default(),
-        charge_decision_time: false,
-        backfill: frugal_core::Backfill::None,
-        duration: Default::default(),
-        boot_latency_s: 0.0,
-        keep_alive: Default::default(),
-        budget_per_hour: None,
-        vm_events: Vec::new(),
-    }
+    )
 }
 
 /// (g) training speed: 200 REINFORCE iterations (10 episodes each) and 5,000 DQN iterations

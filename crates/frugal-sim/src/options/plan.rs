@@ -156,6 +156,20 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         policies.insert(0, a.baseline.clone());
     }
     let queue = a.queue;
+    for (i, o) in a.policy_queue.iter().enumerate() {
+        if !policies.contains(&PolicySpec::Builtin(o.policy)) {
+            return Err(field(
+                "policy-queue",
+                format!("{o}: {} is not among {{policies}}", o.policy.name()),
+            ));
+        }
+        if a.policy_queue[..i].iter().any(|p| p.policy == o.policy) {
+            return Err(field(
+                "policy-queue",
+                format!("{o}: {} is given a queue twice", o.policy.name()),
+            ));
+        }
+    }
     let params = policy_params(a, &policies, queue)?;
     if a.offline_budget.is_some() && !policies.contains(&PolicySpec::Offline) {
         return Err(field(
@@ -246,6 +260,7 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
         cluster,
         billing,
         queue,
+        policy_queues: a.policy_queue.clone(),
         admission_control: a.admission_control,
         policy: params,
         charge_decision_time: a.charge_decision_time,
@@ -364,7 +379,10 @@ fn policy_params(
     let mut params = PolicyParams::default();
     if let Some(alpha) = a.alpha {
         let deadline_first = queue == Some(QueueDiscipline::DeadlineFirst)
-            || (queue.is_none() && uses(PolicyKind::BestFitDecreasing));
+            || (queue.is_none() && uses(PolicyKind::BestFitDecreasing))
+            || a.policy_queue
+                .iter()
+                .any(|o| o.queue == QueueDiscipline::DeadlineFirst);
         if !uses(PolicyKind::BestFitDecreasing) && !deadline_first {
             return Err(field(
                 "alpha",

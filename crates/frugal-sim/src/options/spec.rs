@@ -149,6 +149,15 @@ pub struct SimulateSpec {
     /// Queue discipline for every policy [default: each policy's published one].
     #[cfg_attr(feature = "clap", arg(long, value_parser = frugal_core::flags::choice::<QueueDiscipline>()))]
     pub queue: Option<QueueDiscipline>,
+    /// Comma-separated `<policy>=<queue>`: a built-in policy behind another queue than its
+    /// published one (and than --queue), e.g. `milp=deadline-first` for paper 004's ILP
+    /// behind Alg. 1's queue as BFD.
+    #[serde(deserialize_with = "one_or_many")]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_delimiter = ',', value_name = "POLICY=QUEUE")
+    )]
+    pub policy_queue: Vec<frugal_core::PolicyQueue>,
     /// Drop jobs predicted to miss their deadline (paper 000 Eq. 15).
     #[cfg_attr(feature = "clap", arg(long))]
     pub admission_control: bool,
@@ -256,6 +265,7 @@ impl Default for SimulateSpec {
             offline_budget: None,
             baseline: PolicySpec::Builtin(PolicyKind::RoundRobin),
             queue: None,
+            policy_queue: Vec::new(),
             admission_control: false,
             backfill: frugal_core::Backfill::None,
             alpha: None,
