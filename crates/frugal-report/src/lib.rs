@@ -10,6 +10,8 @@
 //! [`PlotSpec::figure`] and [`PlotSpec::render`], [`html::html`] and [`html::markdown`].
 
 pub mod bench;
+#[cfg(test)]
+mod best_over_agrees;
 pub mod citation;
 pub mod claim;
 pub mod embedded;

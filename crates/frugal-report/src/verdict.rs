@@ -246,13 +246,13 @@ mod tests {
         assert_eq!(g(-8.0, 4.0), Verdict::Inconclusive);
         assert_eq!(g(8.0, 1.0), Verdict::DoesNotHold);
         let level = Region::new(f64::NEG_INFINITY, 20.0, Direction::Either);
-        assert_eq!(
-            grade(m(15.0, 3.0), level, Direction::Either),
-            Verdict::Holds
-        );
-        assert_eq!(
-            grade(m(15.0, 6.0), level, Direction::Either),
-            Verdict::Inconclusive
+        grades(
+            level,
+            Direction::Either,
+            &[
+                (15.0, 3.0, Verdict::Holds),
+                (15.0, 6.0, Verdict::Inconclusive),
+            ],
         );
     }
 
@@ -297,93 +297,86 @@ mod tests {
         );
     }
 
+    /// Asserts the verdict of each (value, half-width) in `region`, claimed `dir`.
+    fn grades(region: Region, dir: Direction, cases: &[(f64, f64, Verdict)]) {
+        for &(value, half, want) in cases {
+            assert_eq!(
+                grade(m(value, half), region, dir),
+                want,
+                "{value} ± {half} in {region:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_opposite_sign_never_holds() {
+        use Verdict::*;
         // Paper 002: "about 14 % more than AEP" (at_most = 14, an increase), measured
-        // −13.5 % — the old upper-bound-only test passed it.
+        // −13.5 % — the old upper-bound-only test passed it. A wide interval that crosses
+        // 0 cannot tell the sign.
         let up_to_14 = Region::new(f64::NEG_INFINITY, 14.0, Direction::Higher);
-        assert_eq!(
-            grade(m(-13.5, 0.0), up_to_14, Direction::Higher),
-            Verdict::DoesNotHold
-        );
-        assert_eq!(
-            grade(m(-12.8, 3.0), up_to_14, Direction::Higher),
-            Verdict::DoesNotHold
-        );
-        assert_eq!(
-            grade(m(11.3, 0.0), up_to_14, Direction::Higher),
-            Verdict::Holds
-        );
-        // A wide interval that crosses 0 cannot tell the sign.
-        assert_eq!(
-            grade(m(8.7, 12.0), up_to_14, Direction::Higher),
-            Verdict::Inconclusive
+        grades(
+            up_to_14,
+            Direction::Higher,
+            &[
+                (-13.5, 0.0, DoesNotHold),
+                (-12.8, 3.0, DoesNotHold),
+                (11.3, 0.0, Holds),
+                (8.7, 12.0, Inconclusive),
+            ],
         );
         // A claimed decrease measured as an increase.
         let cut = Region::new(-30.0, -25.0, Direction::Lower);
-        assert_eq!(
-            grade(m(4.0, 1.0), cut, Direction::Lower),
-            Verdict::DoesNotHold
-        );
+        grades(cut, Direction::Lower, &[(4.0, 1.0, DoesNotHold)]);
     }
 
     #[test]
     fn a_tie_inside_the_intervals_is_inconclusive() {
-        // "β = 0.75 is cheaper than β = 1": the difference b − a = −0.034 ± 0.12.
+        use Verdict::*;
+        // "β = 0.75 is cheaper than β = 1": the difference b − a = −0.034 ± 0.12; the same
+        // point with no interval (single runs) does not hold; a positive point whose
+        // interval crosses 0 has no established sign.
         let above_0 = Region::new(0.0, f64::INFINITY, Direction::Higher);
-        assert_eq!(
-            grade(m(-0.034, 0.12), above_0, Direction::Higher),
-            Verdict::Inconclusive
-        );
-        // The same point with no interval (single runs) does not hold.
-        assert_eq!(
-            grade(m(-0.034, 0.0), above_0, Direction::Higher),
-            Verdict::DoesNotHold
-        );
-        // A positive point whose interval crosses 0: the sign is not established.
-        assert_eq!(
-            grade(m(0.05, 0.12), above_0, Direction::Higher),
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            grade(m(0.05, 0.01), above_0, Direction::Higher),
-            Verdict::Holds
+        grades(
+            above_0,
+            Direction::Higher,
+            &[
+                (-0.034, 0.12, Inconclusive),
+                (-0.034, 0.0, DoesNotHold),
+                (0.05, 0.12, Inconclusive),
+                (0.05, 0.01, Holds),
+            ],
         );
     }
 
     #[test]
     fn just_inside_and_just_outside_the_published_range() {
+        use Verdict::*;
+        // Just outside, but the interval reaches the range: the runs cannot reject it;
+        // outside by more than the interval: the size is rejected, the sign stands.
         let cut = Region::new(-30.0, -25.0, Direction::Lower);
-        assert_eq!(grade(m(-25.0, 0.0), cut, Direction::Lower), Verdict::Holds);
-        assert_eq!(grade(m(-30.0, 0.0), cut, Direction::Lower), Verdict::Holds);
-        assert_eq!(
-            grade(m(-24.99, 0.0), cut, Direction::Lower),
-            Verdict::DirectionOnly
-        );
-        assert_eq!(
-            grade(m(-30.01, 0.0), cut, Direction::Lower),
-            Verdict::DirectionOnly
-        );
-        // Just outside, but the interval reaches the range: the runs cannot reject it.
-        assert_eq!(
-            grade(m(-24.0, 1.5), cut, Direction::Lower),
-            Verdict::Inconclusive
-        );
-        // Outside by more than the interval: the size is rejected, the sign stands.
-        assert_eq!(
-            grade(m(-20.0, 1.5), cut, Direction::Lower),
-            Verdict::DirectionOnly
+        grades(
+            cut,
+            Direction::Lower,
+            &[
+                (-25.0, 0.0, Holds),
+                (-30.0, 0.0, Holds),
+                (-24.99, 0.0, DirectionOnly),
+                (-30.01, 0.0, DirectionOnly),
+                (-24.0, 1.5, Inconclusive),
+                (-20.0, 1.5, DirectionOnly),
+            ],
         );
         // A claim without a direction ("within ±5 %") fails outside its range.
         let near = Region::new(-5.0, 5.0, Direction::Either);
-        assert_eq!(grade(m(5.0, 0.0), near, Direction::Either), Verdict::Holds);
-        assert_eq!(
-            grade(m(7.0, 0.5), near, Direction::Either),
-            Verdict::DoesNotHold
-        );
-        assert_eq!(
-            grade(m(7.0, 2.5), near, Direction::Either),
-            Verdict::Inconclusive
+        grades(
+            near,
+            Direction::Either,
+            &[
+                (5.0, 0.0, Holds),
+                (7.0, 0.5, DoesNotHold),
+                (7.0, 2.5, Inconclusive),
+            ],
         );
     }
 }

@@ -3,8 +3,10 @@
     python moto.py ENDPOINT instances            # every instance as JSON lines
     python moto.py ENDPOINT launch CLUSTER VM    # an instance tagged as VM's, as a launch
                                                  # the service did not record would leave
+    python moto.py ENDPOINT user-data ID         # the instance's user data, decoded
 """
 
+import base64
 import json
 import sys
 
@@ -47,6 +49,11 @@ def main() -> None:
                 ],
             }],
         )
+    elif command == "user-data":
+        (instance,) = args
+        attr = ec2.describe_instance_attribute(InstanceId=instance, Attribute="userData")
+        value = attr.get("UserData", {}).get("Value", "")
+        sys.stdout.write(base64.b64decode(value).decode())
     else:
         sys.exit(f"unknown command {command!r}")
 

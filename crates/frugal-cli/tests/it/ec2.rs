@@ -2,8 +2,9 @@
 //! on 127.0.0.1, started by each test. moto boots nothing, so the test plays the machines:
 //! every instance moto reports pending or running gets a real `frugal agent` on a loopback
 //! address of its own (127.0.0.{k+2} for VM k — never the private address moto returns),
-//! which heartbeats to the service as the instance's user data would make it, and is
-//! killed when its instance is terminated. A small instance-metadata server gives a VM a
+//! started from the configuration file the instance's user data (read back from moto)
+//! writes, as the user data starts it (`frugal agent --config`), and killed when its
+//! instance is terminated. A small instance-metadata server gives a VM a
 //! spot interruption notice, and a proxy in front of moto refuses spot launches for
 //! capacity (which moto cannot do). EC2's side of each scenario is read back from moto
 //! (through boto3, `tests/ec2/moto.py`); the bill is checked against the stored power
@@ -14,7 +15,7 @@
 
 use crate::common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -295,23 +296,26 @@ impl Machines {
                     .args([&moto, "instances"])
                     .output();
                 let Ok(out) = out else { continue };
-                let live: BTreeSet<u32> = String::from_utf8_lossy(&out.stdout)
+                let live: BTreeMap<u32, String> = String::from_utf8_lossy(&out.stdout)
                     .lines()
                     .filter_map(|l| serde_json::from_str::<Value>(l).ok())
                     .filter(|i| {
                         i["tags"]["frugal.io/cluster"] == CLUSTER
                             && (i["state"] == "pending" || i["state"] == "running")
                     })
-                    .filter_map(|i| i["tags"]["frugal.io/vm"].as_str()?.parse().ok())
+                    .filter_map(|i| {
+                        let vm = i["tags"]["frugal.io/vm"].as_str()?.parse().ok()?;
+                        Some((vm, i["id"].as_str()?.to_string()))
+                    })
                     .collect();
-                for vm in &live {
+                for (vm, id) in &live {
                     if !agents.contains_key(vm) {
-                        agents.insert(*vm, agent(service, *vm, &dir, metadata));
+                        agents.insert(*vm, agent(&moto, id, service, *vm, &dir, metadata));
                     }
                 }
                 let gone: Vec<u32> = agents
                     .keys()
-                    .filter(|v| !live.contains(v))
+                    .filter(|v| !live.contains_key(v))
                     .copied()
                     .collect();
                 for vm in gone {
@@ -356,27 +360,55 @@ impl Drop for Machines {
     }
 }
 
-/// The agent VM `vm`'s instance would run (what the user data starts), on loopback.
-fn agent(service: u16, vm: u32, dir: &Path, metadata: u16) -> Child {
+/// The agent instance `id` (VM `vm`) would run: the configuration file its user data
+/// writes, with the address the instance would read from its metadata, started as the user
+/// data starts it (`frugal agent --config`). Only what differs on loopback is given as flags
+/// over the file: the token and work directory (the instance's are under /var/lib/frugal),
+/// the metadata service's URL, and the emulated host's size.
+fn agent(moto: &str, id: &str, service: u16, vm: u32, dir: &Path, metadata: u16) -> Child {
     let work = dir.join(format!("hosts/vm{vm}"));
     std::fs::create_dir_all(&work).unwrap();
+    let out = Command::new(moto_python())
+        .arg(repo().join("crates/frugal-cli/tests/ec2/moto.py"))
+        .args([moto, "user-data", id])
+        .output()
+        .expect("moto.py runs");
+    let user_data = String::from_utf8(out.stdout).unwrap();
+    let (_, rest) = user_data
+        .split_once("<<'FRUGAL_AGENT_TOML'\n")
+        .unwrap_or_else(|| panic!("{id}'s user data writes no agent.toml:\n{user_data}"));
+    let (file, _) = rest.split_once("FRUGAL_AGENT_TOML").unwrap();
+    let file = file.replace(
+        frugal_service::provision::ec2::ADDRESS,
+        &format!("127.0.0.{}", vm + 2),
+    );
+    // What the service wrote for this instance: its own URL, the VM's host id and address.
+    let spec: frugal_service::agent::AgentSpec =
+        toml::from_str(&file).unwrap_or_else(|e| panic!("{id}'s agent.toml: {e}\n{file}"));
+    assert_eq!(
+        spec.service.as_deref(),
+        Some(format!("http://127.0.0.1:{service}").as_str())
+    );
+    assert_eq!(
+        spec.host_id.as_deref(),
+        Some(format!("{CLUSTER}-vm{vm}").as_str())
+    );
+    assert_eq!(spec.vm, [format!("{vm}=127.0.0.{}", vm + 2)]);
+    assert_eq!(
+        spec.runtime,
+        Some(frugal_service::agent::AgentRuntime::Emulated)
+    );
+    let config = work.join("agent.toml");
+    std::fs::write(&config, file).unwrap();
     let log = std::fs::File::create(work.join("agent.log")).unwrap();
     Command::new(env!("CARGO_BIN_EXE_frugal"))
-        .args(["agent", "--service", &format!("http://127.0.0.1:{service}")])
+        .args(["agent", "--config"])
+        .arg(&config)
         .arg("--token-file")
         .arg(dir.join("agent.token"))
-        .args(["--host-id", &format!("{CLUSTER}-vm{vm}")])
-        .args(["--vm", &format!("{vm}=127.0.0.{}", vm + 2)])
-        .args([
-            "--runtime",
-            "emulated",
-            "--cores",
-            "16",
-            "--memory-gib",
-            "64",
-        ])
         .arg("--work-dir")
         .arg(&work)
+        .args(["--cores", "16", "--memory-gib", "64"])
         .args([
             "--interruption-notices",
             &format!("http://127.0.0.1:{metadata}/vm{vm}"),
