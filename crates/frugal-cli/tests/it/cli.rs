@@ -184,6 +184,16 @@ fn misuse_exits_2_naming_the_flag() {
         (&["--hour", "0", "--jobs", "500"], "--jobs"),
         (&["--policies", "gio", "--alpha", "0.5"], "--alpha"),
         (&["--policies", "rl:/nonexistent"], "--policies"),
+        (
+            &["--policies", "first-fit", "--policy-queue", "milp=edf"],
+            "--policy-queue",
+        ),
+        (
+            &["--policies", "milp", "--policy-queue", "milp=edf,milp=fcfs"],
+            "--policy-queue",
+        ),
+        (&["--policy-queue", "milp=fifo"], "--policy-queue"),
+        (&["--policy-queue", "ilp=edf"], "--policy-queue"),
     ];
     for (args, flag) in cases {
         let mut argv = vec!["simulate"];
