@@ -11,7 +11,8 @@ dependencies, which rebuilds them; running the binaries the build listed does no
 
 A SELECTOR is `package:NAME` (every test binary of that package: its library's unit
 tests, its binaries' and its integration tests), `test:PACKAGE/TARGET` (the package's
-integration test target, e.g. `test:frugal-cli/it`), optionally with libtest filters for
+integration test target, e.g. `test:frugal-cli/it`; `test:*/it` is every package's `it`,
+as `cargo test --workspace --test it` runs them), optionally with libtest filters for
 that binary alone after a `=` (`test:frugal-cli/it=ephemeral::`, several joined by `,`),
 or `bins:NAME` (the unit tests of the package's binaries). LIBTEST ARGS go to every
 binary. Each binary runs from its package's folder, as cargo runs it; every binary runs
@@ -72,7 +73,7 @@ def main(argv):
             b
             for b in binaries
             if (kind == "package" and b[0] == name)
-            or (kind == "test" and "test" in b[2] and f"{b[0]}/{b[1]}" == name)
+            or (kind == "test" and "test" in b[2] and matches(name, b[0], b[1]))
             or (kind == "bins" and b[0] == name and "bin" in b[2])
         ]
         if not hits:
@@ -93,6 +94,12 @@ def main(argv):
         print("failed: " + ", ".join(failed), file=sys.stderr)
         return 1
     return 0
+
+
+def matches(selector, package, target):
+    """`PACKAGE/TARGET` names this test target; `*` as the package matches any."""
+    want_package, _, want_target = selector.partition("/")
+    return want_target == target and want_package in ("*", package)
 
 
 def package_name(package_id, manifest_path):

@@ -223,6 +223,56 @@ impl ContentionModel {
     }
 }
 
+/// The load on each contention domain at one instant, as a placement policy sees it
+/// ([`crate::PlacementPolicy::observe_load`]): the running jobs' load, and, during a
+/// scheduling pass, the jobs placed earlier in the pass (a placed job counts from its
+/// placement here, while the fluid counts it from its start: a policy deciding now must
+/// see the jobs whose VMs still boot).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Load {
+    /// The model the load is measured in.
+    pub model: ContentionModel,
+    /// L_d per domain, in the model's load units.
+    pub load: [f64; DOMAINS],
+    /// Jobs counted in `load`.
+    pub jobs: u32,
+}
+
+impl Load {
+    /// No job yet.
+    pub fn idle(model: ContentionModel) -> Load {
+        Load {
+            model,
+            load: [0.0; DOMAINS],
+            jobs: 0,
+        }
+    }
+
+    /// Counts a job placed as `placement` (executors of `demand`).
+    pub fn add(&mut self, cluster: &Cluster, placement: &Placement, demand: &Resources) {
+        let added = self.model.load_of(cluster, placement, demand);
+        for (l, a) in self.load.iter_mut().zip(added) {
+            *l += a;
+        }
+        self.jobs += 1;
+    }
+
+    /// The run-time multiplier a job adding `added` to the domains would run at from its
+    /// start, if the set of jobs did not change: the largest 1/ρ(L_d + added_d) over the
+    /// domains it loads (1 if it loads none).
+    pub fn slowdown_with(&self, added: [f64; DOMAINS]) -> f64 {
+        (0..DOMAINS)
+            .filter(|&d| added[d] > 0.0)
+            .map(|d| self.model.slowdown(self.load[d] + added[d]))
+            .fold(1.0, f64::max)
+    }
+
+    /// The domain of a VM on `site` ([`Scope`]).
+    pub fn domain(&self, site: Site) -> usize {
+        self.model.scope.domain(site)
+    }
+}
+
 /// One job in the fluid.
 #[derive(Clone, Debug)]
 struct FluidJob {
@@ -277,6 +327,18 @@ impl Fluid {
     /// True if no job runs.
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()
+    }
+
+    /// The load of every job in the fluid, started or still booting ([`Load`]).
+    pub fn load(&self) -> Load {
+        let mut l = Load::idle(self.model);
+        for j in &self.jobs {
+            for (d, w) in l.load.iter_mut().zip(j.load) {
+                *d += w;
+            }
+            l.jobs += 1;
+        }
+        l
     }
 
     /// Accounts every job's progress up to `t` (never back).

@@ -205,6 +205,9 @@ pub struct Scheduler {
     budget_per_s: Option<f64>,
     /// Cost cap of each job index, dollars (infinite: none).
     caps: Vec<f64>,
+    /// The contention domains' load, kept during a pass for a policy that prices with
+    /// it ([`Scheduler::set_load`]).
+    load: Option<crate::contention::Load>,
 }
 
 enum Outcome {
@@ -233,7 +236,29 @@ impl Scheduler {
             measure_gap: false,
             budget_per_s: None,
             caps: Vec::new(),
+            load: None,
         }
+    }
+
+    /// True if the policy prices placements with the contention domains' load
+    /// ([`PlacementPolicy::uses_load`]).
+    pub fn uses_load(&self) -> bool {
+        self.policy.uses_load()
+    }
+
+    /// The contention domains' load before the next pass or placement (the running
+    /// jobs'); each placement the scheduler makes adds to it until the next call. `None`:
+    /// no contention model, the policy sees no load.
+    pub fn set_load(&mut self, load: Option<crate::contention::Load>) {
+        self.load = load;
+    }
+
+    /// Calls the policy, telling it the load first if it prices with it.
+    fn ask(&mut self, job: &Job, cluster: &Cluster, now: f64) -> Option<Placement> {
+        if self.policy.uses_load() {
+            self.policy.observe_load(self.load.as_ref());
+        }
+        self.policy.place(job, cluster, now)
     }
 
     /// Measures every placement against the exact optimum: each [`Decision::Started`]
@@ -378,7 +403,7 @@ impl Scheduler {
         busy_until: f64,
     ) -> Option<(Placement, Vec<VmId>)> {
         let t0 = Instant::now();
-        let placed = self.policy.place(job, cluster, now);
+        let placed = self.ask(job, cluster, now);
         self.times.seconds.push(t0.elapsed().as_secs_f64());
         let placement = placed?;
         let powered_on = self.reserve(job, &placement, cluster, now, busy_until);
@@ -388,7 +413,7 @@ impl Scheduler {
     /// Reserves `placement` for `job` at `now` until `busy_until`; returns the VMs it
     /// turned on.
     fn reserve(
-        &self,
+        &mut self,
         job: &Job,
         placement: &Placement,
         cluster: &mut Cluster,
@@ -406,6 +431,9 @@ impl Scheduler {
             )
             .expect("a policy returned a placement over a VM's free capacity");
         cluster.extend_busy(placement, busy_until);
+        if let Some(l) = &mut self.load {
+            l.add(cluster, placement, &job.executor_demand);
+        }
         powered_on
     }
 
@@ -623,7 +651,7 @@ impl Scheduler {
             return Outcome::Failed;
         }
         let t0 = Instant::now();
-        let placed = self.policy.place(job, cluster, now);
+        let placed = self.ask(job, cluster, now);
         let elapsed = t0.elapsed().as_secs_f64();
         self.times.seconds.push(elapsed);
         self.pass_elapsed += elapsed;

@@ -128,7 +128,7 @@ pub struct Headroom {
 pub fn candidates() -> Vec<PolicyKind> {
     PolicyKind::ALL
         .into_iter()
-        .filter(|k| !k.is_solver())
+        .filter(|k| !k.is_solver() && k.in_default_set())
         .collect()
 }
 

@@ -194,6 +194,7 @@ fn misuse_exits_2_naming_the_flag() {
         ),
         (&["--policy-queue", "milp=fifo"], "--policy-queue"),
         (&["--policy-queue", "ilp=edf"], "--policy-queue"),
+        (&["--policies", "interference-aware"], "--contention"),
     ];
     for (args, flag) in cases {
         let mut argv = vec!["simulate"];

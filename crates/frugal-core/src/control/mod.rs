@@ -865,6 +865,9 @@ impl<J: AsRef<[Job]>> Controller<J> {
             .scheduler
             .as_mut()
             .expect("a controller with a scheduler");
+        if scheduler.uses_load() {
+            scheduler.set_load(self.fluid.as_ref().map(crate::contention::Fluid::load));
+        }
         scheduler.run_pass(self.jobs.as_ref(), &mut self.cluster, now, &mut decisions);
         let duration = scheduler.config().duration;
         for d in decisions.drain(..) {
@@ -1177,7 +1180,12 @@ impl<J: AsRef<[Job]>> Controller<J> {
         part.executors = n;
         let until = self.record(idx).finish.unwrap_or(now).max(now);
         let placed = match &mut self.scheduler {
-            Some(s) => s.place_now(&part, &mut self.cluster, now, until),
+            Some(s) => {
+                // A running job already counts in the load: its replacements are placed
+                // without it (PlacementPolicy::observe_load).
+                s.set_load(None);
+                s.place_now(&part, &mut self.cluster, now, until)
+            }
             None => None,
         };
         match placed {

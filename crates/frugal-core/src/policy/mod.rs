@@ -11,6 +11,7 @@ mod authors_code;
 mod best_fit_decreasing;
 mod first_fit;
 mod gio;
+mod interference_aware;
 mod milp;
 mod morpheus;
 pub mod objective;
@@ -25,6 +26,7 @@ pub use asq::Asq;
 pub use best_fit_decreasing::BestFitDecreasing;
 pub use first_fit::FirstFit;
 pub use gio::Gio;
+pub use interference_aware::InterferenceAware;
 pub use milp::{Milp, MilpBackend};
 pub use morpheus::Morpheus;
 pub use optimal::Optimal;
@@ -70,6 +72,21 @@ pub trait PlacementPolicy: Send + Sync {
         false
     }
 
+    /// True if the policy prices placements with the contention model's load
+    /// ([`PlacementPolicy::observe_load`]): the scheduler then tells it the load before
+    /// every call.
+    fn uses_load(&self) -> bool {
+        false
+    }
+
+    /// The load on the contention domains now ([`crate::contention::Load`]), told before
+    /// every [`PlacementPolicy::place`] call when [`PlacementPolicy::uses_load`]; `None`
+    /// when the run has no contention model, and for the replacement of a running job's
+    /// lost executors (never held by load: the job already counts in it). Whether a job can be placed may then also depend on the
+    /// load, which only falls when a job ends, and so when resources are freed: the
+    /// scheduler's contract (monotone in free capacity) still holds.
+    fn observe_load(&mut self, _load: Option<&crate::contention::Load>) {}
+
     /// False if this policy could not place `job` even on `empty` (the cluster with
     /// every VM off and free); such a job would wait forever and is rejected instead.
     fn can_ever_place(&self, job: &Job, empty: &Cluster) -> bool {
@@ -103,6 +120,10 @@ pub enum PolicyKind {
     Optimal,
     /// Per-job MILP through a solver (paper 004 Alg. 2, paper 000 §6.2), [`Milp`].
     Milp,
+    /// frugal's extension: paper 000's per-job optimum priced with the contention
+    /// model's run times, starting a job only where it slows no one,
+    /// [`InterferenceAware`].
+    InterferenceAware,
 }
 
 /// Parameters some policies need, with the papers' defaults.
@@ -131,7 +152,7 @@ impl Default for PolicyParams {
 
 impl PolicyKind {
     /// Every built-in policy, in table order.
-    pub const ALL: [PolicyKind; 11] = [
+    pub const ALL: [PolicyKind; 12] = [
         PolicyKind::RoundRobin,
         PolicyKind::RoundRobinConsolidate,
         PolicyKind::SparkConsolidate,
@@ -143,6 +164,7 @@ impl PolicyKind {
         PolicyKind::Aep,
         PolicyKind::Optimal,
         PolicyKind::Milp,
+        PolicyKind::InterferenceAware,
     ];
 
     /// Command-line name.
@@ -159,6 +181,7 @@ impl PolicyKind {
             PolicyKind::Aep => "aep",
             PolicyKind::Optimal => "optimal",
             PolicyKind::Milp => "milp",
+            PolicyKind::InterferenceAware => "interference-aware",
         }
     }
 
@@ -188,6 +211,11 @@ impl PolicyKind {
             PolicyKind::Milp => {
                 "Per-job MILP through a solver (paper 004 Alg. 2, paper 000 Eq. 16)"
             }
+            PolicyKind::InterferenceAware => {
+                "frugal's extension, needs a contention model: paper 000 Eq. 16's per-job \
+                 optimum at the run times the model predicts, a job started only where it \
+                 slows no running job"
+            }
         }
     }
 
@@ -196,7 +224,10 @@ impl PolicyKind {
     pub fn has_authors_reading(&self) -> bool {
         !matches!(
             self,
-            PolicyKind::SparkConsolidate | PolicyKind::Aep | PolicyKind::Optimal
+            PolicyKind::SparkConsolidate
+                | PolicyKind::Aep
+                | PolicyKind::Optimal
+                | PolicyKind::InterferenceAware
         )
     }
 
@@ -205,6 +236,20 @@ impl PolicyKind {
     /// unless named ([`PolicyKind::Optimal`] reaches the same optimum).
     pub fn is_solver(&self) -> bool {
         matches!(self, PolicyKind::Milp)
+    }
+
+    /// True for frugal's extensions that need a contention model
+    /// ([`crate::DurationModel::contention`]): runs of every policy leave them out unless
+    /// named, and a run that names one without a model is refused.
+    pub fn needs_contention(&self) -> bool {
+        matches!(self, PolicyKind::InterferenceAware)
+    }
+
+    /// True for the policies a run of every policy includes: not the solver-backed ones
+    /// on large clusters (decided by the caller) and not those that need a contention
+    /// model.
+    pub fn in_default_set(&self) -> bool {
+        !self.needs_contention()
     }
 
     /// A fresh instance.
@@ -224,6 +269,7 @@ impl PolicyKind {
             PolicyKind::Morpheus => Box::new(Morpheus::new(params.reading)),
             PolicyKind::Aep => Box::new(Aep::default()),
             PolicyKind::Optimal => Box::new(Optimal::default()),
+            PolicyKind::InterferenceAware => Box::new(InterferenceAware::default()),
             PolicyKind::Milp => Box::new(Milp::new(
                 params.milp_backend,
                 params.milp_time_limit,

@@ -50,7 +50,7 @@ const NONE: u32 = u32::MAX;
 impl Optimal {
     /// Cheapest cover of `job.executors` executors by the VMs that satisfy `site_ok`, at
     /// completion time `t_c`: its (cost, VMs) and placement.
-    fn cover(
+    pub(super) fn cover(
         &mut self,
         job: &Job,
         cluster: &Cluster,

@@ -27,9 +27,13 @@ pub enum PolicySpec {
 const RL: &str = "rl:";
 
 impl PolicySpec {
-    /// Every built-in policy, in table order.
+    /// Every built-in policy a run of every policy includes, in table order (not those
+    /// that need a contention model: [`PolicyKind::in_default_set`]).
     pub fn all_builtin() -> Vec<PolicySpec> {
-        PolicyKind::ALL.map(PolicySpec::Builtin).to_vec()
+        let kinds = PolicyKind::ALL
+            .into_iter()
+            .filter(PolicyKind::in_default_set);
+        kinds.map(PolicySpec::Builtin).collect()
     }
 
     /// The checkpoint of an `rl:` policy.

@@ -122,7 +122,10 @@ pub(crate) fn peak_rss_mib() -> Option<f64> {
 pub fn run(a: &BenchSpec, out: &mut impl Write) -> Result<()> {
     let policies: Vec<PolicyKind> = match &a.policies {
         Some(names) => names.clone(),
-        None => PolicyKind::ALL.to_vec(),
+        None => PolicyKind::ALL
+            .into_iter()
+            .filter(PolicyKind::in_default_set)
+            .collect(),
     };
     if a.scale {
         scale::bench(

@@ -81,6 +81,13 @@ pub fn run(s: &LiveSettings, run: &LiveRun) -> Result<(LiveRow, Vec<LiveJobRow>)
     if run.jobs.is_empty() {
         bail!("a live run needs at least one job");
     }
+    if needs_contention(run) && s.contention.is_none() {
+        bail!(
+            "--policies: {} prices placements with a contention model: give --contention or \
+             --contention-levels",
+            run.policy
+        );
+    }
     let mut name = run.policy.to_string().replace(['/', ':'], "_");
     if run.repetition > 1 {
         name = format!("{name}-r{}", run.repetition);
@@ -228,8 +235,16 @@ fn serve_spec(s: &LiveSettings, run: &LiveRun, dir: &Path, port: u16) -> ServeSp
         db: Some(dir.join("state.db")),
         spark_dir: Some(dir.join("spark")),
         agent_token_file: Some(dir.join("agent.token")),
+        // Only a policy that prices with it gets the model: with it the service's
+        // estimates move, and every other policy runs as published.
+        contention: needs_contention(run).then(|| dir.join("contention.toml")),
         ..ServeSpec::default()
     }
+}
+
+/// True if the run's policy prices placements with a contention model.
+fn needs_contention(run: &LiveRun) -> bool {
+    matches!(run.policy, frugal_core::PolicySpec::Builtin(k) if k.needs_contention())
 }
 
 /// Makes the control namespace and starts `frugal serve` in it on `port`, configured by
@@ -255,7 +270,15 @@ fn spawn_serve(
     }
     std::fs::write(dir.join("agent.token"), "frugal-live-agents\n")?;
     let config = dir.join("serve.toml");
-    std::fs::write(&config, serve_spec(s, run, dir, port).to_toml())?;
+    let spec = serve_spec(s, run, dir, port);
+    if let Some(file) = &spec.contention {
+        let model = s.contention.as_ref().context(
+            "the policy prices placements with a contention model: give --contention or \
+             --contention-levels",
+        )?;
+        std::fs::write(file, model.to_toml())?;
+    }
+    std::fs::write(&config, spec.to_toml())?;
     let log = std::fs::File::create(dir.join("serve.log"))?;
     let netns = std::fs::File::open(format!("/run/netns/{control}"))?;
     let mut cmd = Command::new(&s.frugal);

@@ -193,6 +193,23 @@ impl LiveSpec {
         if self.contention.is_some() && !self.contention_levels.is_empty() {
             return Err(SpecError::conflict("contention", "contention-levels"));
         }
+        let needs = self.policies.iter().find_map(|p| match p {
+            PolicySpec::Builtin(k) if k.needs_contention() => Some(k),
+            _ => None,
+        });
+        if let Some(k) = needs
+            && self.contention.is_none()
+            && self.contention_levels.is_empty()
+        {
+            return Err(SpecError::new(
+                "contention",
+                format!(
+                    "{} prices placements with a contention model: give one, or \
+                     contention-levels to calibrate it",
+                    k.name()
+                ),
+            ));
+        }
         Ok(())
     }
 

@@ -299,6 +299,19 @@ impl ServeSpec {
     /// # Errors
     /// [`SpecError`] naming the field at fault.
     pub fn check(&self) -> Result<(), SpecError> {
+        if let PolicySpec::Builtin(k) = self.policy()
+            && k.needs_contention()
+            && self.contention.is_none()
+        {
+            return Err(SpecError::new(
+                "contention",
+                format!(
+                    "{} prices placements with a contention model: give one (a file as \
+                     `frugal contention` writes)",
+                    k.name()
+                ),
+            ));
+        }
         each_in(
             "testbed-core-share",
             self.testbed_core_share.as_slice(),

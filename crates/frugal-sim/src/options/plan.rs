@@ -170,6 +170,22 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
             ));
         }
     }
+    let needs = policies.iter().find_map(|p| match p {
+        PolicySpec::Builtin(k) if k.needs_contention() => Some(k),
+        _ => None,
+    });
+    if let Some(k) = needs
+        && a.contention.is_none()
+    {
+        return Err(field(
+            "contention",
+            format!(
+                "{} prices placements with a contention model: give one (a file as \
+                 `frugal contention` writes)",
+                k.name()
+            ),
+        ));
+    }
     let params = policy_params(a, &policies, queue)?;
     if a.offline_budget.is_some() && !policies.contains(&PolicySpec::Offline) {
         return Err(field(

@@ -328,3 +328,32 @@ fn contention_stretches_co_located_jobs_and_moves_their_ends() {
     assert_eq!(r.jobs[0].finish, Some(100.0));
     assert_eq!(r.jobs[1].finish, Some(75.0));
 }
+
+#[test]
+fn interference_aware_placement_waits_instead_of_slowing_a_running_job() {
+    // The jobs above, κ = 1 job over the cluster. At 10, a runs (L = 1): b would make it
+    // 2 > κ, slowing both, so b waits; a ends at 100 alone (100 s of work at full
+    // speed), and b starts there on the local VM (50 s at $0.001/s against the cloud
+    // VM's 65 s at $0.004/s), ending at 150. The local VM is on [0, 150] without a power
+    // cycle at 100 (keep-alive 0, turned on again at the instant it went idle): $0.15,
+    // against first fit's $0.685 above.
+    use frugal_core::contention::{ContentionModel, LoadUnit, Scope};
+    let jobs = vec![job("a", 2, 0.0, 100.0), job("b", 2, 10.0, 50.0)];
+    let mut c = cfg(BillingGranularity::PerSecond, 0.0, 0.0);
+    c.scheduler.duration.contention = Some(ContentionModel {
+        scope: Scope::Cluster,
+        load: LoadUnit::Jobs,
+        capacity: 1.0,
+        slope: None,
+    });
+    let p = PolicyKind::InterferenceAware.build(&PolicyParams::default());
+    let r = simulate(&two_vm_cluster(), &jobs, p, c);
+    let [a, b] = &r.jobs[..] else { panic!() };
+    assert_eq!((a.start, a.finish), (Some(0.0), Some(100.0)));
+    assert_eq!((b.start, b.finish), (Some(100.0), Some(150.0)));
+    assert!(
+        (r.summary.total_cost - 0.15).abs() < 1e-9,
+        "{}",
+        r.summary.total_cost
+    );
+}
