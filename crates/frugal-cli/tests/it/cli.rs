@@ -16,7 +16,10 @@ fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
     assert!(out.contains(
         "high load: FB-2009_samples_24_times_1hr_0.tsv hour 6, first 100 jobs (100 jobs)"
     ));
-    for p in frugal_core::PolicyKind::ALL.map(|k| k.name()) {
+    let default_set = frugal_core::PolicyKind::ALL
+        .into_iter()
+        .filter(frugal_core::PolicyKind::in_default_set);
+    for p in default_set.map(|k| k.name()) {
         let rows = out
             .lines()
             .filter(|l| l.split_whitespace().next() == Some(p));
@@ -347,8 +350,12 @@ fn simulate_replays_the_alibaba_gpu_cluster() {
         "{out}"
     );
     let rows: Vec<&str> = out.lines().skip(1).collect();
-    // Every built-in policy but the MILP, which the cluster's size leaves out.
-    let expected = frugal_core::PolicyKind::ALL.len() - 1;
+    // Every built-in policy of the default set but the MILP, which the cluster's size
+    // leaves out.
+    let default_set = frugal_core::PolicyKind::ALL
+        .into_iter()
+        .filter(frugal_core::PolicyKind::in_default_set);
+    let expected = default_set.count() - 1;
     assert_eq!(rows.len(), expected, "{expected} policies: {out}");
     assert!(!out.contains(",milp,"), "{out}");
     // A user's task list: one GPU-sharing task and one 8-GPU task, on the Alibaba cluster.
