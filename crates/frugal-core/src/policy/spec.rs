@@ -36,6 +36,20 @@ impl PolicySpec {
         kinds.map(PolicySpec::Builtin).collect()
     }
 
+    /// Why a run of `policies` cannot go ahead without a contention model: the first one
+    /// that prices with it ([`PolicyKind::needs_contention`]), in the words every face
+    /// gives under its `contention` field. `None` if none needs one.
+    pub fn missing_contention(policies: &[PolicySpec]) -> Option<String> {
+        policies.iter().find_map(|p| match p {
+            PolicySpec::Builtin(k) if k.needs_contention() => Some(format!(
+                "{} prices placements with a contention model: give one (a file as \
+                 `frugal contention` writes)",
+                k.name()
+            )),
+            _ => None,
+        })
+    }
+
     /// The checkpoint of an `rl:` policy.
     pub fn checkpoint(&self) -> Option<&Path> {
         match self {

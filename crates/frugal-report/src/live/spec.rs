@@ -193,21 +193,13 @@ impl LiveSpec {
         if self.contention.is_some() && !self.contention_levels.is_empty() {
             return Err(SpecError::conflict("contention", "contention-levels"));
         }
-        let needs = self.policies.iter().find_map(|p| match p {
-            PolicySpec::Builtin(k) if k.needs_contention() => Some(k),
-            _ => None,
-        });
-        if let Some(k) = needs
-            && self.contention.is_none()
+        if self.contention.is_none()
             && self.contention_levels.is_empty()
+            && let Some(why) = PolicySpec::missing_contention(&self.policies)
         {
             return Err(SpecError::new(
                 "contention",
-                format!(
-                    "{} prices placements with a contention model: give one, or \
-                     contention-levels to calibrate it",
-                    k.name()
-                ),
+                format!("{why}, or contention-levels to calibrate it"),
             ));
         }
         Ok(())

@@ -299,18 +299,10 @@ impl ServeSpec {
     /// # Errors
     /// [`SpecError`] naming the field at fault.
     pub fn check(&self) -> Result<(), SpecError> {
-        if let PolicySpec::Builtin(k) = self.policy()
-            && k.needs_contention()
-            && self.contention.is_none()
+        if self.contention.is_none()
+            && let Some(why) = PolicySpec::missing_contention(&[self.policy()])
         {
-            return Err(SpecError::new(
-                "contention",
-                format!(
-                    "{} prices placements with a contention model: give one (a file as \
-                     `frugal contention` writes)",
-                    k.name()
-                ),
-            ));
+            return Err(SpecError::new("contention", why));
         }
         each_in(
             "testbed-core-share",

@@ -170,21 +170,10 @@ pub fn plan(a: &SimulateSpec, agents: &AgentLoader) -> Result<Plan> {
             ));
         }
     }
-    let needs = policies.iter().find_map(|p| match p {
-        PolicySpec::Builtin(k) if k.needs_contention() => Some(k),
-        _ => None,
-    });
-    if let Some(k) = needs
-        && a.contention.is_none()
+    if a.contention.is_none()
+        && let Some(why) = PolicySpec::missing_contention(&policies)
     {
-        return Err(field(
-            "contention",
-            format!(
-                "{} prices placements with a contention model: give one (a file as \
-                 `frugal contention` writes)",
-                k.name()
-            ),
-        ));
+        return Err(field("contention", why));
     }
     let params = policy_params(a, &policies, queue)?;
     if a.offline_budget.is_some() && !policies.contains(&PolicySpec::Offline) {
