@@ -5,7 +5,7 @@ use rand_chacha::ChaCha8Rng;
 
 use frugal_env::SparkPlacementEnv;
 
-use crate::mlp::{Adam, Mlp, Weights, masked_argmax, parameter_count};
+use crate::mlp::{Mlp, Weights, masked_argmax};
 use crate::{IterationStats, TrainConfig, TrainingError};
 
 /// One transition (s, a, r, s', done) with the feasible actions of s'.
@@ -27,9 +27,8 @@ pub(crate) fn train(
     cfg: &TrainConfig,
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
 ) -> Result<Mlp, TrainingError> {
-    let (d, a) = (env.observation_len(), env.action_count());
-    let mut online = Mlp::new(d, cfg.hidden, a, cfg.seed);
-    let mut adam = Adam::new(parameter_count(online.dims), cfg.learning_rate);
+    let a = env.action_count();
+    let (mut online, mut adam) = cfg.network(env);
     let mut target = online.weights();
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9);
     let mut buffer: Vec<Transition> = Vec::with_capacity(cfg.replay_capacity);

@@ -112,6 +112,17 @@ impl TrainConfig {
     }
 }
 
+impl TrainConfig {
+    /// A fresh network for `env` (its observation in, one output per action; `hidden`
+    /// units, weights from `seed`) and an Adam optimiser for it at `learning_rate`.
+    pub(crate) fn network(&self, env: &SparkPlacementEnv) -> (Mlp, Adam) {
+        let (d, a) = (env.observation_len(), env.action_count());
+        let net = Mlp::new(d, self.hidden, a, self.seed);
+        let adam = Adam::new(mlp::parameter_count(net.dims), self.learning_rate);
+        (net, adam)
+    }
+}
+
 /// Progress of training after one iteration.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IterationStats {

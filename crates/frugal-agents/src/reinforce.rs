@@ -5,7 +5,7 @@ use rand_chacha::ChaCha8Rng;
 
 use frugal_env::SparkPlacementEnv;
 
-use crate::mlp::{Adam, Mlp, parameter_count};
+use crate::mlp::Mlp;
 use crate::{IterationStats, TrainConfig, TrainingError};
 
 /// What one iteration's collection keeps per step: the input, the hidden activations and
@@ -34,10 +34,9 @@ pub(crate) fn train(
     cfg: &TrainConfig,
     mut on_iteration: impl FnMut(&IterationStats, &Mlp),
 ) -> Result<Mlp, TrainingError> {
-    let (d, a) = (env.observation_len(), env.action_count());
-    let mut net = Mlp::new(d, cfg.hidden, a, cfg.seed);
-    let mut adam = Adam::new(parameter_count(net.dims), cfg.learning_rate);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5851_f42d);
+    let a = env.action_count();
+    let (mut net, mut adam) = cfg.network(env);
     let (mut logits, mut hidden) = (vec![0.0; a], vec![0.0; cfg.hidden]);
     let mut probs = vec![0.0f64; a];
     let mut batch = Batch::default();

@@ -244,6 +244,25 @@ impl YAxis {
         }
         tick(10f64.powi(v.round() as i32))
     }
+
+    /// How many y ticks between `bottom` and `top` (drawn units): one per power of ten on
+    /// a log axis, 10 on a linear one.
+    fn ticks(&self, bottom: f64, top: f64) -> usize {
+        if self.log {
+            (top - bottom).round() as usize + 1
+        } else {
+            10
+        }
+    }
+
+    /// The y axis' caption: `label`, with ", log scale" on a log axis.
+    fn caption(&self, label: String) -> String {
+        if self.log {
+            format!("{label}, log scale")
+        } else {
+            label
+        }
+    }
 }
 
 impl PlotSpec {
@@ -418,11 +437,7 @@ impl PlotSpec {
                     .y_label_area_size(px(70))
                     .build_cartesian_2d(0.0..width * clusters.len() as f64, bottom..top)
                     .map_err(err)?;
-                let y_ticks = if axis.log {
-                    (top - bottom).round() as usize + 1
-                } else {
-                    10
-                };
+                let y_ticks = axis.ticks(bottom, top);
                 chart
                     .configure_mesh()
                     .label_style(font(12))
@@ -431,11 +446,7 @@ impl PlotSpec {
                     .x_labels(0)
                     .y_labels(y_ticks)
                     .y_label_formatter(&|v| axis.tick(*v))
-                    .y_desc(if axis.log {
-                        format!("{y_label}, log scale")
-                    } else {
-                        y_label
-                    })
+                    .y_desc(axis.caption(y_label))
                     .draw()
                     .map_err(err)?;
                 // Each cluster's name under its centre (plotters puts ticks at round
@@ -613,11 +624,7 @@ impl PlotSpec {
                     .map_err(err)?;
                 // With few x values, one tick at each.
                 let x_ticks = if xs.len() <= 12 { xs.len().max(2) } else { 10 };
-                let y_ticks = if axis.log {
-                    (y1 - y0).round() as usize + 1
-                } else {
-                    10
-                };
+                let y_ticks = axis.ticks(y0, y1);
                 chart
                     .configure_mesh()
                     .label_style(font(12))
@@ -627,11 +634,7 @@ impl PlotSpec {
                     .x_label_formatter(&|v| tick(*v))
                     .y_label_formatter(&|v| axis.tick(*v))
                     .x_desc(x_label)
-                    .y_desc(if axis.log {
-                        format!("{y_label}, log scale")
-                    } else {
-                        y_label
-                    })
+                    .y_desc(axis.caption(y_label))
                     .draw()
                     .map_err(err)?;
                 for (k, ((_, pts), &colour)) in lines.iter().zip(&colours).enumerate() {

@@ -174,15 +174,21 @@ pub fn run(a: &BenchSpec, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// (a) one placement decision per policy on a busy small and large cluster.
-fn placement_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Result<()> {
-    let jobs = synthetic(&SyntheticConfig {
+/// The jobs the decision benchmarks place: 4,096 of paper 000 §6.1's synthetic jobs at
+/// high load (the text's reading), seeded by `seed`.
+fn decision_jobs(seed: u64) -> Vec<frugal_core::job::Job> {
+    synthetic(&SyntheticConfig {
         load: Load::High,
         reading: Reading::PaperText,
         jobs: 4096,
         hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
-        seed: a.seed,
-    });
+        seed,
+    })
+}
+
+/// (a) one placement decision per policy on a busy small and large cluster.
+fn placement_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Result<()> {
+    let jobs = decision_jobs(a.seed);
     for preset in [Preset::SmallHybrid, Preset::LargeHybrid] {
         let cluster = busy_cluster(preset, a.seed);
         writeln!(
@@ -237,13 +243,7 @@ fn placement_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind])
 fn gap_bench(out: &mut impl Write, a: &BenchSpec, policies: &[PolicyKind]) -> Result<()> {
     use frugal_core::policy::objective::placement_cost;
     use frugal_core::policy::{Optimal, PlacementPolicy};
-    let jobs = synthetic(&SyntheticConfig {
-        load: Load::High,
-        reading: Reading::PaperText,
-        jobs: 4096,
-        hybrid_penalty: frugal_core::job::HYBRID_PENALTY,
-        seed: a.seed,
-    });
+    let jobs = decision_jobs(a.seed);
     let cluster = busy_cluster(Preset::LargeHybrid, a.seed);
     writeln!(
         out,

@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use frugal_core::billing::BillingGranularity;
 use frugal_core::cluster::Site;
 use frugal_core::config::{ClusterConfig, InstanceTypeConfig, VmGroupConfig};
-use frugal_core::job::{Job, JobKind};
+use frugal_core::job::Job;
 use frugal_core::resources::{MIB_PER_GIB, Resources};
 use frugal_traces::alibaba::{EMBEDDED_NODES, EMBEDDED_NODES_NAME, Node, Pod, read_nodes};
 
@@ -165,18 +165,10 @@ pub fn map_alibaba(pods: &[Pod], limit: Option<usize>, m: &TraceMapping) -> Alib
         if p.deletion_time == end {
             out.cut_at_trace_end += 1;
         }
-        let deadline = m.draw_deadline(&mut rng, arrival, run);
-        out.jobs.push(Job {
-            id: p.name.clone(),
-            kind: JobKind::CpuBound,
-            executors: 1,
-            executor_demand: Resources::new(p.cpu_milli.div_ceil(1000), p.memory_mib)
-                .with_gpu_milli(p.gpu_milli_total()),
-            arrival,
-            deadline,
-            t_local: run,
-            t_hybrid: run * (1.0 + m.hybrid_penalty),
-        });
+        let demand = Resources::new(p.cpu_milli.div_ceil(1000), p.memory_mib)
+            .with_gpu_milli(p.gpu_milli_total());
+        out.jobs
+            .push(m.cpu_bound_job(&mut rng, p.name.clone(), (1, demand), arrival, run));
     }
     out
 }

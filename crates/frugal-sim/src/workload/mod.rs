@@ -29,6 +29,7 @@ pub use synthetic::{Load, SyntheticConfig, synthetic};
 pub use vm_events::{parse_vm_events, read_vm_events, write_vm_events};
 
 use frugal_core::job::{Job, JobKind};
+use frugal_core::resources::Resources;
 use rand::RngExt;
 
 /// How trace records become jobs' deadlines and cross-site slowdown ([`map_swim`],
@@ -75,6 +76,29 @@ impl TraceMapping {
     ) -> Option<f64> {
         (rng.random::<f64>() < self.deadline_share)
             .then_some(arrival + self.deadline_factor * t_local)
+    }
+
+    /// A batch trace's job as frugal runs it: CPU-bound, `executors` × `executor_demand`,
+    /// arriving at `arrival` with T_C^L = `t_local` seconds, its deadline drawn by
+    /// [`Self::draw_deadline`] and T_C^H = T_C^L · (1 + `hybrid_penalty`).
+    pub fn cpu_bound_job(
+        &self,
+        rng: &mut impl rand::Rng,
+        id: String,
+        (executors, executor_demand): (u32, Resources),
+        arrival: f64,
+        t_local: f64,
+    ) -> Job {
+        Job {
+            id,
+            kind: JobKind::CpuBound,
+            executors,
+            executor_demand,
+            arrival,
+            deadline: self.draw_deadline(rng, arrival, t_local),
+            t_local,
+            t_hybrid: t_local * (1.0 + self.hybrid_penalty),
+        }
     }
 }
 

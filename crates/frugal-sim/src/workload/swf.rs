@@ -18,7 +18,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use frugal_core::job::{Job, JobKind, MAX_EXECUTORS, MAX_SECONDS};
+use frugal_core::job::{Job, MAX_EXECUTORS, MAX_SECONDS};
 use frugal_core::resources::Resources;
 use frugal_traces::swf::SwfLog;
 
@@ -69,17 +69,10 @@ pub fn map_swf(log: &SwfLog, limit: Option<usize>, m: &TraceMapping) -> SwfJobs 
         let kb = r.used_memory_kb.or(r.requested_memory_kb);
         let gib = kb.map_or(1, |kb| ((kb / 1_048_576.0).ceil() as u32).clamp(1, 1 << 20));
         let arrival = submit - start;
-        let deadline = m.draw_deadline(&mut rng, arrival, run);
-        out.jobs.push(Job {
-            id: format!("job{}", r.job_number),
-            kind: JobKind::CpuBound,
-            executors: procs,
-            executor_demand: Resources::from_gib(1, gib),
-            arrival,
-            deadline,
-            t_local: run,
-            t_hybrid: run * (1.0 + m.hybrid_penalty),
-        });
+        let id = format!("job{}", r.job_number);
+        let size = (procs, Resources::from_gib(1, gib));
+        out.jobs
+            .push(m.cpu_bound_job(&mut rng, id, size, arrival, run));
     }
     out
 }

@@ -460,6 +460,36 @@ impl Provisioner for Ec2 {
     }
 }
 
+/// Runs `query` on a runtime of its own with a client for `region` and `endpoint`, for the
+/// questions about instance types asked before any provisioner exists. `query` gets the
+/// client, `types` as given and `types` as the SDK's names.
+fn ask_about_types<T, F, Fut>(
+    region: Option<&str>,
+    endpoint: Option<&str>,
+    types: &[String],
+    query: F,
+) -> Result<T, ProvisionError>
+where
+    T: Send + 'static,
+    F: FnOnce(Client, Vec<String>, Vec<InstanceType>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<T, ProvisionError>> + Send + 'static,
+{
+    let rt = sdk_runtime()?;
+    let (region, endpoint, types) = (
+        region.map(String::from),
+        endpoint.map(String::from),
+        types.to_vec(),
+    );
+    on_thread(&rt, async move {
+        let client = client(region.as_deref(), endpoint.as_deref()).await?;
+        let sdk = types
+            .iter()
+            .map(|t| InstanceType::from(t.as_str()))
+            .collect();
+        query(client, types, sdk).await
+    })
+}
+
 /// Cores and memory (GiB) of each of `types`, from `DescribeInstanceTypes`.
 ///
 /// # Errors
@@ -469,22 +499,10 @@ pub fn describe_instance_types(
     endpoint: Option<&str>,
     types: &[String],
 ) -> Result<Vec<(String, u32, f64)>, ProvisionError> {
-    let rt = sdk_runtime()?;
-    let (region, endpoint, types) = (
-        region.map(String::from),
-        endpoint.map(String::from),
-        types.to_vec(),
-    );
-    on_thread(&rt, async move {
-        let client = client(region.as_deref(), endpoint.as_deref()).await?;
+    ask_about_types(region, endpoint, types, |client, types, sdk| async move {
         let infos = client
             .describe_instance_types()
-            .set_instance_types(Some(
-                types
-                    .iter()
-                    .map(|t| InstanceType::from(t.as_str()))
-                    .collect(),
-            ))
+            .set_instance_types(Some(sdk))
             .into_paginator()
             .items()
             .send()
@@ -524,22 +542,10 @@ pub fn latest_spot_prices(
     endpoint: Option<&str>,
     types: &[String],
 ) -> Result<Vec<(String, String, f64)>, ProvisionError> {
-    let rt = sdk_runtime()?;
-    let (region, endpoint, types) = (
-        region.map(String::from),
-        endpoint.map(String::from),
-        types.to_vec(),
-    );
-    on_thread(&rt, async move {
-        let client = client(region.as_deref(), endpoint.as_deref()).await?;
+    ask_about_types(region, endpoint, types, |client, _, sdk| async move {
         let prices = client
             .describe_spot_price_history()
-            .set_instance_types(Some(
-                types
-                    .iter()
-                    .map(|t| InstanceType::from(t.as_str()))
-                    .collect(),
-            ))
+            .set_instance_types(Some(sdk))
             .product_descriptions("Linux/UNIX")
             .into_paginator()
             .items()
