@@ -4,7 +4,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{frugal, tmp, tree};
+use common::{frugal, tmp, tree, words};
 
 #[test]
 fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
@@ -153,55 +153,46 @@ fn misuse_exits_2_naming_the_flag() {
     )
     .unwrap();
     let (csv, toml) = (csv.to_str().unwrap(), toml.to_str().unwrap());
-    let cases: &[(&[&str], &str)] = &[
-        (&["--jobs", "5"], "--hour"),
-        (&["--hour", "3", "--load", "light"], "--load"),
-        (&["--jobs-csv", csv, "--load", "high"], "--load"),
-        (&["--cluster", toml, "--pricing", "2"], "--pricing"),
+    // Each case's argv as one line; $CSV and $TOML stand for the files above.
+    let cases: &[(&str, &str)] = &[
+        ("--jobs 5", "--hour"),
+        ("--hour 3 --load light", "--load"),
+        ("--jobs-csv $CSV --load high", "--load"),
+        ("--cluster $TOML --pricing 2", "--pricing"),
+        ("--cluster paper002-cloud --pricing 2", "--pricing"),
+        ("--jobs-csv $CSV --hybrid-penalty 0.2", "--hybrid-penalty"),
+        ("--repetitions 0", "--repetitions"),
         (
-            &["--cluster", "paper002-cloud", "--pricing", "2"],
-            "--pricing",
-        ),
-        (
-            &["--jobs-csv", csv, "--hybrid-penalty", "0.2"],
-            "--hybrid-penalty",
-        ),
-        (&["--repetitions", "0"], "--repetitions"),
-        (
-            &["--policies", "milp", "--milp-time-limit", "1e20"],
+            "--policies milp --milp-time-limit 1e20",
             "--milp-time-limit",
         ),
+        ("--policies gio --milp-time-limit 1", "--milp-time-limit"),
+        ("--alpha -1", "--alpha"),
+        ("--keep-alive NaN", "--keep-alive"),
+        ("--boot-latency -5", "--boot-latency"),
+        ("--policies frist-fit", "first-fit"),
+        ("--queue fifo", "--queue"),
+        ("--synthetic --deadline-share 0.2", "--deadline-share"),
+        ("--hour 0 --jobs 500", "--jobs"),
+        ("--policies gio --alpha 0.5", "--alpha"),
+        ("--policies rl:/nonexistent", "--policies"),
         (
-            &["--policies", "gio", "--milp-time-limit", "1"],
-            "--milp-time-limit",
-        ),
-        (&["--alpha", "-1"], "--alpha"),
-        (&["--keep-alive", "NaN"], "--keep-alive"),
-        (&["--boot-latency", "-5"], "--boot-latency"),
-        (&["--policies", "frist-fit"], "first-fit"),
-        (&["--queue", "fifo"], "--queue"),
-        (
-            &["--synthetic", "--deadline-share", "0.2"],
-            "--deadline-share",
-        ),
-        (&["--hour", "0", "--jobs", "500"], "--jobs"),
-        (&["--policies", "gio", "--alpha", "0.5"], "--alpha"),
-        (&["--policies", "rl:/nonexistent"], "--policies"),
-        (
-            &["--policies", "first-fit", "--policy-queue", "milp=edf"],
+            "--policies first-fit --policy-queue milp=edf",
             "--policy-queue",
         ),
         (
-            &["--policies", "milp", "--policy-queue", "milp=edf,milp=fcfs"],
+            "--policies milp --policy-queue milp=edf,milp=fcfs",
             "--policy-queue",
         ),
-        (&["--policy-queue", "milp=fifo"], "--policy-queue"),
-        (&["--policy-queue", "ilp=edf"], "--policy-queue"),
-        (&["--policies", "interference-aware"], "--contention"),
+        ("--policy-queue milp=fifo", "--policy-queue"),
+        ("--policy-queue ilp=edf", "--policy-queue"),
+        ("--policies interference-aware", "--contention"),
     ];
     for (args, flag) in cases {
-        let mut argv = vec!["simulate"];
-        argv.extend_from_slice(args);
+        let line = format!("simulate {args}")
+            .replace("$CSV", csv)
+            .replace("$TOML", toml);
+        let argv = words(&line);
         let (code, _, err) = frugal(&argv);
         assert_eq!(code, 2, "{argv:?}: {err}");
         assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
-use common::{TOKEN, free_port, get, http, spawn_serve, tmp, wait_for};
+use common::{TOKEN, free_port, get, http, spawn_serve, tmp, wait_for, words};
 
 /// A headless Chromium and one page of it, over the DevTools protocol.
 struct Browser {
@@ -207,20 +207,12 @@ fn the_dashboard_shows_the_queue_and_the_timeline_live_in_chromium() {
     let dir = tmp("dashboard");
     let port = free_port();
     let db = dir.join("frugal.db");
+    let db_arg = db.to_str().unwrap();
     let mut serve = spawn_serve(
         port,
-        &[
-            "--db",
-            db.to_str().unwrap(),
-            "--policy",
-            "first-fit",
-            "--speedup",
-            "120",
-            "--budget-per-hour",
-            "30",
-            "--retention",
-            "36000",
-        ],
+        &words(&format!(
+            "--db {db_arg} --policy first-fit --speedup 120 --budget-per-hour 30 --retention 36000"
+        )),
         &dir.join("serve.log"),
         Duration::from_secs(30),
     );
@@ -359,16 +351,9 @@ fn the_dashboard_shows_the_queue_and_the_timeline_live_in_chromium() {
     let _ = serve.wait();
     let mut serve = spawn_serve(
         port,
-        &[
-            "--db",
-            db.to_str().unwrap(),
-            "--policy",
-            "first-fit",
-            "--speedup",
-            "120",
-            "--retention",
-            "0",
-        ],
+        &words(&format!(
+            "--db {db_arg} --policy first-fit --speedup 120 --retention 0"
+        )),
         &dir.join("serve-again.log"),
         Duration::from_secs(30),
     );

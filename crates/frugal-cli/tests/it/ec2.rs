@@ -559,17 +559,7 @@ impl Cloud {
 impl Drop for Cloud {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = Command::new("kill")
-                .args(["-TERM", &child.id().to_string()])
-                .status();
-            let t0 = Instant::now();
-            while t0.elapsed() < Duration::from_secs(30)
-                && child.try_wait().ok().flatten().is_none()
-            {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
+            common::stop(&mut child, Duration::from_secs(30));
         }
         if !std::thread::panicking() {
             let _ = std::fs::remove_dir_all(&self.dir);

@@ -113,15 +113,7 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            signal("-TERM", child.id());
-            let t0 = Instant::now();
-            while t0.elapsed() < Duration::from_secs(30)
-                && child.try_wait().ok().flatten().is_none()
-            {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
+            common::stop(&mut child, Duration::from_secs(30));
         }
         for vm in 0..3 {
             for pid in self.agent(vm).into_iter().chain(self.workers(vm)) {

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{frugal, tmp};
+use common::{frugal, tmp, words};
 
 /// Few runs: the debug binary simulates each in about a tenth of a second.
 const SMALL: [&str; 4] = ["--start-hours", "2", "--margins", "0,10"];
@@ -115,19 +115,10 @@ fn the_shuffle_aware_exact_plan_holds_at_run_time() {
     // reduces on the fastest hosts and its shuffle through their 50 Mbit/s links makes the
     // job slower than Alg. 1's; the shuffle-aware plan is faster than both (medians), and its
     // planned job time (plan + shuffle estimate) is what the run realises, within 2 %.
-    let mut args = vec![
-        "ephemeral",
-        "--format",
-        "csv",
-        "--start-hours",
-        "4",
-        "--margins",
-        "0",
-    ];
-    args.extend([
-        "--strategies",
-        "salamander-rffd,salamander-exact,salamander-exact-network",
-    ]);
+    let mut args = words("ephemeral --format csv --start-hours 4 --margins 0");
+    args.extend(words(
+        "--strategies salamander-rffd,salamander-exact,salamander-exact-network",
+    ));
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
     let (head, rows) = csv_rows(&out);
@@ -161,15 +152,7 @@ fn several_jobs_run_together_and_the_shuffle_aware_plan_still_holds() {
     // job's shuffle behind the earlier ones', is faster than Alg. 1's and realises its
     // planned job time within 5 %.
     let dir = tmp("ephemeral-jobs");
-    let mut args = vec![
-        "ephemeral",
-        "--jobs",
-        "3",
-        "--start-hours",
-        "2",
-        "--margins",
-        "0",
-    ];
+    let mut args = words("ephemeral --jobs 3 --start-hours 2 --margins 0");
     args.extend(["--strategies", "salamander-rffd,salamander-exact-network"]);
     args.extend(["--out", dir.to_str().unwrap()]);
     let (code, _, err) = frugal(&args);
@@ -228,17 +211,10 @@ fn planetlab_primary_workload_stresses_the_cpu_forecast() {
 #[test]
 fn every_forecaster_runs_and_is_scored_on_the_runs_window() {
     let mut args = vec!["ephemeral", "--start-hours", "2", "--margins", "5"];
-    args.extend([
-        "--strategies",
-        "salamander-rffd",
-        "--per-run",
-        "--format",
-        "csv",
-    ]);
-    args.extend([
-        "--forecaster",
-        "seasonal-quantile,quantile-regression,oracle",
-    ]);
+    args.extend(words("--strategies salamander-rffd --per-run --format csv"));
+    args.extend(words(
+        "--forecaster seasonal-quantile,quantile-regression,oracle",
+    ));
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
     let (header, rows) = csv_rows(&out);
@@ -337,13 +313,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
             "--budget: applies to the ga and ls planners",
         ),
         (
-            vec![
-                "planners",
-                "--planners",
-                "exact",
-                "--milp-time-limit-s",
-                "5",
-            ],
+            words("planners --planners exact --milp-time-limit-s 5"),
             "--milp-time-limit-s: applies to the milp planner",
         ),
         (
@@ -377,18 +347,10 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
 fn searching_strategies_run_on_a_counted_budget_and_repeat() {
     let run = || {
         let mut args = vec!["ephemeral", "--format", "csv", "--per-run"];
-        args.extend([
-            "--start-hours",
-            "1",
-            "--margins",
-            "10",
-            "--chunk-mib",
-            "128",
-        ]);
-        args.extend([
-            "--strategies",
-            "salamander-exact,salamander-ga,salamander-ls",
-        ]);
+        args.extend(words("--start-hours 1 --margins 10 --chunk-mib 128"));
+        args.extend(words(
+            "--strategies salamander-exact,salamander-ga,salamander-ls",
+        ));
         args.extend(["--budget", "300"]);
         let (code, out, err) = frugal(&args);
         assert_eq!(code, 0, "{err}");
@@ -413,16 +375,7 @@ fn searching_strategies_run_on_a_counted_budget_and_repeat() {
 
 #[test]
 fn planners_report_the_proven_optimum_beside_the_metaheuristics() {
-    let args = [
-        "ephemeral",
-        "planners",
-        "--tasks",
-        "100",
-        "--budget",
-        "200",
-        "--format",
-        "csv",
-    ];
+    let args = words("ephemeral planners --tasks 100 --budget 200 --format csv");
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
     let (head, rows) = csv_rows(&out);
@@ -457,20 +410,9 @@ fn planners_report_the_proven_optimum_beside_the_metaheuristics() {
 #[cfg(feature = "highs")]
 #[test]
 fn the_milp_planner_proves_the_joint_optimum() {
-    let args = [
-        "ephemeral",
-        "planners",
-        "--tasks",
-        "68",
-        "--jobs",
-        "2",
-        "--plan-slot-s",
-        "60",
-        "--planners",
-        "exact,milp",
-        "--format",
-        "csv",
-    ];
+    let args = words(
+        "ephemeral planners --tasks 68 --jobs 2 --plan-slot-s 60 --planners exact,milp --format csv",
+    );
     let (code, out, err) = frugal(&args);
     assert_eq!(code, 0, "{err}");
     let (head, rows) = csv_rows(&out);

@@ -251,18 +251,7 @@ impl MultiHost {
 impl Drop for MultiHost {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = Command::new("kill")
-                .args(["-TERM", &child.id().to_string()])
-                .status();
-            let t0 = Instant::now();
-            while t0.elapsed() < Duration::from_secs(60) {
-                if child.try_wait().ok().flatten().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
+            common::stop(&mut child, Duration::from_secs(60));
         }
         self.cleanup();
         if !std::thread::panicking() {

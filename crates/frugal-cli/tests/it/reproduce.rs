@@ -42,6 +42,11 @@ fn frugal_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// The `[[key]]` tables of experiment `e` (none if it has no such key).
+fn entries<'a>(e: &'a toml::Table, key: &str) -> impl Iterator<Item = &'a toml::Value> {
+    e.get(key).and_then(|v| v.as_array()).into_iter().flatten()
+}
+
 fn experiments() -> Vec<(String, toml::Table)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("experiments"))
         .unwrap()
@@ -127,12 +132,7 @@ fn quick_reproduction_writes_every_result_plot_and_claim_whatever_the_threads() 
             without_timings(&one.join("results").join(format!("{id}.csv"))),
             "{id}: rows depend on the thread count"
         );
-        for plot in e
-            .get("plot")
-            .and_then(|p| p.as_array())
-            .into_iter()
-            .flatten()
-        {
+        for plot in entries(e, "plot") {
             let name = plot["name"].as_str().unwrap();
             let png = std::fs::read(two.join("plots").join(format!("{id}-{name}.png"))).unwrap();
             assert_eq!(&png[1..4], b"PNG", "{id}-{name}.png");
@@ -144,12 +144,7 @@ fn quick_reproduction_writes_every_result_plot_and_claim_whatever_the_threads() 
                 "{id}-{name}: the SVG is inline in the report"
             );
         }
-        for claim in e
-            .get("claim")
-            .and_then(|c| c.as_array())
-            .into_iter()
-            .flatten()
-        {
+        for claim in entries(e, "claim") {
             let text = escape(claim["claim"].as_str().unwrap());
             let published = escape(claim["published"].as_str().unwrap());
             let row = report
@@ -377,12 +372,7 @@ fn the_binary_reproduces_from_an_empty_folder() {
     // that quick-scale verdicts may differ from the shipped full run's.
     for (_, e) in experiments() {
         let paper = e["paper"].as_str().unwrap();
-        for claim in e
-            .get("claim")
-            .and_then(|c| c.as_array())
-            .into_iter()
-            .flatten()
-        {
+        for claim in entries(&e, "claim") {
             let text = claim["claim"].as_str().unwrap();
             assert_eq!(
                 printed.contains(text),
@@ -439,12 +429,7 @@ fn the_books_results_are_the_committed_reports() {
                 .exists(),
             "{id}: not committed"
         );
-        for claim in e
-            .get("claim")
-            .and_then(|c| c.as_array())
-            .into_iter()
-            .flatten()
-        {
+        for claim in entries(&e, "claim") {
             let text = claim["claim"].as_str().unwrap();
             let line = results
                 .lines()

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{free_port, frugal, get, http, spawn_serve, tmp, wait_for};
+use common::{free_port, frugal, get, http, spawn_serve, tmp, wait_for, words};
 use frugal_core::Job;
 use frugal_sim::options::choices::no_agents;
 use frugal_sim::options::{Loads, SimulateSpec, plan};
@@ -124,16 +124,13 @@ fn whatif_reproduces_the_services_bill_and_replays_other_policies_as_simulate_do
     let dir = tmp("whatif");
     let db = dir.join("frugal.db");
     let port = free_port();
+    let args = format!(
+        "--db {} --policy first-fit --speedup {SPEEDUP}",
+        db.display()
+    );
     let mut serve = spawn_serve(
         port,
-        &[
-            "--db",
-            db.to_str().unwrap(),
-            "--policy",
-            "first-fit",
-            "--speedup",
-            &SPEEDUP.to_string(),
-        ],
+        &words(&args),
         &dir.join("serve.log"),
         Duration::from_secs(30),
     );

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use common::{
-    call, call_raw, config, job, repo, service, service_with, tmp_db, wait_state,
+    call, call_raw, config, job, repo, service, service_with, submit, tmp_db, wait_state,
     with_authorization,
 };
 use frugal_core::{PolicyKind, PolicyParams};
@@ -24,16 +24,9 @@ async fn submissions_are_validated_and_idempotent() {
         body["submitted_at"].as_str().unwrap().ends_with('Z'),
         "{body}"
     );
+    assert_eq!(submit(&svc, job("pr_1", 2, 600.0)).await, StatusCode::OK);
     assert_eq!(
-        call(&svc, "POST", "/jobs", Some(job("pr_1", 2, 600.0)))
-            .await
-            .0,
-        StatusCode::OK
-    );
-    assert_eq!(
-        call(&svc, "POST", "/jobs", Some(job("pr_1", 3, 600.0)))
-            .await
-            .0,
+        submit(&svc, job("pr_1", 3, 600.0)).await,
         StatusCode::CONFLICT
     );
     let mut bad = job("pr-2", 2, 600.0);
@@ -240,9 +233,7 @@ async fn bad_bodies_get_the_right_status_and_no_panic() {
     }
     // The loop is alive and places what comes next.
     assert_eq!(
-        call(&svc, "POST", "/jobs", Some(job("b_3", 1, 60.0)))
-            .await
-            .0,
+        submit(&svc, job("b_3", 1, 60.0)).await,
         StatusCode::ACCEPTED
     );
     wait_state(&svc, "b_3", "completed", Duration::from_secs(5)).await;
@@ -288,9 +279,7 @@ async fn jobs_run_vms_power_off_and_cost_is_on_time_times_price() {
     let svc = service(&db, 600.0).await;
     for i in 0..3 {
         assert_eq!(
-            call(&svc, "POST", "/jobs", Some(job(&format!("j{i}"), 2, 60.0)))
-                .await
-                .0,
+            submit(&svc, job(&format!("j{i}"), 2, 60.0)).await,
             StatusCode::ACCEPTED
         );
     }
@@ -332,9 +321,7 @@ async fn store_scenario(url: &str) {
         assert_eq!(s, StatusCode::ACCEPTED, "{body}");
     }
     assert_eq!(
-        call(&svc, "POST", "/jobs", Some(job("s_long", 2, 1e6)))
-            .await
-            .0,
+        submit(&svc, job("s_long", 2, 1e6)).await,
         StatusCode::ACCEPTED
     );
     tokio::time::sleep(Duration::from_millis(100)).await;

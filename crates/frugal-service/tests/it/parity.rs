@@ -503,17 +503,7 @@ proptest! {
 
     #[test]
     fn the_service_and_the_simulator_keep_one_bill(h in history()) {
-        let dir = std::env::temp_dir().join(format!(
-            "frugal-parity-{}-{}",
-            std::process::id(),
-            rand_suffix()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        let (service, service_bill) = rt.block_on(served(&h, &dir));
-        drop(rt);
-        std::fs::remove_dir_all(&dir).ok();
-        let (sim, sim_bill) = simulated(&h);
+        let ((service, service_bill), (sim, sim_bill)) = both(&h);
         if h.contention.is_none() {
             prop_assert_eq!(&service.jobs, &sim.jobs);
         } else {
@@ -528,8 +518,9 @@ proptest! {
     }
 }
 
-/// The service's and the simulator's bills for `h`.
-fn bills(h: &History) -> (f64, f64) {
+/// `h` served (in a directory of its own, removed after) and simulated: each side's
+/// totals and bill.
+fn both(h: &History) -> ((RunTotals, f64), (RunTotals, f64)) {
     let dir = std::env::temp_dir().join(format!(
         "frugal-parity-{}-{}",
         std::process::id(),
@@ -537,10 +528,16 @@ fn bills(h: &History) -> (f64, f64) {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (_, service_bill) = rt.block_on(served(h, &dir));
+    let service = rt.block_on(served(h, &dir));
     drop(rt);
     std::fs::remove_dir_all(&dir).ok();
-    (service_bill, simulated(h).1)
+    (service, simulated(h))
+}
+
+/// The service's and the simulator's bills for `h`.
+fn bills(h: &History) -> (f64, f64) {
+    let ((_, service), (_, simulator)) = both(h);
+    (service, simulator)
 }
 
 /// A case the property found (the service billed $36, the simulator $39.60): VM 0's

@@ -70,6 +70,11 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The words of `args` (an argv written as one line; no word holds a space).
+pub fn words(args: &str) -> Vec<&str> {
+    args.split_whitespace().collect()
+}
+
 /// Starts `frugal serve --bind 127.0.0.1:<port> <args>` with its output in `log`, and
 /// waits up to `timeout` until it answers.
 pub fn spawn_serve(port: u16, args: &[&str], log: &Path, timeout: Duration) -> Child {
@@ -206,4 +211,18 @@ pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         }
     }
     out
+}
+
+/// Stops a service as an operator would: SIGTERM, up to `grace` for it to exit, then
+/// SIGKILL; reaped either way.
+pub fn stop(child: &mut Child, grace: Duration) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let t0 = Instant::now();
+    while t0.elapsed() < grace && child.try_wait().ok().flatten().is_none() {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -142,6 +142,11 @@ pub async fn call(
     (status, serde_json::from_str(&out).unwrap_or(Value::Null))
 }
 
+/// `POST /jobs` with `job`: the status only.
+pub async fn submit(svc: &Arc<Service>, job: Value) -> StatusCode {
+    call(svc, "POST", "/jobs", Some(job)).await.0
+}
+
 /// A network-bound job of `executors` × (2 cores, 4 GiB) running `seconds`.
 pub fn job(id: &str, executors: u32, seconds: f64) -> Value {
     json!({"id": id, "kind": "network_bound", "executors": executors, "executor_cores": 2,
