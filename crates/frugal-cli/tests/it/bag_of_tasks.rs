@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{frugal, tmp};
+use common::{frugal, refused, tmp};
 
 #[test]
 fn default_comparison_runs_from_anywhere_and_fits_120_columns() {
@@ -261,9 +261,6 @@ fn bad_input_is_refused_with_the_flag_file_line_or_field() {
     for (extra, want) in cases {
         let mut args = vec!["bag-of-tasks"];
         args.extend(extra.iter());
-        let (code, out, err) = frugal(&args);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert!(out.is_empty() && !err.contains("panicked"), "{args:?}");
+        refused(&args, want);
     }
 }

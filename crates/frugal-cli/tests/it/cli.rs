@@ -4,7 +4,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{frugal, tmp, tree, words};
+use common::{frugal, refused, tmp, tree, words};
 
 #[test]
 fn main_job_prints_both_tables_with_every_policy_within_120_columns() {
@@ -192,10 +192,7 @@ fn misuse_exits_2_naming_the_flag() {
         let line = format!("simulate {args}")
             .replace("$CSV", csv)
             .replace("$TOML", toml);
-        let argv = words(&line);
-        let (code, _, err) = frugal(&argv);
-        assert_eq!(code, 2, "{argv:?}: {err}");
-        assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
+        refused(&words(&line), flag);
     }
     std::fs::remove_dir_all(&t).ok();
 }
@@ -405,9 +402,7 @@ fn simulate_replays_the_alibaba_gpu_cluster() {
     ] {
         let mut a = vec!["simulate"];
         a.extend(args);
-        let (code, _, err) = frugal(&a);
-        assert_eq!(code, 2, "{a:?}");
-        assert!(err.contains(want), "{a:?}: {err}");
+        refused(&a, want);
     }
 }
 
@@ -581,10 +576,7 @@ fn serve_and_agent_flags_that_cannot_apply_are_errors_naming_them() {
         ),
     ];
     for (line, flag) in &cases {
-        let argv: Vec<&str> = line.split_whitespace().collect();
-        let (code, _, err) = frugal(&argv);
-        assert_eq!(code, 2, "{argv:?}: {err}");
-        assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
+        refused(&words(line), flag);
     }
     std::fs::remove_dir_all(&t).ok();
 }
@@ -676,8 +668,6 @@ fn zones_misuse_exits_2_naming_the_flag() {
     for (args, flag) in cases {
         let mut argv = vec!["zones"];
         argv.extend_from_slice(args);
-        let (code, _, err) = frugal(&argv);
-        assert_eq!(code, 2, "{argv:?}: {err}");
-        assert!(err.contains(flag), "{argv:?} should name {flag}: {err}");
+        refused(&argv, flag);
     }
 }

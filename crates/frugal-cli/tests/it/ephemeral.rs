@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{frugal, tmp, words};
+use common::{frugal, refused, tmp, words};
 
 /// Few runs: the debug binary simulates each in about a tenth of a second.
 const SMALL: [&str; 4] = ["--start-hours", "2", "--margins", "0,10"];
@@ -336,10 +336,7 @@ fn bad_input_is_refused_with_the_flag_file_or_line() {
     for (extra, want) in cases {
         let mut args = vec!["ephemeral"];
         args.extend(extra.iter());
-        let (code, out, err) = frugal(&args);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert!(out.is_empty() && !err.contains("panicked"), "{args:?}");
+        refused(&args, want);
     }
 }
 

@@ -27,6 +27,18 @@ pub fn frugal(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs `frugal` with `argv` and asserts that it refuses them as misuse: exit code 2,
+/// `want` (the flag, keyword or file it must name) on stderr, nothing on stdout, no panic.
+pub fn refused(argv: &[&str], want: &str) {
+    let (code, out, err) = frugal(argv);
+    assert_eq!(code, 2, "{argv:?}: {err}");
+    assert!(err.contains(want), "{argv:?} should name {want}: {err}");
+    assert!(
+        out.is_empty() && !err.contains("panicked"),
+        "{argv:?}: {out}{err}"
+    );
+}
+
 /// A scratch directory unique to this test process.
 pub fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("frugal-cli-{name}-{}", std::process::id()));
