@@ -248,8 +248,14 @@ async fn spark_applications_run_to_completion_under_two_policies() {
         );
         for (app, child) in &mut apps {
             let name = &app.name;
-            let status = tokio::task::block_in_place(|| child.wait()).unwrap();
+            let status = tokio::task::block_in_place(|| wait_at_most(child, APP_LIMIT));
             let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap();
+            let status = status.unwrap_or_else(|| {
+                panic!(
+                    "{name} under {} did not end within {APP_LIMIT:?} (killed):\n{log}",
+                    policy.name()
+                )
+            });
             assert!(status.success(), "{name} under {}:\n{log}", policy.name());
             let n = app.n();
             let sum = std::fs::read_to_string(dir.join(format!("{name}.sum")))
@@ -299,4 +305,28 @@ async fn spark_applications_run_to_completion_under_two_policies() {
     eprintln!("bills: {bills:?}");
     drop(cp);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// How long one application may take before the test fails: each ends within a minute
+/// here; a stalled one (executors that lost the driver and whose replacements are never
+/// placed) would otherwise hang the test.
+const APP_LIMIT: Duration = Duration::from_secs(300);
+
+/// Waits for `child`; past `limit` kills it and gives `None`.
+fn wait_at_most(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> Option<std::process::ExitStatus> {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("spark-submit can be waited for") {
+            return Some(status);
+        }
+        if std::time::Instant::now() >= until {
+            child.kill().ok();
+            child.wait().ok();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
