@@ -25,6 +25,10 @@
 //! - **A job ends** when none of its pods is left or every one has ended (`Succeeded` or
 //!   `Failed`): completed if any pod succeeded or none is left (Spark deletes its
 //!   executors when the application ends), failed otherwise.
+//! - **An application that asks for executors after its job ended** (Spark lost every
+//!   executor at once, deleted them, and requested replacements) is a new gang: a new job,
+//!   arriving when its first new pod was created; the ended job's record keeps the bill of
+//!   its VMs' time.
 //! - **A gang the policy can never place** (larger than the cluster) is refused: an event
 //!   and an `Unschedulable` condition on each pod; it is not queued again while its pods
 //!   stay. A gang that waits for room says so (`Queued`), with what its cheapest
@@ -274,6 +278,18 @@ impl Shell {
                 if self.ctl.record(idx).state == JobState::Queued {
                     self.ctl.handle(Event::Cancel { job: idx }, now);
                 }
+                self.gangs.remove(&app);
+                self.cheapest.remove(&idx);
+            } else if matches!(
+                self.ctl.record(idx).state,
+                JobState::Completed | JobState::Failed
+            ) && live.is_some_and(|p| p.iter().any(|p| unbound(p)))
+            {
+                // Its job ended, yet the application asks for executors again: Spark lost
+                // every executor at once (deleted for missed heartbeats), the job ended with
+                // none left, and the driver requested replacements. They are a new gang,
+                // formed below in this pass; left to the ended job, no rule would place them.
+                // Only a job that ran: a refused (unschedulable) gang stays refused.
                 self.gangs.remove(&app);
                 self.cheapest.remove(&idx);
             }
@@ -553,6 +569,31 @@ mod tests {
         pods.push(pod("a", "a3", 2, 1));
         let acts = sh.observe(&pods, 5.0, no_created);
         assert_eq!(binds(&acts), [("a3".to_string(), placed[1].1)]);
+    }
+
+    #[test]
+    fn executors_requested_again_after_the_job_ended_are_a_new_gang() {
+        let mut sh = shell();
+        let mut pods = vec![pod("a", "a1", 2, 1), pod("a", "a2", 2, 1)];
+        let acts = sh.observe(&pods, 0.0, no_created);
+        apply(&mut pods, &acts);
+        assert_eq!(binds(&acts).len(), 2);
+        // Spark deletes both executors (lost heartbeats): none is left, the job ends.
+        sh.observe(&[], 130.0, no_created);
+        let first = sh.job_of("a").unwrap();
+        assert_eq!(sh.controller().record(first).state, JobState::Completed);
+        // The driver asks for two new executors: they are placed, as a second job.
+        let mut again = vec![pod("a", "a3", 2, 1), pod("a", "a4", 2, 1)];
+        let acts = sh.observe(&again, 135.0, no_created);
+        assert_eq!(binds(&acts).len(), 2, "{acts:?}");
+        apply(&mut again, &acts);
+        let second = sh.job_of("a").unwrap();
+        assert_ne!(second, first);
+        assert_eq!(sh.controller().records().count(), 2);
+        assert_eq!(sh.controller().record(second).state, JobState::Running);
+        // Bound, they are not a third gang.
+        assert!(binds(&sh.observe(&again, 136.0, no_created)).is_empty());
+        assert_eq!(sh.controller().records().count(), 2);
     }
 
     #[test]
